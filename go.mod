@@ -1,0 +1,3 @@
+module github.com/infergate/infergate-go
+
+go 1.24
