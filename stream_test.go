@@ -74,8 +74,8 @@ func finish(reason string) string {
 const done = "data: [DONE]\n\n"
 
 type streamResult struct {
-	text      string           // concatenated content deltas
-	args      map[int]string   // concatenated argument deltas per tool-call index, as a user would build them
+	text      string         // concatenated content deltas
+	args      map[int]string // concatenated argument deltas per tool-call index, as a user would build them
 	calls     []infergate.ToolCall
 	finish    infergate.FinishReason
 	skipped   int
@@ -363,7 +363,7 @@ func TestStreamCompletionAndUsage(t *testing.T) {
 	got := drain(t, stream)
 	want := &infergate.ChatCompletion{
 		ID: "c1", Object: "chat.completion", Created: 1, Model: "m",
-		Choices: []infergate.Choice{{Index: 0, Message: infergate.Message{Role: infergate.RoleAssistant, Content: "Hi there"}, FinishReason: infergate.FinishReasonStop}},
+		Choices:           []infergate.Choice{{Index: 0, Message: infergate.Message{Role: infergate.RoleAssistant, Content: "Hi there"}, FinishReason: infergate.FinishReasonStop}},
 		Usage:             &infergate.Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7},
 		UsageFromProvider: &infergate.Usage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3},
 	}
