@@ -150,7 +150,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	reply := s.nextReply(lastUser)
-	c := s.completion(reply, req.Model, prompt)
+	c := s.completion(reply, req.Model, prompt, s.now(r))
 	if req.Stream {
 		s.stream(w, r, c)
 		return
@@ -231,7 +231,7 @@ type completion struct {
 	created int64
 }
 
-func (s *Server) completion(r Reply, requested string, promptWords int) completion {
+func (s *Server) completion(r Reply, requested string, promptWords int, now time.Time) completion {
 	n := s.nextID()
 	if r.Model == "" {
 		r.Model = requested
@@ -260,7 +260,7 @@ func (s *Server) completion(r Reply, requested string, promptWords int) completi
 		}
 		r.Usage = &Usage{PromptTokens: promptWords, CompletionTokens: out, TotalTokens: promptWords + out}
 	}
-	return completion{Reply: r, id: fmt.Sprintf("chatcmpl-%032x", n), created: s.now().Unix()}
+	return completion{Reply: r, id: fmt.Sprintf("chatcmpl-%032x", n), created: now.Unix()}
 }
 
 func (c completion) body() map[string]any {

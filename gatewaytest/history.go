@@ -127,7 +127,7 @@ func (s *Server) handleCreateChat(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id, now := s.uuid(), s.now()
+	id, now := s.uuid(), s.now(r)
 	s.mu.Lock()
 	s.touch++
 	c := &chatRecord{Chat: Chat{ID: id, Title: title, CreatedAt: now, UpdatedAt: now}, touch: s.touch}
@@ -192,7 +192,7 @@ func (s *Server) handleRenameChat(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	now := s.now()
+	now := s.now(r)
 	s.withChat(w, r, func(_ int, c *chatRecord) (int, any) {
 		s.touch++
 		c.Title, c.UpdatedAt, c.touch = title, now, s.touch
@@ -244,7 +244,7 @@ func (s *Server) handleAddMessage(w http.ResponseWriter, r *http.Request) {
 		validation(w, "value_error", []any{"body", "role"}, "Value error, role must be 'user' or 'assistant'", *in.Role)
 		return
 	}
-	id, now := s.uuid(), s.now()
+	id, now := s.uuid(), s.now(r)
 	s.withChat(w, r, func(_ int, c *chatRecord) (int, any) {
 		m := Message{ID: id, Role: *in.Role, Content: *in.Content, Sequence: len(c.Messages) + 1,
 			CreatedAt: now, Tokens: in.Tokens}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"time"
 )
 
 // Request is what the server saw of one request, for assertions. Header holds
@@ -21,6 +22,7 @@ type Request struct {
 	Form      map[string]string
 	File      *UploadedFile // the multipart "file" part, if any
 	RequestID string        // the X-Request-Id the server answered with
+	at        time.Time     // the clock's reading for this request
 }
 
 // UploadedFile describes a multipart file part without keeping its bytes.

@@ -81,7 +81,9 @@ func WithAccessToken(token string) Option { return func(c *config) { c.accessTok
 func WithChunkSize(n int) Option { return func(c *config) { c.chunkSize = n } }
 
 // WithClock sets the clock behind every timestamp (created, created_at,
-// rate-limit resets). The default is a fixed instant, so output is deterministic.
+// updated_at, rate-limit resets). It is read once per request, so a clock
+// that advances on each reading gives each request its own instant. The
+// default always returns FixedTime, so output is deterministic.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.clock = now } }
 
 // WithReplies queues scripted chat-completion replies, as Server.Enqueue does.
@@ -205,6 +207,7 @@ func (s *Server) routes() http.Handler {
 func (s *Server) record(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &Request{
+			at:       s.cfg.clock().UTC(),
 			Method:   r.Method,
 			Path:     r.URL.Path,
 			RawQuery: r.URL.RawQuery,
@@ -233,7 +236,7 @@ func (s *Server) record(next http.Handler) http.Handler {
 
 		h := w.Header()
 		h.Set("X-Request-Id", rec.RequestID)
-		reset := s.now().Add(time.Minute).Format(time.RFC3339)
+		reset := rec.at.Add(time.Minute).Format(time.RFC3339)
 		h.Set("X-RateLimit-Limit-Requests", strconv.Itoa(rateLimitRequests))
 		h.Set("X-RateLimit-Remaining-Requests", strconv.Itoa(remaining))
 		h.Set("X-RateLimit-Limit-Tokens", strconv.Itoa(rateLimitTokens))
@@ -262,8 +265,14 @@ func (s *Server) guard(rt route) http.Handler {
 	})
 }
 
-// now reads the configured clock in UTC.
-func (s *Server) now() time.Time { return s.cfg.clock().UTC() }
+// now is the time of request r. The clock is read once per request, so a
+// ticking test clock advances one step per request.
+func (s *Server) now(r *http.Request) time.Time {
+	if rec, ok := r.Context().Value(recordKey{}).(*Request); ok {
+		return rec.at
+	}
+	return s.cfg.clock().UTC()
+}
 
 // nextID returns a fresh number for generated ids; ids never repeat within a server.
 func (s *Server) nextID() uint64 {
