@@ -1,0 +1,4 @@
+package infergate
+
+// AudioService transcribes audio. Get it as Client.Audio.
+type AudioService struct{ client *Client }

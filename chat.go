@@ -1,0 +1,305 @@
+package infergate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"regexp"
+)
+
+// ChatService creates chat completions. Get it as Client.Chat.
+type ChatService struct{ client *Client }
+
+// ChatRequest is the body of a chat completion. Optional numeric fields are pointers so that zero
+// (temperature 0, say) can be sent while an unset field is left out: set them with Ptr.
+type ChatRequest struct {
+	// Model is the model's name (e.g. "llama-3.3-70b", or "name:web" for the web-search variant) or
+	// its blockchain hex id. Empty lets the gateway choose.
+	Model string `json:"model,omitempty"`
+	// Messages is the conversation so far; at least one is required.
+	Messages         []Message  `json:"messages"`
+	Temperature      *float64   `json:"temperature,omitempty"`       // 0 to 2; default 1
+	TopP             *float64   `json:"top_p,omitempty"`             // 0 to 1; default 1
+	N                *int       `json:"n,omitempty"`                 // number of completions; default 1
+	Stop             []string   `json:"stop,omitempty"`              // up to 4 stop sequences, always sent as a list
+	MaxTokens        *int       `json:"max_tokens,omitempty"`        // upper bound of generated tokens
+	PresencePenalty  *float64   `json:"presence_penalty,omitempty"`  // -2 to 2; default 0
+	FrequencyPenalty *float64   `json:"frequency_penalty,omitempty"` // -2 to 2; default 0
+	Tools            []Tool     `json:"tools,omitempty"`             // functions the model may call
+	ToolChoice       ToolChoice `json:"tool_choice,omitzero"`        // which tool is called; unset lets the model decide
+	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
+	// or, failing that, the session tied to the API key.
+	SessionID string `json:"session_id,omitempty"`
+}
+
+// wireChatRequest adds what the service methods decide rather than the caller.
+type wireChatRequest struct {
+	*ChatRequest
+	Stream bool `json:"stream,omitempty"`
+}
+
+// Ptr returns a pointer to v, for the optional fields of requests: Temperature: infergate.Ptr(0.2).
+func Ptr[T any](v T) *T { return &v }
+
+// ChatCompletion is a complete (non-streamed) answer.
+type ChatCompletion struct {
+	ID                string   `json:"id"`
+	Object            string   `json:"object"` // "chat.completion"
+	Created           int64    `json:"created"`
+	Model             string   `json:"model"` // the model the provider used; may differ from the one asked for
+	Choices           []Choice `json:"choices"`
+	Usage             *Usage   `json:"usage,omitempty"`
+	SystemFingerprint string   `json:"system_fingerprint,omitempty"`
+	// UsageFromProvider and UsageFromConsumer are the gateway's own token estimates, sent beside Usage.
+	UsageFromProvider *Usage `json:"usage_from_provider,omitempty"`
+	UsageFromConsumer *Usage `json:"usage_from_consumer,omitempty"`
+}
+
+// Text returns the content of the first choice, the usual answer when N is 1.
+func (c *ChatCompletion) Text() string {
+	if len(c.Choices) == 0 {
+		return ""
+	}
+	return c.Choices[0].Message.Content
+}
+
+// TokenUsage returns the best token count available: Usage, else the provider's estimate, else the
+// consumer-side estimate.
+func (c *ChatCompletion) TokenUsage() Usage {
+	for _, u := range []*Usage{c.Usage, c.UsageFromProvider, c.UsageFromConsumer} {
+		if u != nil {
+			return *u
+		}
+	}
+	return Usage{}
+}
+
+// Choice is one of the completion's alternative answers.
+type Choice struct {
+	Index        int          `json:"index"`
+	Message      Message      `json:"message"`
+	FinishReason FinishReason `json:"finish_reason"`
+}
+
+// Usage counts tokens.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// FinishReason says why the model stopped.
+type FinishReason string
+
+// The reasons a model stops.
+const (
+	FinishReasonStop          FinishReason = "stop"           // natural end or a stop sequence
+	FinishReasonLength        FinishReason = "length"         // MaxTokens or the context window reached
+	FinishReasonToolCalls     FinishReason = "tool_calls"     // the model wants tools run
+	FinishReasonContentFilter FinishReason = "content_filter" // content was withheld by a filter
+	FinishReasonFunctionCall  FinishReason = "function_call"  // legacy form of tool_calls
+)
+
+// Tool is a function the model may call.
+type Tool struct {
+	Type     string             `json:"type"` // always "function"
+	Function FunctionDefinition `json:"function"`
+}
+
+// FunctionDefinition describes a callable function to the model.
+type FunctionDefinition struct {
+	Name        string `json:"name"` // letters, digits, '_' and '-', at most 64
+	Description string `json:"description,omitempty"`
+	// Parameters is the JSON Schema of the arguments: a map, a struct, or json.RawMessage. It must
+	// encode to a JSON object.
+	Parameters any   `json:"parameters,omitempty"`
+	Strict     *bool `json:"strict,omitempty"` // ask for arguments that follow the schema exactly
+}
+
+// FunctionTool returns a function tool; parameters is its JSON Schema (nil for none).
+func FunctionTool(name, description string, parameters any) Tool {
+	return Tool{Type: "function", Function: FunctionDefinition{Name: name, Description: description, Parameters: parameters}}
+}
+
+// ToolChoice controls tool calling. The zero value leaves it to the model (the field is omitted); use
+// ToolChoiceNone, ToolChoiceAuto, ToolChoiceRequired or ToolChoiceFunction.
+type ToolChoice struct {
+	mode     string
+	function string
+}
+
+// The tool choice modes.
+var (
+	ToolChoiceNone     = ToolChoice{mode: "none"}     // never call a tool
+	ToolChoiceAuto     = ToolChoice{mode: "auto"}     // the model decides
+	ToolChoiceRequired = ToolChoice{mode: "required"} // call at least one tool
+)
+
+// ToolChoiceFunction forces a call of the named function.
+func ToolChoiceFunction(name string) ToolChoice { return ToolChoice{function: name} }
+
+// IsZero reports whether no choice was made, so that the field is omitted.
+func (t ToolChoice) IsZero() bool { return t == ToolChoice{} }
+
+// MarshalJSON sends a mode as a string and a named function as {"type":"function",...}.
+func (t ToolChoice) MarshalJSON() ([]byte, error) {
+	if t.function != "" {
+		return json.Marshal(namedToolChoice{Type: "function", Function: struct {
+			Name string `json:"name"`
+		}{t.function}})
+	}
+	return json.Marshal(t.mode)
+}
+
+// UnmarshalJSON reads either form.
+func (t *ToolChoice) UnmarshalJSON(b []byte) error {
+	var named namedToolChoice
+	if err := json.Unmarshal(b, &named); err == nil {
+		*t = ToolChoice{function: named.Function.Name}
+		return nil
+	}
+	var mode string
+	if err := json.Unmarshal(b, &mode); err != nil {
+		return fmt.Errorf("infergate: tool_choice is neither a mode nor a function: %s", b)
+	}
+	*t = ToolChoice{mode: mode}
+	return nil
+}
+
+// String shows the choice as it is sent.
+func (t ToolChoice) String() string {
+	if t.function != "" {
+		return "function:" + t.function
+	}
+	return t.mode
+}
+
+type namedToolChoice struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"`
+}
+
+// Create sends the conversation and returns the model's answer.
+//
+// POST /api/v1/chat/completions
+func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...CallOption) (*ChatCompletion, error) {
+	body, err := s.encode(&req, false)
+	if err != nil {
+		return nil, err
+	}
+	var out ChatCompletion
+	ar := apiRequest{method: http.MethodPost, path: "/chat/completions", body: body, contentType: "application/json"}
+	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// encode validates the request and renders its body.
+func (s *ChatService) encode(req *ChatRequest, stream bool) ([]byte, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if req.SessionID == "" && s.client.cfg.sessionID != "" {
+		withSession := *req
+		withSession.SessionID = s.client.cfg.sessionID
+		req = &withSession
+	}
+	body, err := json.Marshal(wireChatRequest{ChatRequest: req, Stream: stream})
+	if err != nil {
+		return nil, fmt.Errorf("infergate: encoding chat request: %w", err)
+	}
+	return body, nil
+}
+
+var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Validate checks the request against the API's rules. Create and Stream call it before sending.
+func (r *ChatRequest) Validate() error {
+	if len(r.Messages) == 0 {
+		return invalid("Messages", "at least one message is required")
+	}
+	for i := range r.Messages {
+		if err := r.Messages[i].validate(fmt.Sprintf("Messages[%d]", i)); err != nil {
+			return err
+		}
+	}
+	checks := []struct {
+		name     string
+		v        *float64
+		min, max float64
+	}{
+		{"Temperature", r.Temperature, 0, 2},
+		{"TopP", r.TopP, 0, 1},
+		{"PresencePenalty", r.PresencePenalty, -2, 2},
+		{"FrequencyPenalty", r.FrequencyPenalty, -2, 2},
+	}
+	for _, c := range checks {
+		if c.v != nil && (math.IsNaN(*c.v) || *c.v < c.min || *c.v > c.max) {
+			return invalid(c.name, "must be between %g and %g, got %g", c.min, c.max, *c.v)
+		}
+	}
+	if r.N != nil && *r.N < 1 {
+		return invalid("N", "must be at least 1, got %d", *r.N)
+	}
+	if r.MaxTokens != nil && *r.MaxTokens < 1 {
+		return invalid("MaxTokens", "must be at least 1, got %d", *r.MaxTokens)
+	}
+	if len(r.Stop) > 4 {
+		return invalid("Stop", "at most 4 sequences, got %d", len(r.Stop))
+	}
+	for i, t := range r.Tools {
+		if err := t.validate(fmt.Sprintf("Tools[%d]", i)); err != nil {
+			return err
+		}
+	}
+	return r.validateToolChoice()
+}
+
+func (r *ChatRequest) validateToolChoice() error {
+	t := r.ToolChoice
+	switch {
+	case t.IsZero():
+		return nil
+	case t.function != "":
+		for _, tool := range r.Tools {
+			if tool.Function.Name == t.function {
+				return nil
+			}
+		}
+		return invalid("ToolChoice", "names function %q, which is not in Tools", t.function)
+	case t.mode == "none", t.mode == "auto":
+		return nil
+	case t.mode == "required":
+		if len(r.Tools) == 0 {
+			return invalid("ToolChoice", `"required" needs at least one tool`)
+		}
+		return nil
+	}
+	return invalid("ToolChoice", "unknown mode %q", t.mode)
+}
+
+func (t Tool) validate(field string) error {
+	if t.Type != "function" {
+		return invalid(field+".Type", `must be "function", got %q`, t.Type)
+	}
+	if !functionName.MatchString(t.Function.Name) {
+		return invalid(field+".Function.Name", "%q must be 1 to 64 letters, digits, '_' or '-'", t.Function.Name)
+	}
+	if t.Function.Parameters == nil {
+		return nil
+	}
+	raw, err := json.Marshal(t.Function.Parameters)
+	if err != nil {
+		return invalid(field+".Function.Parameters", "cannot be encoded as JSON: %v", err)
+	}
+	var schema map[string]json.RawMessage
+	if json.Unmarshal(raw, &schema) != nil {
+		return invalid(field+".Function.Parameters", "must be a JSON Schema object, got %.40s", raw)
+	}
+	return nil
+}

@@ -1,0 +1,241 @@
+// Package infergate is the Go client for the Inference Gateway, an OpenAI-compatible gateway to AI
+// models served by independent providers in a decentralized compute marketplace.
+//
+// Create a Client once and share it: it is safe for concurrent use by many goroutines.
+//
+//	client, err := infergate.NewClient() // reads INFERGATE_API_KEY and INFERGATE_BASE_URL
+//	resp, err := client.Chat.Create(ctx, infergate.ChatRequest{
+//		Model:    "llama-3.3-70b",
+//		Messages: []infergate.Message{infergate.UserMessage("Hello!")},
+//	})
+//
+// Each API area is a service on the Client: Chat, Audio, Models, Bids, History and Sessions.
+// Failed calls return an *APIError (test it with errors.Is against ErrUnauthorized, ErrRateLimited
+// and the other sentinels); requests that break the API's rules are refused before anything is sent
+// with a *ValidationError.
+package infergate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/infergate/infergate-go/internal/transport"
+)
+
+// DefaultBaseURL is the public gateway, used when neither WithBaseURL nor INFERGATE_BASE_URL is set.
+const DefaultBaseURL = "https://api.mor.org/api/v1"
+
+// Version is this SDK's version, sent in the User-Agent header.
+const Version = "0.1.0"
+
+// maxResponseBody bounds how much of a non-streaming response is read, so that a misbehaving server
+// cannot exhaust memory.
+const maxResponseBody = 256 << 20
+
+// Client talks to the gateway. Its services hold one method per endpoint. The zero value is not
+// usable: create clients with NewClient.
+type Client struct {
+	Chat     *ChatService     // chat completions, plain and streamed
+	Audio    *AudioService    // audio transcription
+	Models   *ModelsService   // the model catalogue
+	Bids     *BidsService     // providers' rated bids for a model
+	History  *HistoryService  // stored chats
+	Sessions *SessionsService // provider sessions
+
+	// cfg sits behind a pointer so that printing a Client with %+v shows an address, not credentials.
+	cfg *config
+	hc  *http.Client
+}
+
+// NewClient returns a client configured by opts on top of the environment: INFERGATE_API_KEY,
+// INFERGATE_BASE_URL and INFERGATE_ACCESS_TOKEN. An invalid base URL is an error here rather than a
+// failure later.
+func NewClient(opts ...Option) (*Client, error) {
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		opt(cfg)
+	}
+	if err := cfg.finish(); err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, hc: cfg.transportClient()}
+	c.Chat = &ChatService{client: c}
+	c.Audio = &AudioService{client: c}
+	c.Models = &ModelsService{client: c}
+	c.Bids = &BidsService{client: c}
+	c.History = &HistoryService{client: c}
+	c.Sessions = &SessionsService{client: c}
+	return c, nil
+}
+
+// authKind says which credential a route takes.
+type authKind uint8
+
+const (
+	authAPIKey  authKind = iota
+	authHistory          // the access token (JWT) when set, otherwise the API key
+)
+
+// apiRequest describes one call before it is sent.
+type apiRequest struct {
+	method      string
+	path        string // below the /api/v1 root, e.g. "/chat/completions"
+	query       url.Values
+	body        any // nil, []byte, or retryablehttp.ReaderFunc
+	contentType string
+	auth        authKind
+	sessionID   string // per-request session, overriding the client's
+	stream      bool   // the caller reads the body itself, so it gets the stream's Accept header
+}
+
+// send performs the call with retries and returns the response for a 2xx status. Any other status
+// becomes an *APIError; the response body is then already closed.
+func (c *Client) send(ctx context.Context, ar apiRequest, call *callConfig) (*http.Response, error) {
+	req, err := c.newRequest(ctx, ar, call)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := transport.Do(c.hc, c.policy(call), req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+		apiErr := newAPIError(resp.StatusCode, resp.Header, body)
+		c.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "infergate: request failed",
+			slog.String("method", ar.method), slog.String("path", ar.path),
+			slog.Int("status", resp.StatusCode), slog.String("request_id", apiErr.RequestID))
+		return nil, apiErr
+	}
+	return resp, nil
+}
+
+func (c *Client) newRequest(ctx context.Context, ar apiRequest, call *callConfig) (*retryablehttp.Request, error) {
+	credential, err := c.credential(ar.auth)
+	if err != nil {
+		return nil, err
+	}
+	u := *c.cfg.baseURL
+	u.Path += ar.path
+	u.RawPath = ""
+	if strings.Contains(ar.path, "%") {
+		u.RawPath = c.cfg.baseURL.EscapedPath() + ar.path
+		u.Path, _ = url.PathUnescape(u.RawPath)
+	}
+	if len(ar.query) > 0 {
+		u.RawQuery = ar.query.Encode()
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, ar.method, u.String(), ar.body)
+	if err != nil {
+		return nil, fmt.Errorf("infergate: building %s %s: %w", ar.method, ar.path, err)
+	}
+	h := req.Header
+	for k, v := range c.cfg.header {
+		h[k] = v
+	}
+	for k, v := range call.header {
+		h[k] = v
+	}
+	h.Set("Authorization", "Bearer "+credential)
+	h.Set("User-Agent", "infergate-go/"+Version)
+	if ar.contentType != "" {
+		h.Set("Content-Type", ar.contentType)
+	}
+	if ar.stream {
+		h.Set("Accept", "text/event-stream")
+	} else {
+		h.Set("Accept", "application/json")
+	}
+	return req, nil
+}
+
+// credential picks the secret for a route. A missing one is reported before anything is sent.
+func (c *Client) credential(kind authKind) (string, error) {
+	if kind == authHistory && c.cfg.accessToken.value != "" {
+		return c.cfg.accessToken.value, nil
+	}
+	if c.cfg.apiKey.value == "" {
+		return "", &ValidationError{Field: "APIKey", Reason: "no API key: use WithAPIKey or set INFERGATE_API_KEY"}
+	}
+	return c.cfg.apiKey.value, nil
+}
+
+// sessionFor returns the session a request runs in: its own, else the client's.
+func (c *Client) sessionFor(requested string) string {
+	if requested != "" {
+		return requested
+	}
+	return c.cfg.sessionID
+}
+
+// doJSON sends a JSON body (when in is not nil) and decodes a JSON answer into out (when not nil).
+func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []CallOption) error {
+	call := newCallConfig(opts)
+	ctx, cancel := call.context(ctx)
+	defer cancel()
+	if in != nil {
+		body, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("infergate: encoding %s request: %w", ar.path, err)
+		}
+		ar.body, ar.contentType = body, "application/json"
+	}
+	resp, err := c.send(ctx, ar, call)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	if err != nil {
+		return fmt.Errorf("infergate: reading %s response: %w", ar.path, err)
+	}
+	if err := errorIn200(resp, body); err != nil {
+		return err
+	}
+	if out == nil || len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return &APIError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body,
+			RequestID: resp.Header.Get("X-Request-Id"),
+			Message:   "response is not the expected JSON: " + err.Error()}
+	}
+	return nil
+}
+
+// errorIn200 catches the gateway routes that answer an error with a successful status: a body whose
+// top level has an "error" key is an error whatever the status says.
+func errorIn200(resp *http.Response, body []byte) error {
+	if !bytes.Contains(body, []byte(`"error"`)) {
+		return nil
+	}
+	var env envelope
+	if json.Unmarshal(body, &env) != nil || !isPresent(env.Error) {
+		return nil
+	}
+	return newAPIError(resp.StatusCode, resp.Header, body)
+}
+
+func (c *Client) policy(call *callConfig) transport.Policy {
+	p := transport.Policy{
+		MaxRetries:    c.cfg.maxRetries,
+		MaxRetryAfter: c.cfg.maxRetryAfter,
+		BaseWait:      c.cfg.retryBaseWait,
+		MaxWait:       c.cfg.retryMaxWait,
+		Logger:        c.cfg.logger,
+	}
+	if call.maxRetries != nil {
+		p.MaxRetries = *call.maxRetries
+	}
+	return p
+}

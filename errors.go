@@ -1,0 +1,274 @@
+package infergate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/infergate/infergate-go/internal/transport"
+)
+
+// Sentinels to test errors with errors.Is. An *APIError matches the sentinel of its status code (and
+// of its error code, where the gateway names one); stream errors match ErrIncompleteStream.
+var (
+	// ErrUnauthorized: the API key or access token was missing or rejected (401).
+	ErrUnauthorized = errors.New("infergate: unauthorized")
+	// ErrForbidden: the credentials are valid but not allowed to do this (403).
+	ErrForbidden = errors.New("infergate: forbidden")
+	// ErrNotFound: the route, model, chat or session does not exist (404).
+	ErrNotFound = errors.New("infergate: not found")
+	// ErrInsufficientBalance: the account cannot pay for the request (402 or code insufficient_balance).
+	ErrInsufficientBalance = errors.New("infergate: insufficient balance")
+	// ErrRateLimited: too many requests or tokens (429 or code rate_limit_exceeded).
+	ErrRateLimited = errors.New("infergate: rate limited")
+	// ErrServer: the gateway or the provider behind it failed (5xx).
+	ErrServer = errors.New("infergate: server error")
+	// ErrIncompleteStream: a stream ended before the model finished its answer. The answer received
+	// so far is still available from the stream's Completion.
+	ErrIncompleteStream = errors.New("infergate: stream ended before the answer was complete")
+	// ErrStreamTimeout: a stream produced no byte within the first-byte or idle timeout.
+	ErrStreamTimeout = errors.New("infergate: stream timed out")
+	// ErrSessionsUnsupported: the deployment manages sessions itself and has no session routes.
+	ErrSessionsUnsupported = errors.New("infergate: this gateway does not expose session routes")
+)
+
+// APIError is a failed call as the server answered it. It keeps everything the server said, whatever
+// envelope it used ({"error":{...}}, {"error":"text"}, {"detail":"text"}, {"detail":[...]}, or a
+// non-JSON body), so nothing is lost when an error is logged or reported.
+type APIError struct {
+	StatusCode int           // HTTP status; 200 when a successful status carried an error body
+	Type       string        // error type, e.g. invalid_request_error, when the server gave one
+	Code       string        // error code, e.g. model_not_found; numeric codes are kept as text
+	Param      string        // the request parameter at fault, when named
+	Message    string        // the human-readable message
+	RequestID  string        // X-Request-Id of the response: quote it when reporting a problem
+	RetryAfter time.Duration // how long the server asked to wait before retrying, if it said
+	Header     http.Header   // the response headers
+	Body       []byte        // the raw response body
+}
+
+// Error describes the failure in one line. It never contains credentials.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "infergate: %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Code != "" {
+		b.WriteString(": " + e.Code)
+	} else if e.Type != "" {
+		b.WriteString(": " + e.Type)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.RequestID != "" {
+		b.WriteString(" (request " + e.RequestID + ")")
+	}
+	if e.RetryAfter > 0 {
+		b.WriteString(" (retry after " + e.RetryAfter.String() + ")")
+	}
+	return b.String()
+}
+
+// Is reports whether the error matches one of the package's sentinels.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrInsufficientBalance:
+		return e.StatusCode == http.StatusPaymentRequired || e.Code == "insufficient_balance"
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests || e.Code == "rate_limit_exceeded"
+	case ErrServer:
+		return e.StatusCode >= 500
+	}
+	return false
+}
+
+// newAPIError builds the typed error for a response whose body has been read.
+func newAPIError(status int, header http.Header, body []byte) *APIError {
+	e := &APIError{StatusCode: status, Header: header, Body: body, RequestID: header.Get("X-Request-Id")}
+	e.RetryAfter, _ = transport.RetryAfter(header)
+	if f, ok := decodeEnvelope(body); ok {
+		e.Type, e.Code, e.Param, e.Message = f.Type, f.Code, f.Param, f.Message
+	} else {
+		e.Message = bodySnippet(body)
+	}
+	return e
+}
+
+// StreamError is an error the server reported inside a stream, as an event whose top-level key is
+// "error" or as a line that is not a chunk at all (e.g. "provider failed, failover enabled"). Such
+// events are skipped while the stream goes on; if the stream then ends without the model finishing,
+// the last one becomes the stream's error, and it matches ErrIncompleteStream.
+type StreamError struct {
+	Message string // the error message, or the text of a malformed line
+	Type    string // e.g. provider_error, server_error; empty for a malformed line
+	Code    string // error code, when given
+	Status  int    // HTTP-like status carried in the event; 0 when null or absent
+	Raw     string // the event's data (or the stray line) exactly as received
+
+	ended bool // this error ended the stream
+}
+
+// Error describes the in-band error.
+func (e *StreamError) Error() string {
+	var b strings.Builder
+	b.WriteString("infergate: error in stream")
+	if e.Status != 0 {
+		b.WriteString(" (status " + strconv.Itoa(e.Status) + ")")
+	}
+	if e.Type != "" {
+		b.WriteString(": " + e.Type)
+	}
+	b.WriteString(": " + e.Message)
+	return b.String()
+}
+
+// Unwrap lets errors.Is(err, ErrIncompleteStream) hold for the error that ended a stream.
+func (e *StreamError) Unwrap() error {
+	if e.ended {
+		return ErrIncompleteStream
+	}
+	return nil
+}
+
+// newStreamError reads an in-band error event or a malformed line.
+func newStreamError(raw []byte) *StreamError {
+	e := &StreamError{Raw: string(raw)}
+	if f, ok := decodeEnvelope(raw); ok {
+		e.Message, e.Type, e.Code, e.Status = f.Message, f.Type, f.Code, f.Status
+	} else {
+		e.Message = bodySnippet(raw)
+	}
+	return e
+}
+
+// ValidationError is a request the SDK refused to send because it breaks the API's rules.
+type ValidationError struct {
+	Field  string // the offending field, e.g. "Temperature" or "Messages[2].Content"
+	Reason string // what is wrong with it
+}
+
+// Error names the field and the rule it breaks.
+func (e *ValidationError) Error() string {
+	return "infergate: invalid " + e.Field + ": " + e.Reason
+}
+
+func invalid(field, format string, args ...any) *ValidationError {
+	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// envelopeFields is what every error envelope of the gateway boils down to.
+type envelopeFields struct {
+	Message, Type, Code, Param string
+	Status                     int
+}
+
+type envelope struct {
+	Error         json.RawMessage `json:"error"`
+	Detail        json.RawMessage `json:"detail"`
+	ProviderError *envelope       `json:"providerModelError"`
+}
+
+type errorObject struct {
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Param   json.RawMessage `json:"param"`
+	Code    json.RawMessage `json:"code"`
+	Status  json.RawMessage `json:"status"`
+}
+
+type detailItem struct {
+	Loc []any  `json:"loc"`
+	Msg string `json:"msg"`
+}
+
+// decodeEnvelope reads any error envelope the gateway uses. ok is false when the body is not one.
+func decodeEnvelope(body []byte) (envelopeFields, bool) {
+	var env envelope
+	if json.Unmarshal(body, &env) != nil {
+		return envelopeFields{}, false
+	}
+	return env.fields()
+}
+
+func (env *envelope) fields() (envelopeFields, bool) {
+	var f envelopeFields
+	switch {
+	case isPresent(env.Error):
+		var obj errorObject
+		if json.Unmarshal(env.Error, &obj) == nil {
+			f.Message, f.Type = obj.Message, obj.Type
+			f.Param, f.Code = scalarText(obj.Param), scalarText(obj.Code)
+			f.Status, _ = strconv.Atoi(scalarText(obj.Status))
+			return f, true
+		}
+		f.Message = scalarText(env.Error)
+		return f, true
+	case isPresent(env.Detail):
+		var items []detailItem
+		if json.Unmarshal(env.Detail, &items) == nil {
+			msgs := make([]string, len(items))
+			for i, it := range items {
+				msgs[i] = it.Msg
+				if len(it.Loc) > 0 {
+					msgs[i] = joinLoc(it.Loc) + ": " + it.Msg
+				}
+			}
+			f.Message = strings.Join(msgs, "; ")
+			return f, true
+		}
+		f.Message = scalarText(env.Detail)
+		return f, true
+	case env.ProviderError != nil:
+		return env.ProviderError.fields()
+	}
+	return f, false
+}
+
+func joinLoc(loc []any) string {
+	parts := make([]string, len(loc))
+	for i, p := range loc {
+		parts[i] = fmt.Sprint(p)
+	}
+	return strings.Join(parts, ".")
+}
+
+func isPresent(raw json.RawMessage) bool {
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
+}
+
+// scalarText renders a JSON string, number or boolean as plain text; null and absence give "".
+func scalarText(raw json.RawMessage) string {
+	if !isPresent(raw) {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(bytes.TrimSpace(raw))
+}
+
+// bodySnippet turns a non-JSON body (HTML, plain text) into a short message; an HTML page is
+// represented by its title, which is where proxies put the status line.
+func bodySnippet(body []byte) string {
+	if i := bytes.Index(body, []byte("<title>")); i >= 0 {
+		if j := bytes.Index(body[i:], []byte("</title>")); j >= 0 {
+			body = body[i+len("<title>") : i+j]
+		}
+	}
+	text := strings.Join(strings.Fields(string(body)), " ")
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
+	return text
+}

@@ -1,0 +1,184 @@
+// Package sse decodes server-sent event streams as LLM gateways really send them: LF, CRLF or CR line
+// endings, comments, "data:" with or without a space, multi-line data, a last event without its blank
+// line, and stray lines that are not SSE at all (a raw JSON error object, say), which are reported
+// rather than dropped.
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxLine is the longest line the decoder accepts unless told otherwise. Generous on purpose:
+// a single chunk can carry a base64 image or a long tool-call argument.
+const DefaultMaxLine = 64 << 20
+
+// ErrLineTooLong is returned when a line exceeds the decoder's limit.
+var ErrLineTooLong = errors.New("sse: line exceeds limit")
+
+// Kind tells what an Event carries.
+type Kind uint8
+
+const (
+	// Data is a dispatched event: the joined data lines.
+	Data Kind = iota
+	// Stray is a line that is not an SSE field, such as a raw JSON object without "data:".
+	Stray
+)
+
+// Event is one decoded event. Its Data aliases the decoder's buffer: it is valid until the next call
+// to Next.
+type Event struct {
+	Kind Kind
+	Name string // the event: field, when the server sent one
+	Data []byte
+}
+
+// Decoder reads events from a stream.
+type Decoder struct {
+	r       io.Reader
+	buf     []byte
+	start   int // first unread byte in buf
+	end     int // end of valid bytes in buf
+	maxLine int
+	skipLF  bool // the previous line ended in CR; a following LF belongs to it
+	eof     bool
+	err     error
+
+	data    []byte
+	hasData bool
+	name    string
+	stray   []byte
+}
+
+// NewDecoder returns a decoder reading r, refusing lines longer than maxLine bytes (DefaultMaxLine
+// when maxLine <= 0).
+func NewDecoder(r io.Reader, maxLine int) *Decoder {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLine
+	}
+	return &Decoder{r: r, buf: make([]byte, 4096), maxLine: maxLine}
+}
+
+// Next returns the next event. At the end of the stream it returns io.EOF, after dispatching a last
+// event that had no trailing blank line. Any other error is the reader's, or ErrLineTooLong.
+func (d *Decoder) Next() (Event, error) {
+	for {
+		line, err := d.line()
+		if err != nil {
+			if err == io.EOF && d.hasData {
+				return d.dispatch(), nil
+			}
+			return Event{}, err
+		}
+		if len(line) == 0 {
+			if d.hasData {
+				return d.dispatch(), nil
+			}
+			d.name = ""
+			continue
+		}
+		if ev, ok := d.field(line); ok {
+			return ev, nil
+		}
+	}
+}
+
+// field applies one non-empty line; it returns an event only for a stray line.
+func (d *Decoder) field(line []byte) (Event, bool) {
+	if line[0] == ':' {
+		return Event{}, false
+	}
+	name, value := line, []byte(nil)
+	if i := bytes.IndexByte(line, ':'); i >= 0 {
+		name, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(name) {
+	case "data":
+		if d.hasData {
+			d.data = append(d.data, '\n')
+		}
+		d.data = append(d.data, value...)
+		d.hasData = true
+	case "event":
+		d.name = string(value)
+	case "id", "retry":
+	default:
+		d.stray = append(d.stray[:0], line...)
+		return Event{Kind: Stray, Data: d.stray}, true
+	}
+	return Event{}, false
+}
+
+func (d *Decoder) dispatch() Event {
+	ev := Event{Kind: Data, Name: d.name, Data: d.data}
+	d.data = d.data[:0]
+	d.hasData = false
+	d.name = ""
+	return ev
+}
+
+// line returns the next line without its terminator. The slice aliases d.buf.
+func (d *Decoder) line() ([]byte, error) {
+	scanned := 0
+	for {
+		if d.skipLF && d.start < d.end {
+			if d.buf[d.start] == '\n' {
+				d.start++
+			}
+			d.skipLF = false
+		}
+		window := d.buf[d.start+scanned : d.end]
+		if i := bytes.IndexAny(window, "\r\n"); i >= 0 {
+			lineEnd := d.start + scanned + i
+			line := d.buf[d.start:lineEnd]
+			d.skipLF = d.buf[lineEnd] == '\r'
+			d.start = lineEnd + 1
+			return line, nil
+		}
+		scanned = d.end - d.start
+		if scanned > d.maxLine {
+			return nil, fmt.Errorf("%w (%d bytes)", ErrLineTooLong, d.maxLine)
+		}
+		if d.eof {
+			if scanned == 0 {
+				return nil, d.err
+			}
+			line := d.buf[d.start:d.end]
+			d.start = d.end
+			return line, nil
+		}
+		d.fill()
+	}
+}
+
+// fill reads more bytes, compacting or growing the buffer first.
+func (d *Decoder) fill() {
+	if d.start > 0 {
+		n := copy(d.buf, d.buf[d.start:d.end])
+		d.start, d.end = 0, n
+	}
+	if d.end == len(d.buf) {
+		size := 2 * len(d.buf)
+		if limit := d.maxLine + 2; size > limit {
+			size = limit
+		}
+		if size <= len(d.buf) {
+			size = len(d.buf) + 1
+		}
+		grown := make([]byte, size)
+		copy(grown, d.buf[:d.end])
+		d.buf = grown
+	}
+	n, err := d.r.Read(d.buf[d.end:])
+	d.end += n
+	if err != nil {
+		d.eof = true
+		d.err = err
+	}
+}

@@ -1,0 +1,151 @@
+// Package transport wires go-retryablehttp the way an LLM gateway needs: a retry policy that knows
+// which statuses are transient, honours Retry-After within a cap, never sleeps past the caller's
+// deadline, logs through slog instead of stderr, and hands back the last response instead of an error
+// that has lost its status and body.
+package transport
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Policy says how one call is retried.
+type Policy struct {
+	MaxRetries    int           // retries after the first attempt
+	MaxRetryAfter time.Duration // a longer Retry-After ends the call at once
+	BaseWait      time.Duration // first backoff; doubles per attempt
+	MaxWait       time.Duration // longest computed backoff
+	Logger        *slog.Logger  // never nil
+}
+
+// Do sends req, retrying transient failures per p. It returns the last attempt's response whatever
+// its status; the error is set only when no response was received at all.
+func Do(hc *http.Client, p Policy, req *retryablehttp.Request) (*http.Response, error) {
+	var wait time.Duration
+	attempts := 0
+	rc := &retryablehttp.Client{
+		HTTPClient: hc,
+		RetryMax:   p.MaxRetries,
+		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+			attempts++
+			if ctx.Err() != nil {
+				return false, ctx.Err()
+			}
+			if !retryable(resp, err) || attempts > p.MaxRetries {
+				return false, nil
+			}
+			w, fromServer := p.backoff(attempts, resp)
+			if fromServer && w > p.MaxRetryAfter {
+				p.Logger.LogAttrs(ctx, slog.LevelWarn, "infergate: server asked to wait longer than allowed; not retrying",
+					slog.String("path", req.URL.Path), slog.Duration("retry_after", w), slog.Duration("max", p.MaxRetryAfter))
+				return false, nil
+			}
+			if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < w {
+				return false, nil
+			}
+			wait = w
+			p.Logger.LogAttrs(ctx, slog.LevelInfo, "infergate: retrying",
+				slog.String("method", req.Method), slog.String("path", req.URL.Path),
+				slog.Int("attempt", attempts), slog.Duration("wait", w), outcome(resp, err))
+			return true, nil
+		},
+		Backoff: func(time.Duration, time.Duration, int, *http.Response) time.Duration { return wait },
+		ErrorHandler: func(resp *http.Response, err error, tries int) (*http.Response, error) {
+			if resp != nil {
+				return resp, nil
+			}
+			if tries > 1 {
+				return nil, fmt.Errorf("infergate: %s %s: giving up after %d attempts: %w", req.Method, req.URL.Path, tries, err)
+			}
+			return nil, fmt.Errorf("infergate: %s %s: %w", req.Method, req.URL.Path, err)
+		},
+	}
+	return rc.Do(req)
+}
+
+func outcome(resp *http.Response, err error) slog.Attr {
+	if err != nil {
+		return slog.String("error", err.Error())
+	}
+	return slog.Int("status", resp.StatusCode)
+}
+
+// retryable reports whether an attempt failed in a way that another attempt may fix.
+func retryable(resp *http.Response, err error) bool {
+	if err != nil {
+		var certErr *x509.UnknownAuthorityError
+		var hostErr x509.HostnameError
+		var urlErr *url.Error
+		switch {
+		case errors.As(err, &certErr), errors.As(err, &hostErr):
+			return false
+		case errors.As(err, &urlErr) && strings.Contains(urlErr.Err.Error(), "unsupported protocol scheme"):
+			return false
+		case strings.Contains(err.Error(), "stopped after") && strings.Contains(err.Error(), "redirects"):
+			return false
+		}
+		return true
+	}
+	switch resp.StatusCode {
+	case http.StatusRequestTimeout, http.StatusConflict, http.StatusTooManyRequests,
+		http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable,
+		http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// backoff returns the wait before the next attempt, and whether the server chose it.
+func (p Policy) backoff(attempt int, resp *http.Response) (time.Duration, bool) {
+	if resp != nil {
+		if d, ok := RetryAfter(resp.Header); ok {
+			return d, true
+		}
+	}
+	w := p.BaseWait << (attempt - 1)
+	if w > p.MaxWait || w <= 0 {
+		w = p.MaxWait
+	}
+	// Jitter over the upper half keeps a herd of clients from retrying in lockstep.
+	return w/2 + rand.N(w/2+1), false
+}
+
+// RetryAfter reads how long the server asked to wait: retry-after-ms, then Retry-After as seconds or
+// as an HTTP date.
+func RetryAfter(h http.Header) (time.Duration, bool) {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0), true
+	}
+	return 0, false
+}
+
+// KeepIdle wraps a transport so that CloseIdleConnections is a no-op: go-retryablehttp calls it after
+// every failed call, which would throw away the warm connection pool that other, healthy calls share.
+func KeepIdle(rt http.RoundTripper) http.RoundTripper {
+	return keepIdle{rt}
+}
+
+type keepIdle struct{ http.RoundTripper }

@@ -1,0 +1,250 @@
+package infergate
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Role is who wrote a message.
+type Role string
+
+// The roles of a conversation.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one turn of a conversation, in requests and in answers. Content holds plain text;
+// Parts, when set, replaces it with a list of text and image parts.
+type Message struct {
+	Role       Role
+	Content    string
+	Parts      []ContentPart
+	Name       string     // optional name of the author
+	ToolCalls  []ToolCall // the calls an assistant asked for
+	ToolCallID string     // for a tool result: the call it answers
+	Refusal    string     // in answers: why the model declined, when it did
+}
+
+// wireMessage is a Message as JSON has it: content is a string, a list of parts, or null.
+type wireMessage struct {
+	Role       Role            `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	Name       string          `json:"name,omitempty"`
+	ToolCalls  []ToolCall      `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+	Refusal    string          `json:"refusal,omitempty"`
+}
+
+// MarshalJSON writes the wire form: Parts as a list when set, otherwise Content as a string.
+func (m Message) MarshalJSON() ([]byte, error) {
+	w := wireMessage{Role: m.Role, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Refusal: m.Refusal}
+	var err error
+	if m.Parts != nil {
+		w.Content, err = json.Marshal(m.Parts)
+	} else {
+		w.Content, err = json.Marshal(m.Content)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads content given as a string, a list of parts, or null.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var w wireMessage
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = Message{Role: w.Role, Name: w.Name, ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID, Refusal: w.Refusal}
+	switch {
+	case !isPresent(w.Content):
+	case w.Content[0] == '[':
+		return json.Unmarshal(w.Content, &m.Parts)
+	default:
+		return json.Unmarshal(w.Content, &m.Content)
+	}
+	return nil
+}
+
+// Text returns the message's text: Content, or the text parts joined when it has parts.
+func (m Message) Text() string {
+	if m.Parts == nil {
+		return m.Content
+	}
+	var b strings.Builder
+	for _, p := range m.Parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// ToolCall is a function call the model asked for.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"` // "function"
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names a function and carries its arguments.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"` // a JSON object as text; decode it with json.Unmarshal
+}
+
+// SystemMessage returns a system instruction.
+func SystemMessage(text string) Message { return Message{Role: RoleSystem, Content: text} }
+
+// UserMessage returns a user turn of plain text.
+func UserMessage(text string) Message { return Message{Role: RoleUser, Content: text} }
+
+// UserMessageParts returns a user turn mixing text and images, e.g.
+// UserMessageParts(TextPart("What is this?"), ImageURLPart("https://example.com/cat.png")).
+func UserMessageParts(parts ...ContentPart) Message { return Message{Role: RoleUser, Parts: parts} }
+
+// AssistantMessage returns an earlier answer of the model, to continue a conversation.
+func AssistantMessage(text string) Message { return Message{Role: RoleAssistant, Content: text} }
+
+// ToolResultMessage returns the result of running the tool call callID, to send back to the model.
+func ToolResultMessage(callID, result string) Message {
+	return Message{Role: RoleTool, Content: result, ToolCallID: callID}
+}
+
+// ContentPart is a piece of a message: text or an image.
+type ContentPart struct {
+	Type     string    `json:"type"` // "text" or "image_url"
+	Text     string    `json:"text,omitempty"`
+	ImageURL *ImageURL `json:"image_url,omitempty"`
+}
+
+// ImageURL locates an image: an https URL or a data URI (data:image/png;base64,...).
+type ImageURL struct {
+	URL    string `json:"url"`
+	Detail string `json:"detail,omitempty"` // "low", "high" or "auto"
+}
+
+// TextPart returns a text part.
+func TextPart(text string) ContentPart { return ContentPart{Type: "text", Text: text} }
+
+// ImageURLPart returns an image part for an https URL (or a data URI made elsewhere).
+func ImageURLPart(u string) ContentPart {
+	return ContentPart{Type: "image_url", ImageURL: &ImageURL{URL: u}}
+}
+
+// ImageBytesPart returns an image part carrying data inline as a data URI. The type is detected
+// from the bytes; only JPEG, PNG, GIF and WebP are accepted.
+func ImageBytesPart(data []byte) (ContentPart, error) {
+	mime, err := detectImage(data)
+	if err != nil {
+		return ContentPart{}, err
+	}
+	uri := "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+	return ImageURLPart(uri), nil
+}
+
+// ImageFilePart reads an image file and returns it as an inline image part. The file's extension
+// must agree with its content, which must be JPEG, PNG, GIF or WebP.
+func ImageFilePart(path string) (ContentPart, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ContentPart{}, fmt.Errorf("infergate: reading image: %w", err)
+	}
+	mime, err := detectImage(data)
+	if err != nil {
+		return ContentPart{}, &ValidationError{Field: "image " + filepath.Base(path), Reason: err.(*ValidationError).Reason}
+	}
+	if want, known := imageExtensions[strings.ToLower(filepath.Ext(path))]; known && want != mime {
+		return ContentPart{}, invalid("image "+filepath.Base(path), "extension says %s but the content is %s", want, mime)
+	}
+	return ImageBytesPart(data)
+}
+
+var imageExtensions = map[string]string{
+	".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif", ".webp": "image/webp",
+}
+
+// detectImage returns the MIME type of an accepted image format.
+func detectImage(data []byte) (string, error) {
+	switch {
+	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
+		return "image/jpeg", nil
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png", nil
+	case bytes.HasPrefix(data, []byte("GIF87a")), bytes.HasPrefix(data, []byte("GIF89a")):
+		return "image/gif", nil
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return "image/webp", nil
+	}
+	if len(data) == 0 {
+		return "", invalid("image", "is empty")
+	}
+	return "", invalid("image", "type %s is not supported; use JPEG, PNG, GIF or WebP", http.DetectContentType(data))
+}
+
+func (m *Message) validate(field string) error {
+	switch m.Role {
+	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
+	default:
+		return invalid(field+".Role", "unknown role %q", m.Role)
+	}
+	if m.Role == RoleTool && m.ToolCallID == "" {
+		return invalid(field+".ToolCallID", "a tool result must name the call it answers")
+	}
+	for i, p := range m.Parts {
+		if err := p.validate(fmt.Sprintf("%s.Parts[%d]", field, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p ContentPart) validate(field string) error {
+	switch p.Type {
+	case "text":
+		return nil
+	case "image_url":
+		if p.ImageURL == nil {
+			return invalid(field+".ImageURL", "an image part needs a URL")
+		}
+		return validateImageURL(field+".ImageURL.URL", p.ImageURL.URL)
+	}
+	return invalid(field+".Type", `must be "text" or "image_url", got %q`, p.Type)
+}
+
+// validateImageURL accepts an https URL, or a data URI whose declared type matches its bytes.
+func validateImageURL(field, raw string) error {
+	if rest, ok := strings.CutPrefix(raw, "data:"); ok {
+		declared, payload, ok := strings.Cut(rest, ";base64,")
+		if !ok {
+			return invalid(field, "a data URI must be data:<mime>;base64,<data>")
+		}
+		// The first 16 base64 characters (12 bytes) are enough to recognise every accepted format.
+		head, err := base64.StdEncoding.DecodeString(payload[:min(len(payload), 16)&^3])
+		if err != nil {
+			return invalid(field, "data URI payload is not base64: %v", err)
+		}
+		detected, err := detectImage(head)
+		if err != nil {
+			return invalid(field, "%s", err.(*ValidationError).Reason)
+		}
+		if detected != declared {
+			return invalid(field, "data URI declares %s but the bytes are %s", declared, detected)
+		}
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return invalid(field, "must be an https URL or a data URI, got %.60q", raw)
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package infergate
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/infergate/infergate-go/internal/transport"
+)
+
+// Option configures a Client in NewClient.
+type Option func(*config)
+
+// WithAPIKey sets the API key sent as a bearer token. It overrides INFERGATE_API_KEY.
+func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = secret{key} } }
+
+// WithAccessToken sets the JWT from an OAuth 2.0 login that chat-history routes take. It overrides
+// INFERGATE_ACCESS_TOKEN. It is sent to chat-history routes only; without it they get the API key.
+func WithAccessToken(jwt string) Option { return func(c *config) { c.accessToken = secret{jwt} } }
+
+// WithBaseURL sets the service address, either its root ("https://host") or its API root
+// ("https://host/api/v1"). It overrides INFERGATE_BASE_URL.
+func WithBaseURL(u string) Option { return func(c *config) { c.rawBaseURL = u } }
+
+// WithHTTPClient sets the HTTP client that carries requests (for proxies, TLS settings or tests).
+// Its Timeout, if any, also bounds streams, so leave it zero and use CallTimeout or the stream
+// timeouts instead.
+func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
+
+// WithMaxRetries sets how many times a failed call is retried (default 2). Zero disables retries.
+func WithMaxRetries(n int) Option { return func(c *config) { c.maxRetries = max(n, 0) } }
+
+// WithMaxRetryAfter sets the longest Retry-After the client will wait out (default one minute). A
+// server asking for longer gets its error returned at once, with the wait in APIError.RetryAfter.
+func WithMaxRetryAfter(d time.Duration) Option { return func(c *config) { c.maxRetryAfter = d } }
+
+// WithSessionID runs every request in the given provider session unless the request names its own.
+func WithSessionID(id string) Option { return func(c *config) { c.sessionID = id } }
+
+// WithHeader adds a header to every request.
+func WithHeader(key, value string) Option {
+	return func(c *config) { c.header.Add(key, value) }
+}
+
+// WithLogger routes the client's diagnostics (retries, skipped stream events, warnings) to logger.
+// By default nothing is logged. Credentials never appear in log records.
+func WithLogger(logger *slog.Logger) Option { return func(c *config) { c.logger = logger } }
+
+// WithStreamTimeouts bounds a stream's silences: firstByte is the longest wait from sending the
+// request to the first byte of the answer (default 6 minutes, because a cold model can take minutes
+// to start), idle the longest gap between two reads after that (default 2 minutes). A stream that
+// stays silent longer fails with an error matching ErrStreamTimeout. Zero keeps a default.
+func WithStreamTimeouts(firstByte, idle time.Duration) Option {
+	return func(c *config) {
+		if firstByte > 0 {
+			c.firstByteTimeout = firstByte
+		}
+		if idle > 0 {
+			c.idleTimeout = idle
+		}
+	}
+}
+
+// WithMaxLineSize sets the longest stream line accepted (default 64 MiB). A longer line ends the
+// stream with an error instead of growing memory without bound.
+func WithMaxLineSize(bytes int) Option { return func(c *config) { c.maxLine = bytes } }
+
+// secret holds a credential. It formats as a placeholder so that it cannot leak through %v, %+v,
+// %#v or slog.
+type secret struct{ value string }
+
+func (s secret) String() string       { return s.redacted() }
+func (s secret) GoString() string     { return s.redacted() }
+func (s secret) LogValue() slog.Value { return slog.StringValue(s.redacted()) }
+func (s secret) redacted() string {
+	if s.value == "" {
+		return "[unset]"
+	}
+	return "[redacted]"
+}
+
+type config struct {
+	apiKey, accessToken secret
+	rawBaseURL          string
+	baseURL             *url.URL
+	httpClient          *http.Client
+	maxRetries          int
+	maxRetryAfter       time.Duration
+	retryBaseWait       time.Duration
+	retryMaxWait        time.Duration
+	sessionID           string
+	header              http.Header
+	logger              *slog.Logger
+	firstByteTimeout    time.Duration
+	idleTimeout         time.Duration
+	maxLine             int
+}
+
+func defaultConfig() *config {
+	return &config{
+		apiKey:           secret{os.Getenv("INFERGATE_API_KEY")},
+		accessToken:      secret{os.Getenv("INFERGATE_ACCESS_TOKEN")},
+		rawBaseURL:       os.Getenv("INFERGATE_BASE_URL"),
+		maxRetries:       2,
+		maxRetryAfter:    time.Minute,
+		retryBaseWait:    500 * time.Millisecond,
+		retryMaxWait:     8 * time.Second,
+		header:           http.Header{},
+		logger:           slog.New(slog.DiscardHandler),
+		firstByteTimeout: 6 * time.Minute,
+		idleTimeout:      2 * time.Minute,
+	}
+}
+
+// finish validates the configuration and derives what the client needs.
+func (c *config) finish() error {
+	if c.rawBaseURL == "" {
+		c.rawBaseURL = DefaultBaseURL
+	}
+	u, err := parseBaseURL(c.rawBaseURL)
+	if err != nil {
+		return err
+	}
+	c.baseURL = u
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) && (c.apiKey.value != "" || c.accessToken.value != "") {
+		c.logger.Warn("infergate: credentials will be sent over plain http", slog.String("host", u.Host))
+	}
+	return nil
+}
+
+// parseBaseURL accepts the service root or the API root and returns the API root.
+func parseBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, &ValidationError{Field: "BaseURL", Reason: fmt.Sprintf("cannot parse %q: %v", raw, err)}
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, &ValidationError{Field: "BaseURL", Reason: fmt.Sprintf("%q must start with https:// or http://", raw)}
+	}
+	if u.Host == "" {
+		return nil, &ValidationError{Field: "BaseURL", Reason: fmt.Sprintf("%q has no host", raw)}
+	}
+	if u.User != nil {
+		return nil, &ValidationError{Field: "BaseURL", Reason: "must not carry credentials; use WithAPIKey"}
+	}
+	u.RawQuery, u.Fragment, u.RawPath = "", "", ""
+	u.Path = strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(u.Path, "/api/v1") {
+		u.Path += "/api/v1"
+	}
+	return u, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// transportClient copies the user's HTTP client so that go-retryablehttp cannot close the idle
+// connections it shares with other calls.
+func (c *config) transportClient() *http.Client {
+	base := c.httpClient
+	if base == nil {
+		base = &http.Client{}
+	}
+	hc := *base
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	hc.Transport = transport.KeepIdle(rt)
+	return &hc
+}
+
+// CallOption changes one call: pass it after the request, e.g.
+// client.Chat.Create(ctx, req, infergate.CallMaxRetries(0)).
+type CallOption func(*callConfig)
+
+// CallMaxRetries overrides the client's retry count for one call.
+func CallMaxRetries(n int) CallOption {
+	return func(c *callConfig) { n = max(n, 0); c.maxRetries = &n }
+}
+
+// CallTimeout bounds one call, retries and, for a stream, the whole read of it.
+func CallTimeout(d time.Duration) CallOption { return func(c *callConfig) { c.timeout = d } }
+
+// CallHeader adds a header to one call.
+func CallHeader(key, value string) CallOption {
+	return func(c *callConfig) {
+		if c.header == nil {
+			c.header = http.Header{}
+		}
+		c.header.Add(key, value)
+	}
+}
+
+type callConfig struct {
+	maxRetries *int
+	timeout    time.Duration
+	header     http.Header
+}
+
+func newCallConfig(opts []CallOption) *callConfig {
+	call := &callConfig{}
+	for _, opt := range opts {
+		opt(call)
+	}
+	return call
+}
+
+func (c *callConfig) context(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout > 0 {
+		return context.WithTimeout(ctx, c.timeout)
+	}
+	return context.WithCancel(ctx)
+}
