@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/examples/internal/gateway"
+	"github.com/infergate/infergate-go/gatewaytest"
+)
+
+// TestOutput runs what main runs, against the fake gateway.
+func TestOutput(t *testing.T) {
+	t.Setenv("INFERGATE_API_KEY", "")
+	var out strings.Builder
+	client, stop, err := gateway.Connect(&out, fake...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := run(context.Background(), &out, client); err != nil {
+		t.Fatal(err)
+	}
+	want := `using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)
+The capital of Portugal is Lisbon.
+(llama-3.3-70b, 11 prompt + 6 completion tokens)
+`
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
+
+// TestRun checks what run sends, and that it reports failures.
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    []gatewaytest.Option
+		wantOut string
+		wantErr error
+	}{
+		{"answers", fake, "The capital of Portugal is Lisbon.\n", nil},
+		{"bad key", []gatewaytest.Option{gatewaytest.WithAPIKey("another")}, "", infergate.ErrUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := gatewaytest.NewServer(tt.opts...)
+			defer srv.Close()
+			var out strings.Builder
+			err := run(context.Background(), &out, srv.Client(infergate.WithAPIKey(gatewaytest.APIKey)))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if got, _, _ := strings.Cut(out.String(), "("); got != tt.wantOut {
+				t.Errorf("output = %q, want %q before the usage line", out.String(), tt.wantOut)
+			}
+			req, ok := srv.LastRequest()
+			if !ok {
+				t.Fatal("nothing was sent")
+			}
+			if req.JSON["model"] != "llama-3.3-70b" || req.JSON["temperature"] != 0.2 {
+				t.Errorf("request = %s", req.Body)
+			}
+		})
+	}
+}
