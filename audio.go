@@ -44,8 +44,9 @@ const (
 	GranularitySegment TimestampGranularity = "segment"
 )
 
-// LargeUploadSize is the size above which the gateway recommends a pre-signed URL over a direct
-// upload. Larger files are still sent, with a warning in the client's log.
+// LargeUploadSize is the size in bytes (25 MiB, the "25 MB" of the gateway's documentation) above
+// which the gateway recommends a pre-signed URL over a direct upload. Larger files are still sent,
+// with a warning in the client's log.
 const LargeUploadSize = 25 << 20
 
 // audioTypes maps the extensions the gateway accepts to the Content-Type of the uploaded part.
@@ -157,6 +158,7 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 	}
 	call := newCallConfig(opts)
 	if !body.rewindable() {
+		// The bytes already sent are gone: a second attempt would upload a truncated file.
 		CallMaxRetries(0)(call)
 	}
 	ctx, cancel := call.context(ctx)

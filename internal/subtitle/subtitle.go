@@ -35,8 +35,10 @@ func parse(doc string) []Cue {
 		doc = strings.ReplaceAll(doc, "\r\n", "\n")
 		doc = strings.ReplaceAll(doc, "\r", "\n")
 	}
+	// Sizing the result once avoids the garbage of growing it: no cue is shorter than its timing
+	// line, and the shortest timing line ("0:0-->0:0") and its line break take 10 bytes.
+	cues := make([]Cue, 0, min(strings.Count(doc, "-->"), len(doc)/10+1))
 	var (
-		cues  []Cue
 		b     block
 		start int // offset of the current line in doc
 	)
@@ -55,7 +57,10 @@ func parse(doc string) []Cue {
 		}
 		start = end + 1
 	}
-	return b.flush(doc, cues)
+	if cues = b.flush(doc, cues); len(cues) == 0 {
+		return nil
+	}
+	return cues
 }
 
 // block tracks the run of non-blank lines being read.
@@ -108,37 +113,36 @@ func parseTiming(line string) (Cue, bool) {
 	if !ok {
 		return Cue{}, false
 	}
-	fields := strings.Fields(right)
-	if len(fields) == 0 {
-		return Cue{}, false
+	right = strings.TrimLeft(right, " \t")
+	if i := strings.IndexAny(right, " \t"); i >= 0 {
+		right = right[:i] // cue settings or SRT coordinates follow
 	}
 	start, ok1 := parseTimestamp(strings.TrimSpace(left))
-	end, ok2 := parseTimestamp(fields[0])
+	end, ok2 := parseTimestamp(right)
 	return Cue{Start: start, End: end}, ok1 && ok2
 }
 
-// parseTimestamp reads [hours:]minutes:seconds[(.|,)fraction]. Hours may have any number of digits
-// up to six, which keeps the result far from overflowing.
+// parseTimestamp reads [hours:]minutes:seconds[(.|,)fraction]. Hours may have up to six digits,
+// which keeps the result far from overflowing.
 func parseTimestamp(s string) (time.Duration, bool) {
-	parts := strings.Split(s, ":")
-	if len(parts) < 2 || len(parts) > 3 {
-		return 0, false
-	}
-	var hours int64
-	if len(parts) == 3 {
-		h, ok := number(parts[0], 6)
-		if !ok {
-			return 0, false
-		}
-		hours, parts = h, parts[1:]
-	}
-	minutes, ok := number(parts[0], 2)
+	first, rest, ok := strings.Cut(s, ":")
 	if !ok {
 		return 0, false
 	}
-	secText, fracText, hasFrac := strings.Cut(parts[1], ".")
+	var hours int64
+	if second, last, ok := strings.Cut(rest, ":"); ok {
+		if hours, ok = number(first, 6); !ok {
+			return 0, false
+		}
+		first, rest = second, last
+	}
+	minutes, ok := number(first, 2)
+	if !ok {
+		return 0, false
+	}
+	secText, fracText, hasFrac := strings.Cut(rest, ".")
 	if !hasFrac {
-		secText, fracText, _ = strings.Cut(parts[1], ",")
+		secText, fracText, _ = strings.Cut(rest, ",")
 	}
 	seconds, ok := number(secText, 2)
 	if !ok {

@@ -1,6 +1,7 @@
 package subtitle
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -166,4 +167,28 @@ func FuzzParseVTT(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, doc string) { checkCues(t, doc, ParseVTT(doc)) })
+}
+
+// TestParseMemoryIsLinear feeds documents shaped to make a careless parser blow up (all line breaks,
+// all cues, one endless line) and checks that what parsing allocates stays a small multiple of the
+// input.
+func TestParseMemoryIsLinear(t *testing.T) {
+	const size = 4 << 20
+	tests := map[string]string{
+		"line breaks":   strings.Repeat("\r\n", size/2),
+		"minimal cues":  strings.Repeat("0:0 --> 0:0\n\n", size/13),
+		"one long line": strings.Repeat("a", size),
+		"arrows":        strings.Repeat("-->", size/3),
+	}
+	for name, doc := range tests {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			cues := ParseVTT(doc)
+			runtime.ReadMemStats(&after)
+			if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 16*uint64(len(doc)) {
+				t.Errorf("parsing %d bytes into %d cues allocated %d bytes", len(doc), len(cues), allocated)
+			}
+		})
+	}
 }
