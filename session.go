@@ -149,16 +149,26 @@ func (s *SessionsService) Ping(ctx context.Context, opts ...CallOption) (*Sessio
 	return &out, nil
 }
 
-// sessionsError marks the 404 a deployment without session routes answers with. A 404 naming
-// something specific (an unknown bid, say) is left as it is.
+// sessionsError marks the 404 a deployment without session routes answers with: a bare "Not
+// Found" from the framework or a proxy. A 404 naming something specific (an unknown bid, say) is
+// left as it is.
 func sessionsError(err error) error {
 	var apiErr *APIError
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound {
-		return err
-	}
-	msg := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(apiErr.Message), "404")))
-	if msg != "" && msg != "not found" {
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound || !isRouteMissing(apiErr.Message) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrSessionsUnsupported, err)
+}
+
+// isRouteMissing reports whether a 404's message is the generic one ("Not Found", "404 page not
+// found", empty) rather than one about a missing resource.
+func isRouteMissing(message string) bool {
+	var words []string
+	for _, w := range strings.Fields(strings.ToLower(message)) {
+		if w != "404" && w != "page" {
+			words = append(words, w)
+		}
+	}
+	msg := strings.Join(words, " ")
+	return msg == "" || msg == "not found"
 }

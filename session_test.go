@@ -162,6 +162,7 @@ func TestSessionsUnsupported(t *testing.T) {
 		{"route missing", `{"detail":"Not Found"}`, true},
 		{"empty body", ``, true},
 		{"proxy page", `<html><title>404 Not Found</title></html>`, true},
+		{"Go's mux", "404 page not found\n", true},
 		{"a named thing is missing", `{"detail":"Bid not found"}`, false},
 	}
 	for name, call := range sessionCalls {
