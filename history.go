@@ -33,7 +33,7 @@ type Chat struct {
 	UpdatedAt time.Time // refreshed by the gateway on every change, e.g. a rename
 	// MessageCount is the number of messages in the chat; 0 also when the gateway did not count them.
 	MessageCount int
-	// Messages holds the chat's messages, oldest first, when the chat was fetched with Get.
+	// Messages holds the chat's messages, in the gateway's order, when the chat was fetched with Get.
 	Messages []StoredMessage
 }
 
@@ -117,7 +117,7 @@ func (s *HistoryService) chat(ctx context.Context, method, path string, in any, 
 //
 // GET /api/v1/chat-history/chats
 func (s *HistoryService) List(ctx context.Context, opts ...CallOption) iter.Seq2[Chat, error] {
-	return paginate(func(skip int) ([]Chat, error) {
+	return paginate(func(c Chat) string { return c.ID }, func(skip int) ([]Chat, error) {
 		return fetchPage[Chat](ctx, s.client, "/chat-history/chats", "chats", skip, opts)
 	})
 }
@@ -174,7 +174,7 @@ func (s *HistoryService) AddMessage(ctx context.Context, chatID string, msg NewM
 // GET /api/v1/chat-history/chats/{chat_id}/messages
 func (s *HistoryService) Messages(ctx context.Context, chatID string, opts ...CallOption) iter.Seq2[StoredMessage, error] {
 	path, err := chatPath(chatID)
-	return paginate(func(skip int) ([]StoredMessage, error) {
+	return paginate(func(m StoredMessage) string { return m.ID }, func(skip int) ([]StoredMessage, error) {
 		if err != nil {
 			return nil, err
 		}
@@ -182,9 +182,12 @@ func (s *HistoryService) Messages(ctx context.Context, chatID string, opts ...Ca
 	})
 }
 
-// paginate yields the items of successive pages until a page comes back short.
-func paginate[T any](fetch func(skip int) ([]T, error)) iter.Seq2[T, error] {
+// paginate yields the items of successive pages until a page comes back short. It also stops when
+// a server that ignores skip sends the same page again, or one that ignores limit sends everything
+// at once, rather than loop forever.
+func paginate[T any](id func(T) string, fetch func(skip int) ([]T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
+		previousFirst := ""
 		for skip := 0; ; {
 			page, err := fetch(skip)
 			if err != nil {
@@ -192,15 +195,18 @@ func paginate[T any](fetch func(skip int) ([]T, error)) iter.Seq2[T, error] {
 				yield(zero, err)
 				return
 			}
+			if len(page) > 0 && skip > 0 && id(page[0]) == previousFirst {
+				return
+			}
 			for _, item := range page {
 				if !yield(item, nil) {
 					return
 				}
 			}
-			if len(page) < historyPageSize {
+			if len(page) != historyPageSize {
 				return
 			}
-			skip += len(page)
+			previousFirst, skip = id(page[0]), skip+len(page)
 		}
 	}
 }
@@ -297,8 +303,12 @@ func (m StoredMessage) MarshalJSON() ([]byte, error) {
 // timestamp is a time as chat history sends it: ISO 8601, often without an offset.
 type timestamp time.Time
 
-// timestampLayouts are tried in order; the last has no offset and is read as UTC.
-var timestampLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999"}
+// Timestamps with an offset are RFC 3339, or ISO 8601 with a colon-less offset; those without one
+// are UTC.
+var (
+	offsetLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"}
+	naiveLayouts  = []string{"2006-01-02T15:04:05.999999999"}
+)
 
 func (t *timestamp) UnmarshalJSON(b []byte) error {
 	var s string
@@ -314,7 +324,11 @@ func (t *timestamp) UnmarshalJSON(b []byte) error {
 	if len(s) > 10 && s[10] == ' ' {
 		s = s[:10] + "T" + s[11:] // Python's str(datetime) separates date and time with a space
 	}
-	for _, layout := range timestampLayouts {
+	layouts := naiveLayouts
+	if len(s) > 19 && strings.ContainsAny(s[19:], "Z+-") {
+		layouts = offsetLayouts
+	}
+	for _, layout := range layouts {
 		if parsed, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
 			*t = timestamp(parsed)
 			return nil

@@ -185,6 +185,8 @@ func TestHistoryList(t *testing.T) {
 		{name: "full page then empty page", pages: []string{chatPage(0, 50), `[]`}, failAt: -1, wantIDs: 50},
 		{name: "no chats", pages: []string{`[]`}, failAt: -1, wantIDs: 0},
 		{name: "caller stops early: no second request", pages: []string{chatPage(0, 50)}, failAt: -1, stopAfter: 10, wantIDs: 10},
+		{name: "server ignoring skip: the repeated page is dropped", pages: []string{chatPage(0, 50), chatPage(0, 50)}, failAt: -1, wantIDs: 50},
+		{name: "server ignoring limit: one request", pages: []string{chatPage(0, 51)}, failAt: -1, wantIDs: 51},
 		{name: "error on the second page ends the loop", pages: []string{chatPage(0, 50), `{"detail":"boom"}`}, failAt: 1, wantIDs: 50, wantErr: true},
 	}
 	for _, tt := range tests {
@@ -356,6 +358,18 @@ func TestChatJSON(t *testing.T) {
 		var c Chat
 		if err := json.Unmarshal([]byte(bad), &c); err == nil {
 			t.Errorf("Unmarshal(%s) succeeded", bad)
+		}
+	}
+}
+
+func BenchmarkDecodeChatPage(b *testing.B) {
+	page := []byte(chatPage(0, historyPageSize))
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for b.Loop() {
+		out := listOf[Chat]{field: "chats"}
+		if err := json.Unmarshal(page, &out); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -319,3 +319,19 @@ func TestWebSearchVariant(t *testing.T) {
 		t.Error("IsWebSearch does not follow the :web suffix")
 	}
 }
+
+func BenchmarkModelsList(b *testing.B) {
+	mock := httpmock.NewMockTransport()
+	mock.RegisterResponder(http.MethodGet, catalogAPIRoot+"/chat/models", httpmock.NewStringResponder(404, `{"detail":"Not Found"}`))
+	mock.RegisterResponder(http.MethodGet, catalogAPIRoot+"/models", httpmock.NewStringResponder(200, deployedCatalogue))
+	client, err := NewClient(WithHTTPClient(&http.Client{Transport: mock}), WithBaseURL(catalogAPIRoot), WithAPIKey(catalogAPIKey))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := client.Models.List(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
