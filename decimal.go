@@ -13,8 +13,9 @@ import (
 // it never rounds, so 0.1 + 0.2 is exactly 0.3 and a price times a duration is the exact cost.
 //
 // The zero value is 0 and ready to use. A Decimal is immutable: every operation returns a new value,
-// so Decimals can be copied and shared freely. Compare them with Cmp or Equal, never with ==. It encodes to JSON as a string ("0.000125") so that no
-// JSON reader turns it into a float, and decodes from a JSON string or number.
+// so Decimals can be copied and shared freely. Compare them with Cmp or Equal, never with ==. It
+// encodes to JSON as a string ("0.000125") so that no JSON reader turns it into a float, and decodes
+// from a JSON string or number.
 type Decimal struct {
 	unscaled *big.Int // nil means 0; never modified once the Decimal is built
 	scale    int32    // digits after the point; the value is unscaled × 10^-scale
