@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -52,6 +53,22 @@ func sseEvents(payloads ...string) string {
 	return b.String()
 }
 
+// contentChunk is a stream event adding text to the answer; a non-empty finish ends the choice.
+func contentChunk(text, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
+	}
+	return `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":` +
+		strconv.Quote(text) + `},"finish_reason":` + f + `}]}`
+}
+
+// completionJSON is a non-streamed answer saying text.
+func completionJSON(text string) string {
+	return `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,` +
+		`"message":{"role":"assistant","content":` + strconv.Quote(text) + `},"finish_reason":"stop"}]}`
+}
+
 // countedServer is a loopback test server that counts requests and new connections.
 type countedServer struct {
 	*httptest.Server
@@ -59,12 +76,12 @@ type countedServer struct {
 	conns atomic.Int64
 }
 
-func newCountedServer(t *testing.T, handler http.HandlerFunc) *countedServer {
+// newCountedServer starts a server whose handler is told which request (1, 2, ...) it is serving.
+func newCountedServer(t *testing.T, handler func(hit int64, w http.ResponseWriter, r *http.Request)) *countedServer {
 	t.Helper()
 	s := &countedServer{}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.hits.Add(1)
-		handler(w, r)
+		handler(s.hits.Add(1), w, r)
 	}))
 	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
 		if state == http.StateNew {
