@@ -39,11 +39,6 @@ func (c *chunkedBody) Read(p []byte) (int, error) {
 
 func (c *chunkedBody) Close() error { return nil }
 
-// fastRetries keeps the client's own backoff in milliseconds so that retry storms run quickly.
-func fastRetries() Option {
-	return func(c *config) { c.retryBaseWait, c.retryMaxWait = time.Millisecond, 5*time.Millisecond }
-}
-
 // sseEvents renders data payloads as a stream body.
 func sseEvents(payloads ...string) string {
 	var b strings.Builder
@@ -99,7 +94,8 @@ func newTestClient(t *testing.T, baseURL string, opts ...Option) (*Client, *http
 	t.Helper()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
-	all := append([]Option{WithAPIKey("sk-test-key"), WithBaseURL(baseURL), WithHTTPClient(&http.Client{Transport: tr}), fastRetries()}, opts...)
+	all := append([]Option{WithAPIKey("sk-test-key"), WithBaseURL(baseURL), WithHTTPClient(&http.Client{Transport: tr}),
+		WithRetryBackoff(time.Millisecond, 5*time.Millisecond)}, opts...)
 	c, err := NewClient(all...)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)

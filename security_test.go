@@ -171,59 +171,87 @@ func (a *authRecorder) auth(path string) []string {
 	return a.seen[path]
 }
 
-// TestAccessTokenOnlyForHistory checks which credential each route gets when both are set: chat
-// routes the API key, never the JWT; chat-history routes the JWT, or the API key when no JWT is set.
-func TestAccessTokenOnlyForHistory(t *testing.T) {
-	srv := newAuthRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Accept") == "text/event-stream" {
-			streamHeaders(w)
-			_, _ = io.WriteString(w, sseEvents(contentChunk("ok", "stop"), "[DONE]"))
-			return
+// everyRoute calls each service method once; errors from the canned answers do not matter here,
+// only which credential each request carried.
+var everyRoute = map[string]func(context.Context, *Client){
+	"Chat.Create": func(ctx context.Context, c *Client) {
+		_, _ = c.Chat.Create(ctx, ChatRequest{Messages: []Message{UserMessage("x")}})
+	},
+	"Chat.Stream": func(ctx context.Context, c *Client) { _, _ = streamText(ctx, c, "x") },
+	"Audio.Transcribe": func(ctx context.Context, c *Client) {
+		_, _ = c.Audio.Transcribe(ctx, TranscriptionRequest{File: strings.NewReader("RIFF"), FileName: "a.wav"})
+	},
+	"Models.List": func(ctx context.Context, c *Client) { _, _ = c.Models.List(ctx) },
+	"Bids.Rated":  func(ctx context.Context, c *Client) { _, _ = c.Bids.Rated(ctx, "0x"+strings.Repeat("ab", 32)) },
+	"Sessions.CreateFromBid": func(ctx context.Context, c *Client) {
+		_, _ = c.Sessions.CreateFromBid(ctx, "0x"+strings.Repeat("cd", 32), SessionOptions{})
+	},
+	"Sessions.Ping":  func(ctx context.Context, c *Client) { _, _ = c.Sessions.Ping(ctx) },
+	"Sessions.Close": func(ctx context.Context, c *Client) { _, _ = c.Sessions.Close(ctx) },
+	"History.Create": func(ctx context.Context, c *Client) { _, _ = c.History.Create(ctx, "t") },
+	"History.Get":    func(ctx context.Context, c *Client) { _, _ = c.History.Get(ctx, "c1") },
+	"History.Rename": func(ctx context.Context, c *Client) { _, _ = c.History.Rename(ctx, "c1", "t") },
+	"History.List": func(ctx context.Context, c *Client) {
+		for range c.History.List(ctx) {
 		}
-		_, _ = io.WriteString(w, completionJSON("ok"))
-	})
-	tests := []struct {
-		name    string
-		jwt     string
-		call    func(*Client) error
-		path    string
-		wantJWT bool
-	}{
-		{name: "chat completion", jwt: secretJWT, path: "/api/v1/chat/completions", call: func(c *Client) error {
-			_, err := c.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}})
-			return err
-		}},
-		{name: "chat stream", jwt: secretJWT, path: "/api/v1/chat/completions", call: func(c *Client) error {
-			_, err := streamText(context.Background(), c, "x")
-			return err
-		}},
-		{name: "chat-history route", jwt: secretJWT, path: "/api/v1/chat-history/chats/c1", wantJWT: true, call: historyCall},
-		{name: "chat-history route without a JWT", path: "/api/v1/chat-history/chats/c1", call: historyCall},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			before := len(srv.auth(tc.path))
-			client, _ := newTestClient(t, srv.URL, WithAPIKey(secretKey), WithAccessToken(tc.jwt))
-			if err := tc.call(client); err != nil {
-				t.Fatal(err)
+	},
+	"History.Archive": func(ctx context.Context, c *Client) { _ = c.History.Archive(ctx, "c1") },
+	"History.Delete":  func(ctx context.Context, c *Client) { _ = c.History.Delete(ctx, "c1") },
+	"History.AddMessage": func(ctx context.Context, c *Client) {
+		_, _ = c.History.AddMessage(ctx, "c1", NewMessage{Role: RoleUser, Content: "x"})
+	},
+	"History.Messages": func(ctx context.Context, c *Client) {
+		for range c.History.Messages(ctx, "c1") {
+		}
+	},
+}
+
+// TestAccessTokenOnlyForHistory calls every service method with both credentials set and checks
+// each request: chat-history routes carry the JWT, every other route the API key and never the
+// JWT. Without a JWT, chat-history routes fall back to the API key.
+func TestAccessTokenOnlyForHistory(t *testing.T) {
+	var mu sync.Mutex
+	type seen struct{ path, auth string }
+	var requests []seen
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests = append(requests, seen{r.URL.Path, r.Header.Get("Authorization")})
+		mu.Unlock()
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	defer srv.Close()
+	for _, jwt := range []string{secretJWT, ""} {
+		client, _ := newTestClient(t, srv.URL, WithAPIKey(secretKey), WithAccessToken(jwt), WithMaxRetries(0))
+		for name, call := range everyRoute {
+			mu.Lock()
+			requests = nil
+			mu.Unlock()
+			call(context.Background(), client)
+			mu.Lock()
+			got := requests
+			mu.Unlock()
+			if len(got) == 0 {
+				t.Errorf("%s (JWT set: %v) sent no request", name, jwt != "")
 			}
-			want := "Bearer " + secretKey
-			if tc.wantJWT {
-				want = "Bearer " + secretJWT
+			for _, req := range got {
+				want := "Bearer " + secretKey
+				if jwt != "" && strings.HasPrefix(req.path, "/api/v1/chat-history/") {
+					want = "Bearer " + jwt
+				}
+				if req.auth != want {
+					t.Errorf("%s (JWT set: %v): %s carried %q, want %q", name, jwt != "", req.path, req.auth, want)
+				}
 			}
-			got := srv.auth(tc.path)[before:]
-			if len(got) != 1 || got[0] != want {
-				t.Errorf("%s got Authorization %q, want [%q]", tc.path, got, want)
-			}
-		})
+		}
 	}
 }
 
-// historyCall sends a request the way chat-history routes do (authHistory), whichever History
-// methods exist in this build.
-func historyCall(c *Client) error {
-	ar := apiRequest{method: http.MethodPut, path: "/chat-history/chats/c1", auth: authHistory}
-	return c.doJSON(context.Background(), ar, map[string]string{"title": "t"}, nil, nil)
+// renameChat is a chat-history call, which takes the JWT when one is set.
+func renameChat(c *Client) error {
+	_, err := c.History.Rename(context.Background(), "c1", "title")
+	return err
 }
 
 // TestAPIKeyNotForwardedToAnotherHost redirects calls from 127.0.0.1 to a server reached as
@@ -296,7 +324,7 @@ func TestPlainHTTPWarning(t *testing.T) {
 			}
 			if tc.opts != nil {
 				for range 3 {
-					if err := historyCall(client); err != nil {
+					if err := renameChat(client); err != nil {
 						t.Fatal(err)
 					}
 				}

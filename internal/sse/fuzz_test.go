@@ -20,7 +20,7 @@ type decodedEvent struct {
 
 // decodeAll reads every event, refusing to loop forever: each event consumes at least one input byte,
 // so more events than input bytes means the decoder is stuck.
-func decodeAll(t *testing.T, r io.Reader, size, maxLine int) ([]decodedEvent, error) {
+func decodeEvents(t *testing.T, r io.Reader, size, maxLine int) ([]decodedEvent, error) {
 	t.Helper()
 	d := NewDecoder(r, maxLine)
 	var events []decodedEvent
@@ -77,18 +77,18 @@ func addSeeds(f *testing.F) {
 func FuzzDecoder(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, input []byte, seed uint64) {
-		whole, wholeErr := decodeAll(t, bytes.NewReader(input), len(input), 0)
+		whole, wholeErr := decodeEvents(t, bytes.NewReader(input), len(input), 0)
 		if wholeErr != io.EOF {
 			t.Fatalf("reading the whole input: got error %v, want io.EOF", wholeErr)
 		}
-		split, splitErr := decodeAll(t, &chunkedReader{input, rand.New(rand.NewPCG(seed, seed))}, len(input), 0)
+		split, splitErr := decodeEvents(t, &chunkedReader{input, rand.New(rand.NewPCG(seed, seed))}, len(input), 0)
 		if splitErr != io.EOF {
 			t.Fatalf("reading in pieces: got error %v, want io.EOF", splitErr)
 		}
 		if diff := cmp.Diff(whole, split); diff != "" {
 			t.Fatalf("events differ between one read and split reads (-whole +split):\n%s", diff)
 		}
-		bytewise, _ := decodeAll(t, iotest.OneByteReader(bytes.NewReader(input)), len(input), 0)
+		bytewise, _ := decodeEvents(t, iotest.OneByteReader(bytes.NewReader(input)), len(input), 0)
 		if diff := cmp.Diff(whole, bytewise); diff != "" {
 			t.Fatalf("events differ between one read and one-byte reads (-whole +bytewise):\n%s", diff)
 		}

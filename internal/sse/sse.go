@@ -143,10 +143,10 @@ func (d *Decoder) line() ([]byte, error) {
 		window := d.buf[d.start+scanned : d.end]
 		if i := bytes.IndexAny(window, "\r\n"); i >= 0 {
 			lineEnd := d.start + scanned + i
-			if lineEnd-d.start > d.maxLine {
+			line := d.buf[d.start:lineEnd]
+			if len(line) > d.maxLine {
 				return nil, d.tooLong()
 			}
-			line := d.buf[d.start:lineEnd]
 			d.skipLF = d.buf[lineEnd] == '\r'
 			d.start = lineEnd + 1
 			return line, nil
