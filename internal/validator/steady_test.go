@@ -200,51 +200,63 @@ func chatCases(t *testing.T) []chatCase {
 	}
 }
 
-// TestSteadyAcceptsChatRequests sends every kind of chat request the SDK builds through Steady and
-// requires a clean verdict: valid, with not even a content note, except where the gateway's
-// contract deliberately differs from OpenAI's.
-func TestSteadyAcceptsChatRequests(t *testing.T) {
+// newSteadyClient starts Steady behind the prefix-stripping proxy and returns a client of it.
+func newSteadyClient(t *testing.T) (*infergate.Client, *steadyProxy, string) {
+	t.Helper()
 	steady := startSteady(t)
 	proxy := &steadyProxy{}
 	front := httptest.NewServer(proxy.handler(steady))
-	defer front.Close()
+	t.Cleanup(front.Close)
 	client, err := infergate.NewClient(infergate.WithAPIKey("sk-steady"), infergate.WithBaseURL(front.URL), infergate.WithMaxRetries(0))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return client, proxy, front.URL
+}
+
+// checkVerdict requires a clean verdict (valid, with not even a content note) for a request sent
+// without a ValidationError, or, where differs names the gateway's deliberate difference from
+// OpenAI's contract, that Steady reports exactly that.
+func checkVerdict(t *testing.T, proxy *steadyProxy, sendErr error, differs string, body any) {
+	t.Helper()
+	var invalid *infergate.ValidationError
+	if errors.As(sendErr, &invalid) {
+		t.Fatalf("the SDK refused to send it: %v", sendErr)
+	}
+	v := proxy.take()
+	if v == nil {
+		t.Fatalf("Steady never saw the request: %v", sendErr)
+	}
+	t.Logf("Steady: %s", v)
+	if differs != "" {
+		if !strings.Contains(strings.Join(v.issues, "\n"), differs) {
+			t.Errorf("expected Steady to report %q, the gateway's documented difference; got %s", differs, v)
+		}
+		return
+	}
+	if v.status != http.StatusOK || v.valid != "true" || len(v.issues) != 0 {
+		shown, _ := json.Marshal(body)
+		t.Errorf("Steady did not accept the request: %s\nrequest: %s", v, shown)
+	}
+}
+
+// TestSteadyAcceptsChatRequests sends every kind of chat request the SDK builds through Steady.
+func TestSteadyAcceptsChatRequests(t *testing.T) {
+	client, proxy, front := newSteadyClient(t)
 	t.Run("control: a malformed body is flagged", func(t *testing.T) {
 		body := `{"model":"m","messages":[{"role":"user","content":"x"}],"temperature":"hot"}`
-		resp, err := http.Post(front.URL+"/api/v1/chat/completions", "application/json", strings.NewReader(body))
+		resp, err := http.Post(front+"/api/v1/chat/completions", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
 		if v := proxy.take(); v == nil || v.valid != "false" || len(v.issues) == 0 {
-			t.Fatalf("Steady let a string temperature through (%v): the check below would prove nothing", v)
+			t.Fatalf("Steady let a string temperature through (%v): the checks below would prove nothing", v)
 		}
 	})
 	for _, tc := range chatCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			sendErr := send(client, tc)
-			var invalid *infergate.ValidationError
-			if errors.As(sendErr, &invalid) {
-				t.Fatalf("the SDK refused to send it: %v", sendErr)
-			}
-			v := proxy.take()
-			if v == nil {
-				t.Fatalf("Steady never saw the request: %v", sendErr)
-			}
-			t.Logf("Steady: %s", v)
-			if tc.differs != "" {
-				if v.valid == "true" && len(v.issues) == 0 || !strings.Contains(strings.Join(v.issues, "\n"), tc.differs) {
-					t.Errorf("expected Steady to report %q, the gateway's documented difference; got %s", tc.differs, v)
-				}
-				return
-			}
-			if v.status != http.StatusOK || v.valid != "true" || len(v.issues) != 0 {
-				body, _ := json.Marshal(tc.req)
-				t.Errorf("Steady did not accept the request: %s\nbody: %s", v, body)
-			}
+			checkVerdict(t, proxy, send(client, tc), tc.differs, tc.req)
 		})
 	}
 }
