@@ -34,7 +34,7 @@ func assertNoSecret(t *testing.T, what, s string) {
 // leakyServer fails in every way that produces an error or a log record: 401 (echoing the
 // credential back, as some servers do), a 503 that is retried, and a stream with an error event.
 func leakyServer(t *testing.T) *countedServer {
-	return newCountedServer(t, func(hit int64, w http.ResponseWriter, r *http.Request) {
+	return newCountedServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
 		auth := r.Header.Get("Authorization")
 		switch r.Header.Get("X-Scenario") {
 		case "401":
@@ -185,6 +185,10 @@ var everyRoute = map[string]func(context.Context, *Client){
 	"Bids.Rated":  func(ctx context.Context, c *Client) { _, _ = c.Bids.Rated(ctx, "0x"+strings.Repeat("ab", 32)) },
 	"Sessions.CreateFromBid": func(ctx context.Context, c *Client) {
 		_, _ = c.Sessions.CreateFromBid(ctx, "0x"+strings.Repeat("cd", 32), SessionOptions{})
+	},
+	"Models.Get": func(ctx context.Context, c *Client) { _, _ = c.Models.Get(ctx, "llama-3.3-70b") },
+	"Sessions.CreateForModel": func(ctx context.Context, c *Client) {
+		_, _ = c.Sessions.CreateForModel(ctx, "llama-3.3-70b", SessionOptions{})
 	},
 	"Sessions.Ping":  func(ctx context.Context, c *Client) { _, _ = c.Sessions.Ping(ctx) },
 	"Sessions.Close": func(ctx context.Context, c *Client) { _, _ = c.Sessions.Close(ctx) },
