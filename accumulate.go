@@ -98,6 +98,8 @@ func (ch *accChoice) addCall(f *wireToolCall) ToolCallDelta {
 	case args == "":
 	case call.args.Len() == 0 && !call.placeholder && strings.TrimSpace(args) == "{}":
 		call.placeholder = true
+	case call.placeholder && strings.TrimSpace(args) == "":
+		// Whitespace is not real arguments: the held-back "{}" still stands.
 	default:
 		call.placeholder = false
 		call.args.WriteString(args)

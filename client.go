@@ -120,7 +120,7 @@ func (c *Client) send(ctx context.Context, ar apiRequest, call *callConfig) (*ht
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
-		apiErr := newAPIError(resp.StatusCode, resp.Header, body)
+		apiErr := newAPIError(resp.StatusCode, resp.Header, c.cfg.redact(body))
 		c.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "infergate: request failed",
 			slog.String("method", ar.method), slog.String("path", ar.path),
 			slog.Int("status", resp.StatusCode), slog.String("request_id", apiErr.RequestID))
@@ -208,14 +208,14 @@ func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []
 	if err != nil {
 		return fmt.Errorf("infergate: reading %s response: %w", ar.path, err)
 	}
-	if err := errorIn200(resp, body); err != nil {
+	if err := errorIn200(resp, c.cfg.redact(body)); err != nil {
 		return err
 	}
 	if out == nil || len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return &APIError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body,
+		return &APIError{StatusCode: resp.StatusCode, Header: resp.Header, Body: c.cfg.redact(body),
 			RequestID: resp.Header.Get("X-Request-Id"),
 			Message:   "response is not the expected JSON: " + err.Error()}
 	}

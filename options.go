@@ -1,6 +1,7 @@
 package infergate
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -89,6 +90,17 @@ func (s secret) redacted() string {
 		return "[unset]"
 	}
 	return "[redacted]"
+}
+
+// redact blanks the client's credentials out of a server's answer before it becomes an error: some
+// servers echo the key they rejected, and errors end up in logs.
+func (c *config) redact(body []byte) []byte {
+	for _, s := range []secret{c.apiKey, c.accessToken} {
+		if s.value != "" && bytes.Contains(body, []byte(s.value)) {
+			body = bytes.ReplaceAll(body, []byte(s.value), []byte(s.redacted()))
+		}
+	}
+	return body
 }
 
 type config struct {

@@ -15,7 +15,8 @@ import (
 // a single chunk can carry a base64 image or a long tool-call argument.
 const DefaultMaxLine = 64 << 20
 
-// ErrLineTooLong is returned when a line exceeds the decoder's limit.
+// ErrLineTooLong is returned when a line, or the joined data lines of one event, exceed the decoder's
+// limit.
 var ErrLineTooLong = errors.New("sse: line exceeds limit")
 
 // Kind tells what an Event carries.
@@ -83,8 +84,14 @@ func (d *Decoder) Next() (Event, error) {
 		if ev, ok := d.field(line); ok {
 			return ev, nil
 		}
+		// Many short data lines without a blank line would otherwise grow one event without bound.
+		if len(d.data) > d.maxLine {
+			return Event{}, d.tooLong()
+		}
 	}
 }
+
+func (d *Decoder) tooLong() error { return fmt.Errorf("%w (%d bytes)", ErrLineTooLong, d.maxLine) }
 
 // field applies one non-empty line; it returns an event only for a stray line.
 func (d *Decoder) field(line []byte) (Event, bool) {
@@ -138,7 +145,7 @@ func (d *Decoder) line() ([]byte, error) {
 			lineEnd := d.start + scanned + i
 			line := d.buf[d.start:lineEnd]
 			if len(line) > d.maxLine {
-				return nil, fmt.Errorf("%w (%d bytes)", ErrLineTooLong, d.maxLine)
+				return nil, d.tooLong()
 			}
 			d.skipLF = d.buf[lineEnd] == '\r'
 			d.start = lineEnd + 1
@@ -146,7 +153,7 @@ func (d *Decoder) line() ([]byte, error) {
 		}
 		scanned = d.end - d.start
 		if scanned > d.maxLine {
-			return nil, fmt.Errorf("%w (%d bytes)", ErrLineTooLong, d.maxLine)
+			return nil, d.tooLong()
 		}
 		if d.eof {
 			if scanned == 0 {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -126,7 +127,7 @@ func (p Policy) backoff(attempt int, resp *http.Response) (time.Duration, bool) 
 func RetryAfter(h http.Header) (time.Duration, bool) {
 	if v := h.Get("Retry-After-Ms"); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
+			return duration(ms, time.Millisecond), true
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
@@ -134,12 +135,22 @@ func RetryAfter(h http.Header) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
+		return duration(s, time.Second), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(time.Until(t), 0), true
 	}
 	return 0, false
+}
+
+// duration converts a server's number without overflow: a wait too long for a Duration becomes the
+// longest one, so that it is refused as too long instead of wrapping round to a negative wait that
+// would retry at once.
+func duration(v float64, unit time.Duration) time.Duration {
+	if d := v * float64(unit); d < math.MaxInt64 {
+		return time.Duration(d)
+	}
+	return math.MaxInt64
 }
 
 // KeepIdle wraps a transport so that CloseIdleConnections is a no-op: go-retryablehttp calls it after

@@ -1,0 +1,269 @@
+package infergate
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// hijack takes the raw connection so that a test can write a broken response by hand.
+func hijack(t *testing.T, w http.ResponseWriter) (net.Conn, *bufio.ReadWriter) {
+	conn, rw, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		t.Errorf("hijack: %v", err)
+	}
+	return conn, rw
+}
+
+// resetConn closes with SO_LINGER 0, so that the peer sees a TCP reset rather than a clean close.
+func resetConn(conn net.Conn) {
+	_ = conn.(*net.TCPConn).SetLinger(0)
+	_ = conn.Close()
+}
+
+// writeRawThenReset sends bytes on a hijacked connection and then resets it.
+func writeRawThenReset(t *testing.T, w http.ResponseWriter, raw string) {
+	conn, rw := hijack(t, w)
+	_, _ = rw.WriteString(raw)
+	_ = rw.Flush()
+	resetConn(conn)
+}
+
+// stall holds the response open until the client goes away, with a bound so that no test can hang.
+func stall(r *http.Request) {
+	// The server notices a client that went away only once the request body has been read.
+	_, _ = io.Copy(io.Discard, r.Body)
+	select {
+	case <-r.Context().Done():
+	case <-time.After(10 * time.Second):
+	}
+}
+
+func failWith(status int, header ...string) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, `{"error":{"message":"overloaded","type":"server_error"}}`)
+	}
+}
+
+const htmlPage = "<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>"
+
+type createFault struct {
+	name     string
+	handler  func(t *testing.T, hit int64, w http.ResponseWriter, r *http.Request)
+	call     []CallOption
+	wantHits int64
+	check    func(t *testing.T, resp *ChatCompletion, err error)
+}
+
+func wantAPIError(status int, sentinel error, text string) func(*testing.T, *ChatCompletion, error) {
+	return func(t *testing.T, _ *ChatCompletion, err error) {
+		t.Helper()
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != status {
+			t.Fatalf("got %v, want an *APIError with status %d", err, status)
+		}
+		if sentinel != nil && !errors.Is(err, sentinel) {
+			t.Errorf("%v does not match %v", err, sentinel)
+		}
+		if !strings.Contains(err.Error(), text) {
+			t.Errorf("error %q does not say %q", err, text)
+		}
+	}
+}
+
+func wantText(text string) func(*testing.T, *ChatCompletion, error) {
+	return func(t *testing.T, resp *ChatCompletion, err error) {
+		t.Helper()
+		if err != nil || resp.Text() != text {
+			t.Fatalf("got %v, %v; want answer %q", resp, err, text)
+		}
+	}
+}
+
+func isReset(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// TestCreateFaults drives Create against servers that fail in the ways real networks and gateways
+// do. Each call must return, with a typed error that says what happened, after retrying only
+// failures that happened before any answer arrived, and without leaking goroutines or connections.
+func TestCreateFaults(t *testing.T) {
+	tests := []createFault{{
+		name: "reset before headers is retried, then reported",
+		handler: func(t *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
+			conn, _ := hijack(t, w)
+			resetConn(conn)
+		},
+		wantHits: 3,
+		check: func(t *testing.T, _ *ChatCompletion, err error) {
+			var urlErr *url.Error
+			if !errors.As(err, &urlErr) || !isReset(err) || !strings.Contains(err.Error(), "giving up after 3 attempts") {
+				t.Fatalf("got %v, want a connection reset after 3 attempts", err)
+			}
+		},
+	}, {
+		name: "reset after headers is not retried",
+		handler: func(t *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
+			writeRawThenReset(t, w, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"id\":")
+		},
+		wantHits: 1,
+		check: func(t *testing.T, _ *ChatCompletion, err error) {
+			if !isReset(err) || !strings.Contains(err.Error(), "reading /chat/completions response") {
+				t.Fatalf("got %v, want a reset while reading the response", err)
+			}
+		},
+	}, {
+		name:     "stall before headers ends at the call timeout",
+		handler:  func(_ *testing.T, _ int64, _ http.ResponseWriter, r *http.Request) { stall(r) },
+		call:     []CallOption{CallTimeout(300 * time.Millisecond)},
+		wantHits: 1,
+		check: func(t *testing.T, _ *ChatCompletion, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("got %v, want context.DeadlineExceeded", err)
+			}
+		},
+	}, {
+		name: "headers then nothing ends at the call timeout",
+		handler: func(_ *testing.T, _ int64, w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			stall(r)
+		},
+		call:     []CallOption{CallTimeout(300 * time.Millisecond)},
+		wantHits: 1,
+		check: func(t *testing.T, _ *ChatCompletion, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "reading") {
+				t.Fatalf("got %v, want context.DeadlineExceeded while reading", err)
+			}
+		},
+	}, {
+		name: "5xx storm then success",
+		handler: func(_ *testing.T, hit int64, w http.ResponseWriter, _ *http.Request) {
+			if hit <= 3 {
+				failWith(http.StatusServiceUnavailable)(w)
+				return
+			}
+			_, _ = io.WriteString(w, completionJSON("recovered"))
+		},
+		call:     []CallOption{CallMaxRetries(3)},
+		wantHits: 4,
+		check:    wantText("recovered"),
+	}, {
+		name: "5xx storm outlasting the retries",
+		handler: func(_ *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
+			failWith(http.StatusBadGateway)(w)
+		},
+		wantHits: 3,
+		check:    wantAPIError(http.StatusBadGateway, ErrServer, "overloaded"),
+	}, {
+		name: "Retry-After storm then success",
+		handler: func(_ *testing.T, hit int64, w http.ResponseWriter, _ *http.Request) {
+			if hit <= 2 {
+				failWith(http.StatusTooManyRequests, "Retry-After-Ms", "20")(w)
+				return
+			}
+			_, _ = io.WriteString(w, completionJSON("after the storm"))
+		},
+		wantHits: 3,
+		check:    wantText("after the storm"),
+	}, {
+		name: "Retry-After beyond the limit is returned at once",
+		handler: func(_ *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
+			failWith(http.StatusTooManyRequests, "Retry-After", "3600")(w)
+		},
+		wantHits: 1,
+		check:    wantAPIError(http.StatusTooManyRequests, ErrRateLimited, "retry after 1h0m0s"),
+	}, {
+		name: "Retry-After too large for a Duration is not a negative wait",
+		handler: func(_ *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
+			failWith(http.StatusTooManyRequests, "Retry-After", "99999999999999")(w)
+		},
+		wantHits: 1,
+		check:    wantAPIError(http.StatusTooManyRequests, ErrRateLimited, "retry after"),
+	}, {
+		name: "Retry-After past the call's deadline is not waited out",
+		handler: func(_ *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
+			failWith(http.StatusServiceUnavailable, "Retry-After", "30")(w)
+		},
+		call:     []CallOption{CallTimeout(2 * time.Second)},
+		wantHits: 1,
+		check:    wantAPIError(http.StatusServiceUnavailable, ErrServer, "retry after 30s"),
+	}, {
+		name: "JSON content type with an HTML body",
+		handler: func(_ *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, htmlPage)
+		},
+		wantHits: 1,
+		check:    wantAPIError(http.StatusOK, nil, "not the expected JSON"),
+	}, {
+		name: "HTML error page from a proxy",
+		handler: func(_ *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = io.WriteString(w, htmlPage)
+		},
+		wantHits: 3,
+		check:    wantAPIError(http.StatusBadGateway, ErrServer, "502 Bad Gateway"),
+	}, {
+		name: "client error is not retried",
+		handler: func(_ *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"error":{"message":"bad model","code":"model_not_found"}}`)
+		},
+		wantHits: 1,
+		check:    wantAPIError(http.StatusBadRequest, nil, "model_not_found"),
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkGoroutines(t)
+			srv := newCountedServer(t, func(hit int64, w http.ResponseWriter, r *http.Request) { tc.handler(t, hit, w, r) })
+			client, _ := newTestClient(t, srv.URL)
+			type result struct {
+				resp *ChatCompletion
+				err  error
+			}
+			res := within(t, 10*time.Second, func() result {
+				resp, err := client.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("hi")}}, tc.call...)
+				return result{resp, err}
+			})
+			tc.check(t, res.resp, res.err)
+			if got := srv.hits.Load(); got != tc.wantHits {
+				t.Errorf("server saw %d requests, want %d", got, tc.wantHits)
+			}
+		})
+	}
+}
+
+// TestConnectionRefused checks the error for a gateway that is not there at all.
+func TestConnectionRefused(t *testing.T) {
+	checkGoroutines(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	client, _ := newTestClient(t, "http://"+addr)
+	err = within(t, 10*time.Second, func() error {
+		_, err := client.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("hi")}})
+		return err
+	})
+	if !errors.Is(err, syscall.ECONNREFUSED) || !strings.Contains(err.Error(), "giving up after 3 attempts") {
+		t.Fatalf("got %v, want connection refused after 3 attempts", err)
+	}
+}

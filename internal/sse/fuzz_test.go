@@ -1,0 +1,124 @@
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// decodedEvent is an Event with its data copied, since Event.Data is only valid until the next call.
+type decodedEvent struct {
+	Kind Kind
+	Name string
+	Data string
+}
+
+// decodeAll reads every event, refusing to loop forever: each event consumes at least one input byte,
+// so more events than input bytes means the decoder is stuck.
+func decodeEvents(t *testing.T, r io.Reader, size, maxLine int) ([]decodedEvent, error) {
+	t.Helper()
+	d := NewDecoder(r, maxLine)
+	var events []decodedEvent
+	for {
+		ev, err := d.Next()
+		if err != nil {
+			return events, err
+		}
+		events = append(events, decodedEvent{ev.Kind, ev.Name, string(ev.Data)})
+		if len(events) > size+1 {
+			t.Fatalf("decoder returned %d events from %d bytes: it is not making progress", len(events), size)
+		}
+	}
+}
+
+// chunkedReader hands out its input in pseudo-random pieces, as TCP reads would.
+type chunkedReader struct {
+	data []byte
+	rng  *rand.Rand
+}
+
+func (c *chunkedReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(1+c.rng.IntN(16), len(c.data), len(p))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+func addSeeds(f *testing.F) {
+	seeds := []string{
+		"data: {\"id\":\"c1\"}\n\ndata: [DONE]\n\n",
+		"data:{\"a\":1}\r\n\r\ndata: b\r\n\r\n",
+		"data: a\rdata: b\r\r",
+		": keep-alive\n\nevent: message\ndata: x\nid: 7\nretry: 100\n\n",
+		"data: line1\ndata: line2\n\n",
+		"{\"error\":{\"message\":\"boom\"}}\n",
+		"data: last event without blank line",
+		"data: provider failed, failover enabled\n\n",
+		"\r\n\r\n\n\r",
+		"data\n\ndata:\n\n",
+		"event: e\n\nevent: f\ndata: g\n\n",
+	}
+	for i, s := range seeds {
+		f.Add([]byte(s), uint64(i))
+	}
+}
+
+// FuzzDecoder checks that any input decodes without panic, that the events do not depend on how the
+// input is split across reads (the gateway's events arrive split anywhere), and that the decoder
+// always reaches the end.
+func FuzzDecoder(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, input []byte, seed uint64) {
+		whole, wholeErr := decodeEvents(t, bytes.NewReader(input), len(input), 0)
+		if wholeErr != io.EOF {
+			t.Fatalf("reading the whole input: got error %v, want io.EOF", wholeErr)
+		}
+		split, splitErr := decodeEvents(t, &chunkedReader{input, rand.New(rand.NewPCG(seed, seed))}, len(input), 0)
+		if splitErr != io.EOF {
+			t.Fatalf("reading in pieces: got error %v, want io.EOF", splitErr)
+		}
+		if diff := cmp.Diff(whole, split); diff != "" {
+			t.Fatalf("events differ between one read and split reads (-whole +split):\n%s", diff)
+		}
+		bytewise, _ := decodeEvents(t, iotest.OneByteReader(bytes.NewReader(input)), len(input), 0)
+		if diff := cmp.Diff(whole, bytewise); diff != "" {
+			t.Fatalf("events differ between one read and one-byte reads (-whole +bytewise):\n%s", diff)
+		}
+	})
+}
+
+// FuzzDecoderBounded checks the memory bound: with a small limit, no event the decoder returns is
+// larger than the limit, however the input piles up lines, and exceeding it is ErrLineTooLong.
+func FuzzDecoderBounded(f *testing.F) {
+	addSeeds(f)
+	f.Add(bytes.Repeat([]byte("data: 0123456789\n"), 20), uint64(1))
+	f.Add(bytes.Repeat([]byte("x"), 300), uint64(2))
+	const limit = 64
+	f.Fuzz(func(t *testing.T, input []byte, seed uint64) {
+		d := NewDecoder(&chunkedReader{input, rand.New(rand.NewPCG(seed, 0))}, limit)
+		for range len(input) + 2 {
+			ev, err := d.Next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				if !errors.Is(err, ErrLineTooLong) {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if len(ev.Data) > limit {
+				t.Fatalf("event of %d bytes passed a %d-byte limit", len(ev.Data), limit)
+			}
+		}
+		t.Fatalf("decoder did not finish %d bytes of input", len(input))
+	})
+}

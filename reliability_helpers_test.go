@@ -1,0 +1,136 @@
+package infergate
+
+// Helpers shared by the reliability tests: fuzz, faults, load, concurrency and security.
+
+import (
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// roundTripFunc answers requests in memory, so that fuzzing does not pay for sockets.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// chunkedBody hands out its data in pseudo-random pieces, as TCP reads would.
+type chunkedBody struct {
+	data []byte
+	rng  *rand.Rand
+}
+
+func (c *chunkedBody) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(1+c.rng.IntN(64), len(c.data), len(p))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+func (c *chunkedBody) Close() error { return nil }
+
+// sseEvents renders data payloads as a stream body.
+func sseEvents(payloads ...string) string {
+	var b strings.Builder
+	for _, p := range payloads {
+		b.WriteString("data: " + p + "\n\n")
+	}
+	return b.String()
+}
+
+// contentChunk is a stream event adding text to the answer; a non-empty finish ends the choice.
+func contentChunk(text, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
+	}
+	return `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":` +
+		strconv.Quote(text) + `},"finish_reason":` + f + `}]}`
+}
+
+// completionJSON is a non-streamed answer saying text.
+func completionJSON(text string) string {
+	return `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,` +
+		`"message":{"role":"assistant","content":` + strconv.Quote(text) + `},"finish_reason":"stop"}]}`
+}
+
+// countedServer is a loopback test server that counts requests and new connections.
+type countedServer struct {
+	*httptest.Server
+	hits  atomic.Int64
+	conns atomic.Int64
+}
+
+// newCountedServer starts a server whose handler is told which request (1, 2, ...) it is serving.
+func newCountedServer(t *testing.T, handler func(hit int64, w http.ResponseWriter, r *http.Request)) *countedServer {
+	t.Helper()
+	s := &countedServer{}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handler(s.hits.Add(1), w, r)
+	}))
+	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// newTestClient returns a client of srv with its own transport, closed when the test ends so that
+// idle connections do not count as leaks.
+func newTestClient(t *testing.T, baseURL string, opts ...Option) (*Client, *http.Transport) {
+	t.Helper()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(tr.CloseIdleConnections)
+	all := append([]Option{WithAPIKey("sk-test-key"), WithBaseURL(baseURL), WithHTTPClient(&http.Client{Transport: tr}),
+		WithRetryBackoff(time.Millisecond, 5*time.Millisecond)}, opts...)
+	c, err := NewClient(all...)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	return c, tr
+}
+
+// checkGoroutines fails the test if goroutines started during it are still running once it has
+// cleaned up. Call it first so that its check runs after every other cleanup (servers, transports).
+func checkGoroutines(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		var now int
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if now = runtime.NumGoroutine(); now <= before {
+				return
+			}
+		}
+		buf := make([]byte, 1<<20)
+		t.Errorf("goroutine leak: %d before, %d after\n%s", before, now, buf[:runtime.Stack(buf, true)])
+	})
+}
+
+// within fails the test if call does not return in time: a hang is a failure, not a stuck test.
+func within[T any](t *testing.T, limit time.Duration, call func() T) T {
+	t.Helper()
+	done := make(chan T, 1)
+	go func() { done <- call() }()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(limit):
+		t.Fatalf("call did not return within %s", limit)
+		var zero T
+		return zero
+	}
+}
