@@ -2,6 +2,9 @@ module github.com/infergate/infergate-go
 
 go 1.24
 
-require github.com/hashicorp/go-retryablehttp v0.7.8
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/hashicorp/go-retryablehttp v0.7.8
+)
 
 require github.com/hashicorp/go-cleanhttp v0.5.2 // indirect

@@ -39,6 +39,9 @@ type ChatStream struct {
 	logger  *slog.Logger
 
 	wire    wireChunk
+	json    *json.Decoder // reused across events: it keeps its scratch space, json.Unmarshal does not
+	feed    eventFeed
+	fed     int64 // bytes given to json so far, to spot trailing garbage after a value
 	cur     ChatCompletionChunk
 	acc     accumulator
 	skipped []*StreamError
@@ -150,12 +153,16 @@ var errDone = errors.New("[DONE]")
 // decode reads one event's data; it reports false when the event was skipped.
 func (s *ChatStream) decode(data []byte) bool {
 	s.wire.reset()
-	if err := json.Unmarshal(data, &s.wire); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if !errors.As(err, &typeErr) {
-			s.skip(data)
-			return false
-		}
+	if s.json == nil {
+		s.json, s.fed = json.NewDecoder(&s.feed), 0
+	}
+	s.feed.data = data
+	s.fed += int64(len(data))
+	err := s.json.Decode(&s.wire)
+	if (err != nil && !isTypeError(err)) || s.json.InputOffset() != s.fed {
+		s.json = nil // a decoder that failed once stays failed
+		s.skip(data)
+		return false
 	}
 	if isPresent(s.wire.Error) {
 		s.skip(data)
@@ -165,6 +172,25 @@ func (s *ChatStream) decode(data []byte) bool {
 	s.acc.add(&s.wire, &s.cur)
 	s.chunks++
 	return true
+}
+
+// isTypeError tells a value of the wrong JSON type, which leaves the rest of the chunk decoded and
+// usable, from a malformed event.
+func isTypeError(err error) bool {
+	var typeErr *json.UnmarshalTypeError
+	return errors.As(err, &typeErr)
+}
+
+// eventFeed hands one event's data at a time to the JSON decoder.
+type eventFeed struct{ data []byte }
+
+func (f *eventFeed) Read(p []byte) (int, error) {
+	if len(f.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, f.data)
+	f.data = f.data[n:]
+	return n, nil
 }
 
 // skip records an in-band error or a malformed line; neither ends the stream.
