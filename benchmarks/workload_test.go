@@ -88,7 +88,8 @@ func toolArguments(size int) string {
 // objects; it returns the body and the answer's text.
 func completionBody(size int) ([]byte, string) {
 	var text strings.Builder
-	for i := 0; text.Len() < size-600; i++ {
+	const escapesPerLine = 3 // two quotes and the newline each take a backslash in the JSON
+	for i := 0; text.Len()+escapesPerLine*i < size-600; i++ {
 		fmt.Fprintf(&text, "Paragraph %d says \"hello\" to the reader and goes on for a while.\n", i)
 	}
 	body := fmt.Sprintf(`{"id":"chatcmpl-8f3a9c2b","object":"chat.completion","created":1731000000,"model":"llama-3.3-70b","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":11000,"total_tokens":11012},"usage_from_provider":{"prompt_tokens":12,"completion_tokens":11000,"total_tokens":11012},"usage_from_consumer":{"prompt_tokens":13,"completion_tokens":10990,"total_tokens":11003}}`, quote(text.String()))
