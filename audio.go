@@ -1,4 +1,437 @@
 package infergate
 
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
 // AudioService transcribes audio. Get it as Client.Audio.
 type AudioService struct{ client *Client }
+
+// ResponseFormat selects the shape of a transcription.
+type ResponseFormat string
+
+// The transcription formats the gateway produces.
+const (
+	FormatJSON        ResponseFormat = "json"         // the text only (the default)
+	FormatText        ResponseFormat = "text"         // plain text
+	FormatSRT         ResponseFormat = "srt"          // SubRip subtitles
+	FormatVerboseJSON ResponseFormat = "verbose_json" // text, language, duration, segments and words
+	FormatVTT         ResponseFormat = "vtt"          // WebVTT subtitles
+)
+
+// TimestampGranularity asks for timestamps per word or per segment in a FormatVerboseJSON answer.
+type TimestampGranularity string
+
+// The timestamp granularities.
+const (
+	GranularityWord    TimestampGranularity = "word"
+	GranularitySegment TimestampGranularity = "segment"
+)
+
+// LargeUploadSize is the size in bytes (25 MiB, the "25 MB" of the gateway's documentation) above
+// which the gateway recommends a pre-signed URL over a direct upload. Larger files are still sent,
+// with a warning in the client's log.
+const LargeUploadSize = 25 << 20
+
+// audioTypes maps the extensions the gateway accepts to the Content-Type of the uploaded part.
+var audioTypes = map[string]string{
+	"mp3": "audio/mpeg", "mp4": "audio/mp4", "mpeg": "audio/mpeg", "mpga": "audio/mpeg",
+	"m4a": "audio/mp4", "wav": "audio/wav", "webm": "audio/webm",
+}
+
+// TranscriptionRequest describes the audio to transcribe and how. Give exactly one of File and
+// S3PresignedURL.
+type TranscriptionRequest struct {
+	// File is the audio to upload. It is streamed, never held in memory. When it is an io.ReaderAt
+	// of knowable size (*os.File, *bytes.Reader, *strings.Reader, *io.SectionReader) the upload has
+	// an exact Content-Length and is retried like any call, re-sending the bytes from where File's
+	// read position was; File's position itself is not moved. Any other reader is sent once, without
+	// retries. The caller closes File.
+	File io.Reader
+	// FileName names the upload; its extension (mp3, mp4, mpeg, mpga, m4a, wav or webm) tells the
+	// gateway the format. It defaults to the base name of an *os.File.
+	FileName string
+	// S3PresignedURL points at the audio in object storage, the way to send files over 25 MB.
+	S3PresignedURL string
+
+	Model    string // the transcription model's name or hex id; empty lets the gateway choose
+	Language string // the spoken language as a code such as "en"; empty detects it
+	Prompt   string // text that guides spelling of names and terms
+	// ResponseFormat is the answer's shape; empty means FormatJSON.
+	ResponseFormat ResponseFormat
+	// Temperature is the sampling temperature, 0 to 1; nil leaves it to the model.
+	Temperature *float64
+	// TimestampGranularities asks for word and/or segment timestamps; FormatVerboseJSON only.
+	TimestampGranularities []TimestampGranularity
+	// EnableDiarization labels speakers, on models that support it (see TranscriptionSegment.Speaker).
+	EnableDiarization bool
+	OutputContent     string // the output content type, for advanced use
+	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
+	// or, failing that, the session tied to the API key.
+	SessionID string
+}
+
+// Validate reports the first rule the request breaks, as a *ValidationError. Transcribe calls it
+// before sending anything.
+func (r *TranscriptionRequest) Validate() error {
+	hasFile, hasURL := r.File != nil, r.S3PresignedURL != ""
+	switch {
+	case hasFile && hasURL:
+		return invalid("File", "give either File or S3PresignedURL, not both")
+	case !hasFile && !hasURL:
+		return invalid("File", "give File or S3PresignedURL")
+	}
+	if hasFile {
+		if err := checkFileName(r.uploadName()); err != nil {
+			return err
+		}
+	}
+	switch r.ResponseFormat {
+	case "", FormatJSON, FormatText, FormatSRT, FormatVerboseJSON, FormatVTT:
+	default:
+		return invalid("ResponseFormat", "%q is not one of json, text, srt, verbose_json, vtt", r.ResponseFormat)
+	}
+	if t := r.Temperature; t != nil && !(*t >= 0 && *t <= 1) {
+		return invalid("Temperature", "%v is outside 0 to 1", *t)
+	}
+	for _, g := range r.TimestampGranularities {
+		if g != GranularityWord && g != GranularitySegment {
+			return invalid("TimestampGranularities", "%q is not word or segment", g)
+		}
+	}
+	if len(r.TimestampGranularities) > 0 && r.ResponseFormat != FormatVerboseJSON {
+		return invalid("TimestampGranularities", "only apply with ResponseFormat verbose_json")
+	}
+	return nil
+}
+
+func checkFileName(name string) error {
+	if name == "" {
+		return invalid("FileName", "is required with File: its extension tells the gateway the audio format")
+	}
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
+	if _, ok := audioTypes[ext]; !ok {
+		return invalid("FileName", "%q is not an mp3, mp4, mpeg, mpga, m4a, wav or webm file", name)
+	}
+	return nil
+}
+
+// uploadName is the FileName, or the name of the file File reads.
+func (r *TranscriptionRequest) uploadName() string {
+	if r.FileName != "" {
+		return r.FileName
+	}
+	if f, ok := r.File.(*os.File); ok {
+		return filepath.Base(f.Name())
+	}
+	return ""
+}
+
+// Transcribe turns audio into text or subtitles. The request is sent as multipart/form-data,
+// streaming File rather than loading it; see TranscriptionRequest.File for when it is retried.
+// Transcription.Raw keeps the exact answer, whatever its format.
+//
+// POST /api/v1/audio/transcriptions
+func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest, opts ...CallOption) (*Transcription, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	body, err := s.newUpload(ctx, &req)
+	if err != nil {
+		return nil, err
+	}
+	call := newCallConfig(opts)
+	if !body.rewindable() {
+		// The bytes already sent are gone: a second attempt would upload a truncated file.
+		CallMaxRetries(0)(call)
+	}
+	ctx, cancel := call.context(ctx)
+	defer cancel()
+	ar := apiRequest{method: http.MethodPost, path: "/audio/transcriptions", body: body.body(),
+		contentType: body.contentType}
+	resp, err := s.client.send(ctx, ar, call)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	if err != nil {
+		return nil, fmt.Errorf("infergate: reading transcription: %w", err)
+	}
+	if err := errorIn200(resp, raw); err != nil {
+		return nil, err
+	}
+	return decodeTranscription(resp, raw, req.ResponseFormat)
+}
+
+// TranscribeFile transcribes the audio file at path: it opens the file, sends it as req.File (named
+// after the file unless req.FileName is set) and closes it. Being a file, the upload is retried
+// like any other call.
+//
+// POST /api/v1/audio/transcriptions
+func (s *AudioService) TranscribeFile(ctx context.Context, path string, req TranscriptionRequest, opts ...CallOption) (*Transcription, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("infergate: opening audio: %w", err)
+	}
+	defer f.Close()
+	req.File = f
+	if req.FileName == "" {
+		req.FileName = filepath.Base(path)
+	}
+	return s.Transcribe(ctx, req, opts...)
+}
+
+// upload is a multipart body laid out as prefix bytes (the form fields and the file part's header),
+// the file, and suffix bytes (the closing boundary), so that the file is read straight from its
+// source on every attempt instead of being copied into memory.
+type upload struct {
+	contentType    string
+	prefix, suffix []byte
+	at             io.ReaderAt // the file, when it can be re-read; its bytes are [start, start+size)
+	start, size    int64
+	once           io.Reader // the file, when it can be read only once
+	used           atomic.Bool
+}
+
+func (s *AudioService) newUpload(ctx context.Context, req *TranscriptionRequest) (*upload, error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, f := range s.formFields(req) {
+		if err := mw.WriteField(f[0], f[1]); err != nil {
+			return nil, fmt.Errorf("infergate: encoding transcription form: %w", err)
+		}
+	}
+	u := &upload{contentType: mw.FormDataContentType()}
+	if req.File != nil {
+		name := req.uploadName()
+		if _, err := mw.CreatePart(filePartHeader(name)); err != nil {
+			return nil, fmt.Errorf("infergate: encoding transcription form: %w", err)
+		}
+		if err := u.setFile(req.File); err != nil {
+			return nil, err
+		}
+		if u.at != nil && u.size > LargeUploadSize {
+			s.client.cfg.logger.LogAttrs(ctx, slog.LevelWarn,
+				"infergate: audio file is over 25 MB; the gateway recommends S3PresignedURL for large files",
+				slog.String("file", name), slog.Int64("bytes", u.size))
+		}
+	}
+	u.prefix = bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := mw.Close(); err != nil {
+		return nil, fmt.Errorf("infergate: encoding transcription form: %w", err)
+	}
+	u.suffix = buf.Bytes()
+	return u, nil
+}
+
+// formFields lists the form values in a stable order; unset options are left out so that the
+// gateway applies its defaults.
+func (s *AudioService) formFields(req *TranscriptionRequest) [][2]string {
+	var fields [][2]string
+	add := func(name, value string) {
+		if value != "" {
+			fields = append(fields, [2]string{name, value})
+		}
+	}
+	add("s3_presigned_url", req.S3PresignedURL)
+	add("model", req.Model)
+	add("language", req.Language)
+	add("prompt", req.Prompt)
+	add("response_format", string(req.ResponseFormat))
+	if req.Temperature != nil {
+		add("temperature", strconv.FormatFloat(*req.Temperature, 'f', -1, 64))
+	}
+	grans := make([]string, len(req.TimestampGranularities))
+	for i, g := range req.TimestampGranularities {
+		grans[i] = string(g)
+	}
+	// The gateway reads one comma-separated value, not a repeated field.
+	add("timestamp_granularities", strings.Join(grans, ","))
+	if req.EnableDiarization {
+		add("enable_diarization", "true")
+	}
+	add("output_content", req.OutputContent)
+	add("session_id", s.client.sessionFor(req.SessionID))
+	return fields
+}
+
+func filePartHeader(name string) textproto.MIMEHeader {
+	escape := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r", "", "\n", "")
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="file"; filename="`+escape.Replace(name)+`"`)
+	h.Set("Content-Type", audioTypes[ext])
+	return h
+}
+
+// setFile decides how the file is read: by offset when its size is knowable, else once.
+func (u *upload) setFile(file io.Reader) error {
+	at, ok := file.(io.ReaderAt)
+	if !ok {
+		u.once = file
+		return nil
+	}
+	start, size, known, err := extent(file)
+	if err != nil {
+		return fmt.Errorf("infergate: reading audio file size: %w", err)
+	}
+	if !known {
+		u.once = file
+		return nil
+	}
+	u.at, u.start, u.size = at, start, size
+	return nil
+}
+
+// extent returns where the unread bytes of file begin and how many there are, when that is known.
+func extent(file io.Reader) (start, size int64, known bool, err error) {
+	if seeker, ok := file.(io.Seeker); ok {
+		if start, err = seeker.Seek(0, io.SeekCurrent); err != nil {
+			// A pipe or socket cannot seek: it is read once.
+			return 0, 0, false, nil
+		}
+	}
+	switch f := file.(type) {
+	case *os.File:
+		info, err := f.Stat()
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if !info.Mode().IsRegular() {
+			return 0, 0, false, nil
+		}
+		return start, max(info.Size()-start, 0), true, nil
+	case interface{ Size() int64 }:
+		return start, max(f.Size()-start, 0), true, nil
+	case interface{ Len() int }:
+		return start, int64(f.Len()), true, nil
+	}
+	return 0, 0, false, nil
+}
+
+func (u *upload) rewindable() bool { return u.once == nil }
+
+// body gives go-retryablehttp the request body: bytes when there is no file, else a function that
+// builds a fresh body per attempt. go-retryablehttp also calls that function once when the request
+// is built, to learn the length, so building a body reads nothing.
+func (u *upload) body() any {
+	switch {
+	case u.at != nil:
+		total := int64(len(u.prefix)) + u.size + int64(len(u.suffix))
+		return retryablehttp.ReaderFunc(func() (io.Reader, error) {
+			r := io.MultiReader(bytes.NewReader(u.prefix), io.NewSectionReader(u.at, u.start, u.size),
+				bytes.NewReader(u.suffix))
+			return &sizedReader{r: r, remaining: total}, nil
+		})
+	case u.once == nil:
+		return append(u.prefix, u.suffix...)
+	}
+	return retryablehttp.ReaderFunc(func() (io.Reader, error) {
+		if u.used.Load() {
+			return nil, errReaderUsed
+		}
+		return io.MultiReader(bytes.NewReader(u.prefix), &markingReader{r: u.once, used: &u.used},
+			bytes.NewReader(u.suffix)), nil
+	})
+}
+
+var errReaderUsed = errors.New("infergate: the audio reader was already consumed and cannot be sent again")
+
+// sizedReader reports its remaining length so that go-retryablehttp sets an exact Content-Length.
+type sizedReader struct {
+	r         io.Reader
+	remaining int64
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.remaining -= int64(n)
+	return n, err
+}
+
+func (s *sizedReader) Len() int { return int(min(s.remaining, math.MaxInt)) }
+
+// markingReader records that a read-once file has started to be sent.
+type markingReader struct {
+	r    io.Reader
+	used *atomic.Bool
+}
+
+func (m *markingReader) Read(p []byte) (int, error) {
+	m.used.Store(true)
+	return m.r.Read(p)
+}
+
+// Transcription is the transcribed audio. Times are float seconds throughout, as the gateway sends
+// them in verbose_json; cues parsed from srt and vtt answers use the same unit, so a segment reads
+// the same whatever format produced it.
+type Transcription struct {
+	// Text is the transcript. For text, srt and vtt it is the body as received, subtitles included.
+	Text     string
+	Language string  // the detected language as the gateway names it, e.g. "english" (verbose_json)
+	Duration float64 // the audio's length in seconds (verbose_json)
+	Task     string  // "transcribe" (verbose_json)
+	// Segments are the timed pieces of the transcript: from verbose_json, or the cues of an srt or
+	// vtt answer.
+	Segments []TranscriptionSegment
+	Words    []TranscriptionWord // per-word timings, when word granularity was asked for
+	Usage    *TranscriptionUsage // what the transcription cost, when the gateway says
+	Format   ResponseFormat      // the format the answer was asked in
+	Raw      []byte              // the response body exactly as received, e.g. for diarization details
+}
+
+// TranscriptionSegment is a timed piece of a transcript.
+type TranscriptionSegment struct {
+	// ID numbers the segment: as sent in verbose_json, or the cue's position from 1 in srt and vtt.
+	ID    int
+	Start float64 // seconds from the start of the audio
+	End   float64 // seconds from the start of the audio
+	Text  string  // as sent, markup and speaker prefixes included
+	// Speaker labels the voice when diarization found one: a "speaker" or "speaker_label" key on
+	// the segment, a WebVTT voice tag (<v Name>), or a pyannote-style "SPEAKER_00:" prefix of the
+	// text, in that order. Empty when none is given.
+	Speaker string
+
+	// The decoder's statistics, verbose_json only.
+	Seek             int
+	Tokens           []int
+	Temperature      float64
+	AvgLogprob       float64
+	CompressionRatio float64
+	NoSpeechProb     float64
+}
+
+// TranscriptionWord is one word's timing.
+type TranscriptionWord struct {
+	Word    string
+	Start   float64 // seconds
+	End     float64 // seconds
+	Speaker string  // the "speaker" key of the word, when diarization gives one
+}
+
+// TranscriptionUsage is what a transcription cost: tokens, or seconds of audio.
+type TranscriptionUsage struct {
+	Type         string  `json:"type"` // "tokens" or "duration"
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	TotalTokens  int     `json:"total_tokens"`
+	Seconds      float64 `json:"seconds"`
+}

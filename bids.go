@@ -1,4 +1,228 @@
 package infergate
 
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
 // BidsService reads providers' rated bids for a model. Get it as Client.Bids.
 type BidsService struct{ client *Client }
+
+// Availability says whether a provider can take a session now.
+type Availability string
+
+// The availabilities the API defines. Other values are kept as sent.
+const (
+	AvailabilityAvailable Availability = "available"
+	AvailabilityBusy      Availability = "busy"
+	AvailabilityOffline   Availability = "offline"
+)
+
+// RatedBid is a provider's offer to serve a model, with the gateway's rating of the provider. Its
+// BidID picks that provider when creating a session with SessionsService.CreateFromBid.
+//
+// The gateway sends bids in one of two shapes: the API contract's, with Rating, TotalSessions,
+// Availability and durations; or the marketplace's own, passed through, with Score and CreatedAt
+// instead. Fields the shape at hand does not carry are zero.
+type RatedBid struct {
+	BidID    string // the bid's id
+	Provider string // the provider's blockchain address
+	ModelID  string // the model's hex blockchain id
+	// PricePerSecond is the price in the network's token (not wei), exact.
+	PricePerSecond Decimal
+	Rating         float64 // the provider's rating, 0 to 5 (contract shape)
+	// Score is the marketplace's own ranking score (pass-through shape). Its scale is not Rating's,
+	// so the two must not be compared.
+	Score         float64
+	TotalSessions int64        // sessions the provider completed
+	Availability  Availability // empty when the gateway does not report it
+	MinDuration   time.Duration
+	MaxDuration   time.Duration
+	CreatedAt     time.Time // when the bid was placed; zero when not reported
+}
+
+// Cost returns the price of a session of duration d: PricePerSecond times d's whole seconds, exactly.
+// A negative d costs nothing.
+func (b RatedBid) Cost(d time.Duration) Decimal {
+	return b.PricePerSecond.MulInt(int64(max(d, 0) / time.Second))
+}
+
+// BestBid picks the bid to use from a list in the server's order (best rating, then lowest price,
+// first): the first that is available or that does not report availability at all, as bids in the
+// marketplace's pass-through shape do not. ok is false when no bid qualifies.
+func BestBid(bids []RatedBid) (best RatedBid, ok bool) {
+	for _, b := range bids {
+		if b.Availability == AvailabilityAvailable || b.Availability == "" {
+			return b, true
+		}
+	}
+	return RatedBid{}, false
+}
+
+// Rated returns the rated bids for a model, in the server's order: best rating first, then lowest
+// price. model is the model's hex blockchain id, or its name, which is first looked up in the model
+// catalogue (an unknown name gives an error matching ErrNotFound, and no bid request is made).
+//
+// GET /api/v1/models/ratedbids
+func (s *BidsService) Rated(ctx context.Context, model string, opts ...CallOption) ([]RatedBid, error) {
+	if strings.TrimSpace(model) == "" {
+		return nil, invalid("Model", "a model name or hex id is required")
+	}
+	modelID, err := s.resolve(ctx, model, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := listOf[RatedBid]{field: "bids"}
+	ar := apiRequest{method: http.MethodGet, path: "/models/ratedbids", query: url.Values{"model_id": {modelID}}}
+	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+		return nil, err
+	}
+	return out.items, nil
+}
+
+// resolve turns a model name into the hex id the ratedbids route insists on.
+func (s *BidsService) resolve(ctx context.Context, model string, opts []CallOption) (string, error) {
+	if IsHexID(model) {
+		return model, nil
+	}
+	m, err := s.client.Models.Get(ctx, model, opts...)
+	if err != nil {
+		return "", err
+	}
+	if m.BlockchainID == "" {
+		return "", fmt.Errorf("infergate: model %q has no blockchain id in the catalogue: %w", model, ErrNotFound)
+	}
+	return m.BlockchainID, nil
+}
+
+// wireBid holds both shapes of a bid; Bid is set only in the marketplace's pass-through shape.
+type wireBid struct {
+	BidID          string       `json:"bid_id,omitempty"`
+	Provider       string       `json:"provider,omitempty"`
+	ModelID        string       `json:"model_id,omitempty"`
+	PricePerSecond Decimal      `json:"price_per_second"`
+	Rating         jsonNumber   `json:"rating,omitempty"`
+	Score          jsonNumber   `json:"score,omitempty"`
+	TotalSessions  jsonNumber   `json:"total_sessions,omitempty"`
+	Availability   Availability `json:"availability,omitempty"`
+	MinDuration    jsonNumber   `json:"min_duration,omitempty"`
+	MaxDuration    jsonNumber   `json:"max_duration,omitempty"`
+	CreatedAt      jsonNumber   `json:"created_at,omitempty"`
+
+	Bid *marketBid `json:"Bid,omitempty"`
+}
+
+// marketBid is the bid as the marketplace contract stores it. Amounts are in wei and big integers
+// are strings.
+type marketBid struct {
+	ID             string     `json:"Id"`
+	Provider       string     `json:"Provider"`
+	ModelAgentID   string     `json:"ModelAgentId"`
+	PricePerSecond jsonNumber `json:"PricePerSecond"`
+	CreatedAt      jsonNumber `json:"CreatedAt"`
+}
+
+// UnmarshalJSON reads either shape of a bid.
+func (b *RatedBid) UnmarshalJSON(data []byte) error {
+	var w wireBid
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	if w.Bid != nil {
+		return b.fromMarket(w.Bid, w.Score)
+	}
+	*b = RatedBid{BidID: w.BidID, Provider: w.Provider, ModelID: w.ModelID, PricePerSecond: w.PricePerSecond,
+		Availability: w.Availability}
+	return firstError(
+		w.Rating.float(&b.Rating), w.Score.float(&b.Score), w.TotalSessions.int(&b.TotalSessions),
+		w.MinDuration.seconds(&b.MinDuration), w.MaxDuration.seconds(&b.MaxDuration),
+		w.CreatedAt.unixTime(&b.CreatedAt))
+}
+
+func (b *RatedBid) fromMarket(m *marketBid, score jsonNumber) error {
+	*b = RatedBid{BidID: m.ID, Provider: m.Provider, ModelID: m.ModelAgentID}
+	if m.PricePerSecond != "" {
+		price, err := FromWei(string(m.PricePerSecond))
+		if err != nil {
+			return fmt.Errorf("infergate: bid %s: PricePerSecond: %w", m.ID, err)
+		}
+		b.PricePerSecond = price
+	}
+	return firstError(score.float(&b.Score), m.CreatedAt.unixTime(&b.CreatedAt))
+}
+
+// MarshalJSON writes the bid in the API contract's shape, plus score and created_at (Unix seconds)
+// when set, so that a bid saved as JSON reads back the same.
+func (b RatedBid) MarshalJSON() ([]byte, error) {
+	w := wireBid{BidID: b.BidID, Provider: b.Provider, ModelID: b.ModelID, PricePerSecond: b.PricePerSecond,
+		Rating:        jsonNumber(strconv.FormatFloat(b.Rating, 'g', -1, 64)),
+		TotalSessions: jsonNumber(strconv.FormatInt(b.TotalSessions, 10)),
+		Availability:  b.Availability,
+		MinDuration:   jsonNumber(strconv.FormatInt(int64(b.MinDuration/time.Second), 10)),
+		MaxDuration:   jsonNumber(strconv.FormatInt(int64(b.MaxDuration/time.Second), 10)),
+	}
+	if b.Score != 0 {
+		w.Score = jsonNumber(strconv.FormatFloat(b.Score, 'g', -1, 64))
+	}
+	if !b.CreatedAt.IsZero() {
+		w.CreatedAt = jsonNumber(strconv.FormatInt(b.CreatedAt.Unix(), 10))
+	}
+	return json.Marshal(w)
+}
+
+// jsonNumber is a number the server may send as a JSON number or as a string (big integers are
+// strings); it holds the text. Empty means absent or null.
+type jsonNumber string
+
+func (n *jsonNumber) UnmarshalJSON(b []byte) error {
+	text, _, err := numberText(b)
+	*n = jsonNumber(text)
+	return err
+}
+
+func (n jsonNumber) MarshalJSON() ([]byte, error) { return []byte(n), nil }
+
+func (n jsonNumber) float(dst *float64) (err error) {
+	if n != "" {
+		*dst, err = strconv.ParseFloat(string(n), 64)
+	}
+	return err
+}
+
+func (n jsonNumber) int(dst *int64) (err error) {
+	if n != "" {
+		*dst, err = strconv.ParseInt(string(n), 10, 64)
+	}
+	return err
+}
+
+func (n jsonNumber) seconds(dst *time.Duration) error {
+	var s int64
+	err := n.int(&s)
+	*dst = time.Duration(s) * time.Second
+	return err
+}
+
+func (n jsonNumber) unixTime(dst *time.Time) error {
+	var s int64
+	if err := n.int(&s); err != nil || s == 0 {
+		return err
+	}
+	*dst = time.Unix(s, 0).UTC()
+	return nil
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -77,6 +77,15 @@ func NewClient(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
+// String describes the client without its credentials.
+func (c *Client) String() string {
+	return fmt.Sprintf("infergate.Client{BaseURL: %s, APIKey: %s, AccessToken: %s}", c.cfg.baseURL, c.cfg.apiKey, c.cfg.accessToken)
+}
+
+// Format prints the client the same way for every verb, so that no formatting of it, %#v and %+v
+// included, can reveal a credential.
+func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
+
 // authKind says which credential a route takes.
 type authKind uint8
 

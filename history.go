@@ -1,4 +1,345 @@
 package infergate
 
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
 // HistoryService manages stored chats. Get it as Client.History.
+//
+// Its routes take the access token from WithAccessToken (a JWT from the web application's login)
+// when the client has one, and the API key otherwise, which the deployed gateway also accepts.
 type HistoryService struct{ client *Client }
+
+// MaxChatTitle is the longest chat title the gateway stores, in characters.
+const MaxChatTitle = 200
+
+// historyPageSize is how many chats or messages one List or Messages request fetches.
+const historyPageSize = 50
+
+// Chat is a stored conversation.
+type Chat struct {
+	ID        string
+	Title     string
+	CreatedAt time.Time
+	UpdatedAt time.Time // refreshed by the gateway on every change, e.g. a rename
+	// MessageCount is the number of messages in the chat; 0 also when the gateway did not count them.
+	MessageCount int
+	// Messages holds the chat's messages, in the gateway's order, when the chat was fetched with Get.
+	Messages []StoredMessage
+}
+
+// StoredMessage is a message kept in a chat's history.
+type StoredMessage struct {
+	ID        string
+	Role      Role   // RoleUser or RoleAssistant
+	Content   string // the message text
+	Sequence  int    // position in the chat, counting up from the first message
+	CreatedAt time.Time
+	Tokens    int // tokens the message took, when recorded; 0 otherwise
+}
+
+// NewMessage is a message to add to a chat's history.
+type NewMessage struct {
+	Role    Role   `json:"role"`             // RoleUser or RoleAssistant
+	Content string `json:"content"`          // the message text
+	Tokens  *int   `json:"tokens,omitempty"` // tokens the message took, if known (set with Ptr)
+}
+
+// Create starts a new, empty chat.
+//
+// POST /api/v1/chat-history/chats
+func (s *HistoryService) Create(ctx context.Context, title string, opts ...CallOption) (*Chat, error) {
+	if err := validateTitle(title); err != nil {
+		return nil, err
+	}
+	return s.chat(ctx, http.MethodPost, "/chat-history/chats", chatTitle{title}, opts)
+}
+
+// Get returns a chat with its messages.
+//
+// GET /api/v1/chat-history/chats/{chat_id}
+func (s *HistoryService) Get(ctx context.Context, chatID string, opts ...CallOption) (*Chat, error) {
+	path, err := chatPath(chatID)
+	if err != nil {
+		return nil, err
+	}
+	return s.chat(ctx, http.MethodGet, path, nil, opts)
+}
+
+// Rename changes a chat's title, which must not be empty and is at most MaxChatTitle characters.
+// The gateway refreshes the chat's UpdatedAt.
+//
+// PUT /api/v1/chat-history/chats/{chat_id}
+func (s *HistoryService) Rename(ctx context.Context, chatID, title string, opts ...CallOption) (*Chat, error) {
+	path, err := chatPath(chatID)
+	if err != nil {
+		return nil, err
+	}
+	if err := validateTitle(title); err != nil {
+		return nil, err
+	}
+	return s.chat(ctx, http.MethodPut, path, chatTitle{title}, opts)
+}
+
+type chatTitle struct {
+	Title string `json:"title"`
+}
+
+func (s *HistoryService) chat(ctx context.Context, method, path string, in any, opts []CallOption) (*Chat, error) {
+	var out Chat
+	ar := apiRequest{method: method, path: path, auth: authHistory}
+	if err := s.client.doJSON(ctx, ar, in, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// List returns every chat, newest first, fetching them a page at a time as the loop asks for more.
+// An error ends the sequence:
+//
+//	for chat, err := range client.History.List(ctx) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(chat.Title)
+//	}
+//
+// Pages are fetched by offset, so a chat created while the loop runs can make another show twice.
+//
+// GET /api/v1/chat-history/chats
+func (s *HistoryService) List(ctx context.Context, opts ...CallOption) iter.Seq2[Chat, error] {
+	return paginate(func(c Chat) string { return c.ID }, func(skip int) ([]Chat, error) {
+		return fetchPage[Chat](ctx, s.client, "/chat-history/chats", "chats", skip, opts)
+	})
+}
+
+// Archive hides a chat from the list but keeps it on the gateway.
+//
+// DELETE /api/v1/chat-history/chats/{chat_id}?archive_only=true
+func (s *HistoryService) Archive(ctx context.Context, chatID string, opts ...CallOption) error {
+	return s.remove(ctx, chatID, true, opts)
+}
+
+// Delete removes a chat and its messages for good. Use Archive to hide it instead.
+//
+// DELETE /api/v1/chat-history/chats/{chat_id}?archive_only=false
+func (s *HistoryService) Delete(ctx context.Context, chatID string, opts ...CallOption) error {
+	return s.remove(ctx, chatID, false, opts)
+}
+
+func (s *HistoryService) remove(ctx context.Context, chatID string, archiveOnly bool, opts []CallOption) error {
+	path, err := chatPath(chatID)
+	if err != nil {
+		return err
+	}
+	ar := apiRequest{method: http.MethodDelete, path: path, auth: authHistory,
+		query: url.Values{"archive_only": {strconv.FormatBool(archiveOnly)}}}
+	return s.client.doJSON(ctx, ar, nil, nil, opts)
+}
+
+// AddMessage appends a message to a chat's history and returns it as stored.
+//
+// POST /api/v1/chat-history/chats/{chat_id}/messages
+func (s *HistoryService) AddMessage(ctx context.Context, chatID string, msg NewMessage, opts ...CallOption) (*StoredMessage, error) {
+	path, err := chatPath(chatID)
+	if err != nil {
+		return nil, err
+	}
+	if msg.Role != RoleUser && msg.Role != RoleAssistant {
+		return nil, invalid("Role", `must be "user" or "assistant", got %q`, msg.Role)
+	}
+	if msg.Tokens != nil && *msg.Tokens < 0 {
+		return nil, invalid("Tokens", "must not be negative, got %d", *msg.Tokens)
+	}
+	var out StoredMessage
+	ar := apiRequest{method: http.MethodPost, path: path + "/messages", auth: authHistory}
+	if err := s.client.doJSON(ctx, ar, msg, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Messages returns a chat's messages in the gateway's order, fetching them a page at a time as the
+// loop asks for more. An error ends the sequence.
+//
+// GET /api/v1/chat-history/chats/{chat_id}/messages
+func (s *HistoryService) Messages(ctx context.Context, chatID string, opts ...CallOption) iter.Seq2[StoredMessage, error] {
+	path, err := chatPath(chatID)
+	return paginate(func(m StoredMessage) string { return m.ID }, func(skip int) ([]StoredMessage, error) {
+		if err != nil {
+			return nil, err
+		}
+		return fetchPage[StoredMessage](ctx, s.client, path+"/messages", "messages", skip, opts)
+	})
+}
+
+// paginate yields the items of successive pages until a page comes back short. It also stops when
+// a server that ignores skip sends the same page again, or one that ignores limit sends everything
+// at once, rather than loop forever.
+func paginate[T any](id func(T) string, fetch func(skip int) ([]T, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		previousFirst := ""
+		for skip := 0; ; {
+			page, err := fetch(skip)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			if len(page) > 0 && skip > 0 && id(page[0]) == previousFirst {
+				return
+			}
+			for _, item := range page {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if len(page) != historyPageSize {
+				return
+			}
+			previousFirst, skip = id(page[0]), skip+len(page)
+		}
+	}
+}
+
+func fetchPage[T any](ctx context.Context, c *Client, path, field string, skip int, opts []CallOption) ([]T, error) {
+	out := listOf[T]{field: field}
+	ar := apiRequest{method: http.MethodGet, path: path, auth: authHistory, query: url.Values{
+		"skip": {strconv.Itoa(skip)}, "limit": {strconv.Itoa(historyPageSize)}}}
+	if err := c.doJSON(ctx, ar, nil, &out, opts); err != nil {
+		return nil, err
+	}
+	return out.items, nil
+}
+
+// chatPath validates a chat id and returns its route. The id is escaped, so that one holding "/" or
+// "?" cannot reach another route; "." and ".." are refused because servers resolve them as path
+// steps.
+func chatPath(chatID string) (string, error) {
+	if strings.TrimSpace(chatID) == "" || chatID == "." || chatID == ".." {
+		return "", invalid("ChatID", "a chat id is required, got %q", chatID)
+	}
+	return "/chat-history/chats/" + url.PathEscape(chatID), nil
+}
+
+func validateTitle(title string) error {
+	if strings.TrimSpace(title) == "" {
+		return invalid("Title", "must not be empty")
+	}
+	if n := utf8.RuneCountInString(title); n > MaxChatTitle {
+		return invalid("Title", "at most %d characters, got %d", MaxChatTitle, n)
+	}
+	return nil
+}
+
+type wireChat struct {
+	ID           string          `json:"id"`
+	Title        string          `json:"title"`
+	CreatedAt    timestamp       `json:"created_at"`
+	UpdatedAt    timestamp       `json:"updated_at"`
+	MessageCount *int            `json:"message_count"`
+	Messages     []StoredMessage `json:"messages,omitempty"`
+}
+
+// UnmarshalJSON reads a chat, taking timestamps with or without a UTC offset (those without are UTC)
+// and a null message_count as 0.
+func (c *Chat) UnmarshalJSON(b []byte) error {
+	var w wireChat
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*c = Chat{ID: w.ID, Title: w.Title, CreatedAt: time.Time(w.CreatedAt), UpdatedAt: time.Time(w.UpdatedAt),
+		Messages: w.Messages}
+	if w.MessageCount != nil {
+		c.MessageCount = *w.MessageCount
+	}
+	return nil
+}
+
+// MarshalJSON writes the chat in the gateway's shape, with RFC 3339 timestamps.
+func (c Chat) MarshalJSON() ([]byte, error) {
+	return json.Marshal(wireChat{ID: c.ID, Title: c.Title, CreatedAt: timestamp(c.CreatedAt),
+		UpdatedAt: timestamp(c.UpdatedAt), MessageCount: &c.MessageCount, Messages: c.Messages})
+}
+
+type wireStoredMessage struct {
+	ID        string    `json:"id"`
+	Role      Role      `json:"role"`
+	Content   string    `json:"content"`
+	Sequence  int       `json:"sequence"`
+	CreatedAt timestamp `json:"created_at"`
+	Tokens    *int      `json:"tokens"`
+}
+
+// UnmarshalJSON reads a stored message, with the same lenient timestamps as Chat.
+func (m *StoredMessage) UnmarshalJSON(b []byte) error {
+	var w wireStoredMessage
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = StoredMessage{ID: w.ID, Role: w.Role, Content: w.Content, Sequence: w.Sequence,
+		CreatedAt: time.Time(w.CreatedAt)}
+	if w.Tokens != nil {
+		m.Tokens = *w.Tokens
+	}
+	return nil
+}
+
+// MarshalJSON writes the message in the gateway's shape, with an RFC 3339 timestamp.
+func (m StoredMessage) MarshalJSON() ([]byte, error) {
+	return json.Marshal(wireStoredMessage{ID: m.ID, Role: m.Role, Content: m.Content, Sequence: m.Sequence,
+		CreatedAt: timestamp(m.CreatedAt), Tokens: &m.Tokens})
+}
+
+// timestamp is a time as chat history sends it: ISO 8601, often without an offset.
+type timestamp time.Time
+
+// Timestamps with an offset are RFC 3339, or ISO 8601 with a colon-less offset; those without one
+// are UTC.
+var (
+	offsetLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700"}
+	naiveLayouts  = []string{"2006-01-02T15:04:05.999999999"}
+)
+
+func (t *timestamp) UnmarshalJSON(b []byte) error {
+	var s string
+	if string(b) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("infergate: timestamp %s is not a string", b)
+	}
+	if s == "" {
+		return nil
+	}
+	if len(s) > 10 && s[10] == ' ' {
+		s = s[:10] + "T" + s[11:] // Python's str(datetime) separates date and time with a space
+	}
+	layouts := naiveLayouts
+	if len(s) > 19 && strings.ContainsAny(s[19:], "Z+-") {
+		layouts = offsetLayouts
+	}
+	for _, layout := range layouts {
+		if parsed, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			*t = timestamp(parsed)
+			return nil
+		}
+	}
+	return fmt.Errorf("infergate: cannot read timestamp %q", s)
+}
+
+func (t timestamp) MarshalJSON() ([]byte, error) {
+	if time.Time(t).IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(time.Time(t).Format(time.RFC3339Nano))
+}

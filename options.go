@@ -40,6 +40,12 @@ func WithMaxRetries(n int) Option { return func(c *config) { c.maxRetries = max(
 // server asking for longer gets its error returned at once, with the wait in APIError.RetryAfter.
 func WithMaxRetryAfter(d time.Duration) Option { return func(c *config) { c.maxRetryAfter = d } }
 
+// WithRetryBackoff sets the backoff between retries: the first wait is about base, doubling per
+// attempt up to max, with jitter (defaults 500 ms and 8 s). A Retry-After from the server wins.
+func WithRetryBackoff(base, max time.Duration) Option {
+	return func(c *config) { c.retryBaseWait, c.retryMaxWait = base, max }
+}
+
 // WithSessionID runs every request in the given provider session unless the request names its own.
 func WithSessionID(id string) Option { return func(c *config) { c.sessionID = id } }
 

@@ -1,4 +1,174 @@
 package infergate
 
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
 // SessionsService opens and closes provider sessions. Get it as Client.Sessions.
+//
+// Requests run inside a session with a provider. Usually nothing needs doing: the gateway opens one
+// when needed, or uses the session tied to the API key. Use this service to pick a provider (from
+// BidsService.Rated) or to control a session's length. Newer gateway deployments manage sessions
+// themselves and have no session routes: every method then fails with an error matching
+// ErrSessionsUnsupported.
 type SessionsService struct{ client *Client }
+
+// SessionOptions shapes a new session.
+type SessionOptions struct {
+	// Duration is how long the session lasts, sent in whole seconds; zero leaves it to the gateway.
+	Duration time.Duration
+	// DirectPayment pays the provider directly instead of through staking.
+	DirectPayment bool
+	// Failover lets the gateway move the session to another provider when this one fails.
+	Failover bool
+}
+
+type wireSessionOptions struct {
+	SessionDuration int64 `json:"sessionDuration,omitempty"`
+	DirectPayment   bool  `json:"directPayment"`
+	Failover        bool  `json:"failover"`
+}
+
+func (o SessionOptions) wire() (wireSessionOptions, error) {
+	if o.Duration != 0 && o.Duration < time.Second {
+		return wireSessionOptions{}, invalid("Duration", "must be at least one second, got %v", o.Duration)
+	}
+	return wireSessionOptions{SessionDuration: int64(o.Duration / time.Second),
+		DirectPayment: o.DirectPayment, Failover: o.Failover}, nil
+}
+
+// Session is what the gateway says about a session it opened or closed.
+type Session struct {
+	ID           string `json:"session_id"`               // the session's id; empty when closing found none
+	Model        string `json:"model,omitempty"`          // the model it serves, for sessions opened for a model
+	APIKeyPrefix string `json:"api_key_prefix,omitempty"` // the start of the API key it is tied to
+	Message      string `json:"message,omitempty"`        // the gateway's description of what happened
+}
+
+// sessionAnswer is the gateway's reply to opening or closing a session.
+type sessionAnswer struct {
+	Success *bool `json:"success"`
+	Session
+}
+
+// SessionState is the state of the API key's session as a ping reports it.
+type SessionState string
+
+// The states a ping reports. Other values are kept as sent.
+const (
+	SessionAlive     SessionState = "alive"      // the session is open and its provider answers
+	SessionDead      SessionState = "dead"       // the provider does not answer
+	SessionExpired   SessionState = "expired"    // the session's duration has passed
+	SessionNone      SessionState = "no_session" // the API key has no session
+	SessionUnchecked SessionState = "error"      // the gateway could not check the session
+)
+
+// SessionStatus is the answer to a ping.
+type SessionStatus struct {
+	State     SessionState `json:"status"`
+	Message   string       `json:"message,omitempty"`
+	SessionID string       `json:"session_id,omitempty"`
+	Success   bool         `json:"success"`
+}
+
+// Alive reports whether the session can serve requests.
+func (s SessionStatus) Alive() bool { return s.State == SessionAlive }
+
+// CreateFromBid opens a session with the provider of a bid, as returned by BidsService.Rated.
+//
+// POST /api/v1/session/bidsession
+func (s *SessionsService) CreateFromBid(ctx context.Context, bidID string, so SessionOptions, opts ...CallOption) (*Session, error) {
+	if strings.TrimSpace(bidID) == "" {
+		return nil, invalid("BidID", "a bid id is required")
+	}
+	return s.open(ctx, "/session/bidsession", url.Values{"bid_id": {bidID}}, so, opts)
+}
+
+// CreateForModel opens a session for a model, given by name or hex blockchain id; the gateway picks
+// the provider.
+//
+// POST /api/v1/session/modelsession
+func (s *SessionsService) CreateForModel(ctx context.Context, model string, so SessionOptions, opts ...CallOption) (*Session, error) {
+	if strings.TrimSpace(model) == "" {
+		return nil, invalid("Model", "a model name or hex id is required")
+	}
+	return s.open(ctx, "/session/modelsession", url.Values{"model_id": {model}}, so, opts)
+}
+
+func (s *SessionsService) open(ctx context.Context, path string, query url.Values, so SessionOptions, opts []CallOption) (*Session, error) {
+	body, err := so.wire()
+	if err != nil {
+		return nil, err
+	}
+	return s.call(ctx, apiRequest{method: http.MethodPost, path: path, query: query}, body, opts)
+}
+
+// Close closes the session tied to the API key. The returned Session's ID is the closed session, or
+// empty when there was none.
+//
+// POST /api/v1/session/closesession
+func (s *SessionsService) Close(ctx context.Context, opts ...CallOption) (*Session, error) {
+	return s.call(ctx, apiRequest{method: http.MethodPost, path: "/session/closesession"}, nil, opts)
+}
+
+// call sends a session request and turns the ways the gateway reports failure into errors.
+func (s *SessionsService) call(ctx context.Context, ar apiRequest, in any, opts []CallOption) (*Session, error) {
+	var raw json.RawMessage
+	if err := s.client.doJSON(ctx, ar, in, &raw, opts); err != nil {
+		return nil, sessionsError(err)
+	}
+	var out sessionAnswer
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, &APIError{StatusCode: http.StatusOK, Body: raw, Message: "session answer is not the expected JSON: " + err.Error()}
+	}
+	if out.Success != nil && !*out.Success {
+		return nil, &APIError{StatusCode: http.StatusOK, Body: raw,
+			Message: cmp.Or(out.Message, "the gateway answered success: false")}
+	}
+	return &out.Session, nil
+}
+
+// Ping checks the session tied to the API key. A dead, expired or missing session is a state in the
+// answer, not an error: an error means the ping itself failed.
+//
+// POST /api/v1/session/pingsession
+func (s *SessionsService) Ping(ctx context.Context, opts ...CallOption) (*SessionStatus, error) {
+	var out SessionStatus
+	ar := apiRequest{method: http.MethodPost, path: "/session/pingsession"}
+	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+		return nil, sessionsError(err)
+	}
+	return &out, nil
+}
+
+// sessionsError marks the 404 a deployment without session routes answers with: a bare "Not
+// Found" from the framework or a proxy. A 404 naming something specific (an unknown bid, say) is
+// left as it is.
+func sessionsError(err error) error {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound || !isRouteMissing(apiErr.Message) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrSessionsUnsupported, err)
+}
+
+// isRouteMissing reports whether a 404's message is the generic one ("Not Found", "404 page not
+// found", empty) rather than one about a missing resource.
+func isRouteMissing(message string) bool {
+	var words []string
+	for _, w := range strings.Fields(strings.ToLower(message)) {
+		if w != "404" && w != "page" {
+			words = append(words, w)
+		}
+	}
+	msg := strings.Join(words, " ")
+	return msg == "" || msg == "not found"
+}

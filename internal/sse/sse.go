@@ -137,6 +137,9 @@ func (d *Decoder) line() ([]byte, error) {
 		if i := bytes.IndexAny(window, "\r\n"); i >= 0 {
 			lineEnd := d.start + scanned + i
 			line := d.buf[d.start:lineEnd]
+			if len(line) > d.maxLine {
+				return nil, fmt.Errorf("%w (%d bytes)", ErrLineTooLong, d.maxLine)
+			}
 			d.skipLF = d.buf[lineEnd] == '\r'
 			d.start = lineEnd + 1
 			return line, nil

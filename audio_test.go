@@ -1,0 +1,380 @@
+package infergate_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
+
+	"github.com/infergate/infergate-go"
+)
+
+const (
+	audioBase = "https://gw.test/api/v1"
+	audioURL  = audioBase + "/audio/transcriptions"
+	audioKey  = "sk-audio-test-key"
+)
+
+// receivedUpload is what a server saw of one transcription request.
+type receivedUpload struct {
+	method, path, auth, contentType string
+	contentLength                   int64
+	fields                          map[string]string
+	fileName, fileType              string
+	fileSize                        int64
+	fileSHA                         string // hex sha256 of the file part; empty without one
+}
+
+// readUpload reads a multipart request, streaming the file part through a hash so that large
+// uploads cost no memory.
+func readUpload(r *http.Request) (receivedUpload, error) {
+	got := receivedUpload{method: r.Method, path: r.URL.Path, auth: r.Header.Get("Authorization"),
+		contentType: r.Header.Get("Content-Type"), contentLength: r.ContentLength, fields: map[string]string{}}
+	mediaType, params, err := mime.ParseMediaType(got.contentType)
+	if err != nil || mediaType != "multipart/form-data" {
+		return got, errors.New("not multipart/form-data: " + got.contentType)
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return got, nil
+		}
+		if err != nil {
+			return got, err
+		}
+		if part.FormName() == "file" {
+			h := sha256.New()
+			got.fileName, got.fileType = part.FileName(), part.Header.Get("Content-Type")
+			if got.fileSize, err = io.Copy(h, part); err != nil {
+				return got, err
+			}
+			got.fileSHA = hex.EncodeToString(h.Sum(nil))
+			continue
+		}
+		value, err := io.ReadAll(part)
+		if err != nil {
+			return got, err
+		}
+		if _, dup := got.fields[part.FormName()]; dup {
+			return got, errors.New("field sent twice: " + part.FormName())
+		}
+		got.fields[part.FormName()] = string(value)
+	}
+}
+
+func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+// audioMock returns a client whose one mock transport answers transcriptions with status and body,
+// recording each request.
+func audioMock(t *testing.T, status int, body string, opts ...infergate.Option) (*infergate.Client, *httpmock.MockTransport, *[]receivedUpload) {
+	t.Helper()
+	mock := httpmock.NewMockTransport()
+	var mu sync.Mutex
+	var seen []receivedUpload
+	mock.RegisterResponder(http.MethodPost, audioURL, func(r *http.Request) (*http.Response, error) {
+		got, err := readUpload(r)
+		if err != nil {
+			t.Errorf("reading upload: %v", err)
+		}
+		mu.Lock()
+		seen = append(seen, got)
+		mu.Unlock()
+		resp := httpmock.NewStringResponse(status, body)
+		resp.Header.Set("X-Request-Id", "ab12cd34")
+		return resp, nil
+	})
+	opts = append([]infergate.Option{infergate.WithAPIKey(audioKey), infergate.WithBaseURL(audioBase),
+		infergate.WithHTTPClient(&http.Client{Transport: mock}), infergate.WithMaxRetries(0)}, opts...)
+	client, err := infergate.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, mock, &seen
+}
+
+func TestTranscribeSendsForm(t *testing.T) {
+	audio := []byte("RIFF....WAVEfmt fake audio bytes")
+	tests := []struct {
+		name       string
+		clientOpts []infergate.Option
+		req        infergate.TranscriptionRequest
+		wantFields map[string]string
+		wantFile   string // the file name, "" when no file is sent
+		wantType   string
+	}{
+		{
+			name:       "URL only",
+			req:        infergate.TranscriptionRequest{S3PresignedURL: "https://bucket.test/a.mp3?sig=1"},
+			wantFields: map[string]string{"s3_presigned_url": "https://bucket.test/a.mp3?sig=1"},
+		},
+		{
+			name: "every field with a file",
+			req: infergate.TranscriptionRequest{
+				File: bytes.NewReader(audio), FileName: "talk.WAV", Model: "whisper-large-v3",
+				Language: "en", Prompt: "Morpheus, infergate", ResponseFormat: infergate.FormatVerboseJSON,
+				Temperature:            infergate.Ptr(0.0),
+				TimestampGranularities: []infergate.TimestampGranularity{infergate.GranularityWord, infergate.GranularitySegment},
+				EnableDiarization:      true, OutputContent: "transcript", SessionID: "0xsession",
+			},
+			wantFields: map[string]string{
+				"model": "whisper-large-v3", "language": "en", "prompt": "Morpheus, infergate",
+				"response_format": "verbose_json", "temperature": "0", "timestamp_granularities": "word,segment",
+				"enable_diarization": "true", "output_content": "transcript", "session_id": "0xsession",
+			},
+			wantFile: "talk.WAV", wantType: "audio/wav",
+		},
+		{
+			name:       "client session used when the request names none",
+			clientOpts: []infergate.Option{infergate.WithSessionID("0xclient")},
+			req:        infergate.TranscriptionRequest{File: strings.NewReader(string(audio)), FileName: "a.mp3", Temperature: infergate.Ptr(0.35)},
+			wantFields: map[string]string{"session_id": "0xclient", "temperature": "0.35"},
+			wantFile:   "a.mp3", wantType: "audio/mpeg",
+		},
+		{
+			name:       "request session wins over the client's",
+			clientOpts: []infergate.Option{infergate.WithSessionID("0xclient")},
+			req:        infergate.TranscriptionRequest{S3PresignedURL: "https://bucket.test/b", SessionID: "0xmine"},
+			wantFields: map[string]string{"s3_presigned_url": "https://bucket.test/b", "session_id": "0xmine"},
+		},
+		{
+			name:       "quotes in the file name are escaped",
+			req:        infergate.TranscriptionRequest{File: bytes.NewReader(audio), FileName: `my "best" take.m4a`},
+			wantFields: map[string]string{},
+			wantFile:   `my "best" take.m4a`, wantType: "audio/mp4",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, _, seen := audioMock(t, 200, `{"text":"ok"}`, tt.clientOpts...)
+			if _, err := client.Audio.Transcribe(context.Background(), tt.req); err != nil {
+				t.Fatal(err)
+			}
+			if len(*seen) != 1 {
+				t.Fatalf("server saw %d requests, want 1", len(*seen))
+			}
+			got := (*seen)[0]
+			if got.method != http.MethodPost || got.path != "/api/v1/audio/transcriptions" {
+				t.Errorf("request line = %s %s", got.method, got.path)
+			}
+			if got.auth != "Bearer "+audioKey {
+				t.Errorf("Authorization = %q", got.auth)
+			}
+			if !strings.HasPrefix(got.contentType, "multipart/form-data; boundary=") {
+				t.Errorf("Content-Type = %q", got.contentType)
+			}
+			if diff := cmp.Diff(tt.wantFields, got.fields); diff != "" {
+				t.Errorf("form fields (-want +got):\n%s", diff)
+			}
+			if got.fileName != tt.wantFile || got.fileType != tt.wantType {
+				t.Errorf("file part = %q (%s), want %q (%s)", got.fileName, got.fileType, tt.wantFile, tt.wantType)
+			}
+			if tt.wantFile != "" && got.fileSHA != sha(audio) {
+				t.Errorf("file bytes differ: %d bytes received", got.fileSize)
+			}
+		})
+	}
+}
+
+func TestTranscribeValidation(t *testing.T) {
+	file := func() io.Reader { return strings.NewReader("x") }
+	tests := []struct {
+		name      string
+		req       infergate.TranscriptionRequest
+		wantField string
+	}{
+		{"neither file nor URL", infergate.TranscriptionRequest{Model: "m"}, "File"},
+		{"both file and URL", infergate.TranscriptionRequest{File: file(), FileName: "a.mp3", S3PresignedURL: "https://b/x"}, "File"},
+		{"file without a name", infergate.TranscriptionRequest{File: file()}, "FileName"},
+		{"unsupported extension", infergate.TranscriptionRequest{File: file(), FileName: "a.flac"}, "FileName"},
+		{"no extension", infergate.TranscriptionRequest{File: file(), FileName: "audio"}, "FileName"},
+		{"unknown format", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", ResponseFormat: "xml"}, "ResponseFormat"},
+		{"temperature below 0", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", Temperature: infergate.Ptr(-0.1)}, "Temperature"},
+		{"temperature above 1", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", Temperature: infergate.Ptr(1.5)}, "Temperature"},
+		{"granularities without verbose_json", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x",
+			TimestampGranularities: []infergate.TimestampGranularity{infergate.GranularityWord}}, "TimestampGranularities"},
+		{"unknown granularity", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", ResponseFormat: infergate.FormatVerboseJSON,
+			TimestampGranularities: []infergate.TimestampGranularity{"sentence"}}, "TimestampGranularities"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, mock, _ := audioMock(t, 200, `{"text":"never"}`)
+			_, err := client.Audio.Transcribe(context.Background(), tt.req)
+			var verr *infergate.ValidationError
+			if !errors.As(err, &verr) || verr.Field != tt.wantField {
+				t.Fatalf("err = %v, want a ValidationError on %s", err, tt.wantField)
+			}
+			if n := mock.GetTotalCallCount(); n != 0 {
+				t.Errorf("%d requests sent for an invalid request", n)
+			}
+		})
+	}
+}
+
+func TestTranscribeErrors(t *testing.T) {
+	tests := []struct {
+		name        string
+		status      int
+		body        string
+		wantStatus  int
+		wantMessage string
+		wantType    string
+		is          error
+	}{
+		{"neither file nor URL (400)", 400, `{"detail":"Either 'file' or 's3_presigned_url' must be provided"}`,
+			400, "Either 'file' or 's3_presigned_url' must be provided", "", nil},
+		{"validation (422)", 422, `{"detail":[{"type":"float_parsing","loc":["body","temperature"],"msg":"Input should be a valid number","input":"hot"}]}`,
+			422, "body.temperature: Input should be a valid number", "", nil},
+		{"error object", 401, `{"error":{"message":"Invalid API key","type":"authentication_error"}}`,
+			401, "Invalid API key", "authentication_error", infergate.ErrUnauthorized},
+		{"error inside a 200", 200, `{"error":{"message":"provider failed","type":"provider_error"}}`,
+			200, "provider failed", "provider_error", nil},
+		{"error text inside a 200", 200, `{"error":"no transcription provider available"}`,
+			200, "no transcription provider available", "", nil},
+		{"server failure", 502, `<html><title>502 Bad Gateway</title></html>`, 502, "502 Bad Gateway", "", infergate.ErrServer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, mock, _ := audioMock(t, tt.status, tt.body)
+			got, err := client.Audio.Transcribe(context.Background(),
+				infergate.TranscriptionRequest{File: strings.NewReader("abc"), FileName: "a.wav"})
+			var apiErr *infergate.APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("err = %v (transcription %+v), want an *APIError", err, got)
+			}
+			if apiErr.StatusCode != tt.wantStatus || apiErr.Message != tt.wantMessage || apiErr.Type != tt.wantType {
+				t.Errorf("APIError = %d %q %q, want %d %q %q", apiErr.StatusCode, apiErr.Message, apiErr.Type,
+					tt.wantStatus, tt.wantMessage, tt.wantType)
+			}
+			if apiErr.RequestID != "ab12cd34" || string(apiErr.Body) != tt.body {
+				t.Errorf("APIError lost the request id %q or body %q", apiErr.RequestID, apiErr.Body)
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("errors.Is(%v, %v) = false", err, tt.is)
+			}
+			if strings.Contains(err.Error(), audioKey) {
+				t.Error("the API key leaked into the error")
+			}
+			if n := mock.GetTotalCallCount(); n != 1 {
+				t.Errorf("%d calls, want 1", n)
+			}
+		})
+	}
+}
+
+// recordingHandler keeps log records so that tests can look at what the client warned about.
+type recordingHandler struct {
+	mu      sync.Mutex
+	records []slog.Record
+}
+
+func (h *recordingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.records = append(h.records, r)
+	return nil
+}
+func (h *recordingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *recordingHandler) WithGroup(string) slog.Handler      { return h }
+
+func TestTranscribeWarnsAboutLargeFiles(t *testing.T) {
+	tests := []struct {
+		name     string
+		size     int64
+		wantWarn bool
+	}{
+		{"25 MiB exactly", infergate.LargeUploadSize, false},
+		{"one byte over", infergate.LargeUploadSize + 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := sparseAudio(t, tt.size)
+			logs := &recordingHandler{}
+			client, _, seen := audioMock(t, 200, `{"text":"long"}`, infergate.WithLogger(slog.New(logs)))
+			if _, err := client.Audio.TranscribeFile(context.Background(), path, infergate.TranscriptionRequest{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := (*seen)[0].fileSize; got != tt.size {
+				t.Errorf("server received %d bytes, want %d", got, tt.size)
+			}
+			var warned bool
+			for _, r := range logs.records {
+				if r.Level == slog.LevelWarn && strings.Contains(r.Message, "S3PresignedURL") {
+					warned = true
+				}
+			}
+			if warned != tt.wantWarn {
+				t.Errorf("warned = %v, want %v (records: %v)", warned, tt.wantWarn, logs.records)
+			}
+		})
+	}
+}
+
+// sparseAudio creates a .wav file of the given size that takes no disk space.
+func sparseAudio(t testing.TB, size int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "long.wav")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTranscribeFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "meeting.mp3")
+	if err := os.WriteFile(path, []byte("ID3 fake mp3"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		path     string
+		req      infergate.TranscriptionRequest
+		wantName string
+		wantErr  bool
+	}{
+		{name: "named after the file", path: path, wantName: "meeting.mp3"},
+		{name: "FileName kept", path: path, req: infergate.TranscriptionRequest{FileName: "renamed.webm"}, wantName: "renamed.webm"},
+		{name: "missing file", path: filepath.Join(dir, "absent.mp3"), wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client, mock, seen := audioMock(t, 200, `{"text":"hi"}`)
+			got, err := client.Audio.TranscribeFile(context.Background(), tt.path, tt.req)
+			if tt.wantErr {
+				if !errors.Is(err, os.ErrNotExist) || mock.GetTotalCallCount() != 0 {
+					t.Fatalf("err = %v after %d calls, want a not-exist error before any call", err, mock.GetTotalCallCount())
+				}
+				return
+			}
+			if err != nil || got.Text != "hi" {
+				t.Fatalf("TranscribeFile = %+v, %v", got, err)
+			}
+			if r := (*seen)[0]; r.fileName != tt.wantName || r.fileSHA != sha([]byte("ID3 fake mp3")) {
+				t.Errorf("uploaded %q (%d bytes), want %q", r.fileName, r.fileSize, tt.wantName)
+			}
+		})
+	}
+}

@@ -1,0 +1,216 @@
+package infergate_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
+
+	"github.com/infergate/infergate-go"
+)
+
+// capture records the JSON body and headers of each request and answers with body.
+func capture(body string, bodies *[]map[string]any, headers *[]http.Header) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		raw, _ := io.ReadAll(req.Body)
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, err
+		}
+		*bodies = append(*bodies, m)
+		*headers = append(*headers, req.Header.Clone())
+		return httpmock.NewStringResponse(200, body), nil
+	}
+}
+
+func TestCreateRequestShape(t *testing.T) {
+	weather := infergate.FunctionTool("weather", "Current weather", map[string]any{
+		"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}},
+	})
+	tests := []struct {
+		name    string
+		opts    []infergate.Option
+		req     infergate.ChatRequest
+		want    map[string]any
+		wantHdr map[string]string
+	}{
+		{
+			name: "minimal: unset fields are left out",
+			req:  hello(),
+			want: map[string]any{"model": "llama-3.3-70b", "messages": []any{map[string]any{"role": "user", "content": "hi"}}},
+		},
+		{
+			name: "zero values are sent, stop is a list, session from the request wins",
+			opts: []infergate.Option{infergate.WithSessionID("0xclient")},
+			req: infergate.ChatRequest{
+				Messages: []infergate.Message{infergate.SystemMessage("be brief"), infergate.UserMessage("hi")},
+				Model:    "m", Temperature: infergate.Ptr(0.0), TopP: infergate.Ptr(0.0), N: infergate.Ptr(1),
+				PresencePenalty: infergate.Ptr(0.0), FrequencyPenalty: infergate.Ptr(-2.0), MaxTokens: infergate.Ptr(10),
+				Stop: []string{"END"}, SessionID: "0xrequest",
+			},
+			want: map[string]any{
+				"model": "m", "temperature": 0.0, "top_p": 0.0, "n": 1.0, "presence_penalty": 0.0,
+				"frequency_penalty": -2.0, "max_tokens": 10.0, "stop": []any{"END"}, "session_id": "0xrequest",
+				"messages": []any{map[string]any{"role": "system", "content": "be brief"}, map[string]any{"role": "user", "content": "hi"}},
+			},
+		},
+		{
+			name: "session from the client",
+			opts: []infergate.Option{infergate.WithSessionID("0xclient")},
+			req:  infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessage("hi")}},
+			want: map[string]any{"session_id": "0xclient", "messages": []any{map[string]any{"role": "user", "content": "hi"}}},
+		},
+		{
+			name: "tools with a named tool choice, images, tool results",
+			req: infergate.ChatRequest{
+				Messages: []infergate.Message{
+					infergate.UserMessageParts(infergate.TextPart("what city?"), infergate.ImageURLPart("https://example.com/a.png"), infergate.ImageURLPart("https://example.com/b.jpg")),
+					{Role: infergate.RoleAssistant, ToolCalls: []infergate.ToolCall{{ID: "c1", Type: "function", Function: infergate.FunctionCall{Name: "weather", Arguments: `{"city":"Paris"}`}}}},
+					infergate.ToolResultMessage("c1", "sunny"),
+				},
+				Tools:      []infergate.Tool{weather},
+				ToolChoice: infergate.ToolChoiceFunction("weather"),
+			},
+			want: map[string]any{
+				"messages": []any{
+					map[string]any{"role": "user", "content": []any{
+						map[string]any{"type": "text", "text": "what city?"},
+						map[string]any{"type": "image_url", "image_url": map[string]any{"url": "https://example.com/a.png"}},
+						map[string]any{"type": "image_url", "image_url": map[string]any{"url": "https://example.com/b.jpg"}},
+					}},
+					map[string]any{"role": "assistant", "content": "", "tool_calls": []any{map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "weather", "arguments": `{"city":"Paris"}`}}}},
+					map[string]any{"role": "tool", "content": "sunny", "tool_call_id": "c1"},
+				},
+				"tools": []any{map[string]any{"type": "function", "function": map[string]any{
+					"name": "weather", "description": "Current weather",
+					"parameters": map[string]any{"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}},
+				}}},
+				"tool_choice": map[string]any{"type": "function", "function": map[string]any{"name": "weather"}},
+			},
+		},
+		{
+			name:    "tool choice mode and custom header",
+			opts:    []infergate.Option{infergate.WithHeader("X-Trace", "t1")},
+			req:     infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessage("hi")}, Tools: []infergate.Tool{weather}, ToolChoice: infergate.ToolChoiceRequired},
+			wantHdr: map[string]string{"X-Trace": "t1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := mockClient(t, tt.opts...)
+			var bodies []map[string]any
+			var headers []http.Header
+			mock.RegisterResponder(http.MethodPost, chatURL, capture(okCompletion, &bodies, &headers))
+			if _, err := c.Chat.Create(context.Background(), tt.req); err != nil {
+				t.Fatal(err)
+			}
+			if len(bodies) != 1 {
+				t.Fatalf("%d requests, want 1", len(bodies))
+			}
+			if tt.want != nil {
+				if diff := cmp.Diff(tt.want, bodies[0]); diff != "" {
+					t.Errorf("body (-want +got):\n%s", diff)
+				}
+			}
+			h := headers[0]
+			if h.Get("Authorization") != "Bearer sk-secret-key" || h.Get("Content-Type") != "application/json" {
+				t.Errorf("headers: Authorization %q, Content-Type %q", h.Get("Authorization"), h.Get("Content-Type"))
+			}
+			for k, v := range tt.wantHdr {
+				if h.Get(k) != v {
+					t.Errorf("header %s = %q, want %q", k, h.Get(k), v)
+				}
+			}
+		})
+	}
+}
+
+func TestCreateDecodesDeployedResponse(t *testing.T) {
+	body := `{"id":"chatcmpl-1","object":"chat.completion","created":1747074286,"model":"llama-3.3-70b",
+	"choices":[{"index":0,"message":{"role":"assistant","content":null,"reasoning_content":"hmm","tool_calls":[{"id":"call_1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}}]},"logprobs":null,"finish_reason":"tool_calls","content_filter_results":{"hate":{"filtered":false}}}],
+	"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15},
+	"usage_from_provider":{"prompt_tokens":11,"completion_tokens":5,"total_tokens":16},
+	"usage_from_consumer":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17}}`
+	c, mock := mockClient(t)
+	mock.RegisterResponder(http.MethodPost, chatURL, status(200, body))
+	got, err := c.Chat.Create(context.Background(), hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &infergate.ChatCompletion{
+		ID: "chatcmpl-1", Object: "chat.completion", Created: 1747074286, Model: "llama-3.3-70b",
+		Choices: []infergate.Choice{{Message: infergate.Message{Role: infergate.RoleAssistant, ToolCalls: []infergate.ToolCall{
+			{ID: "call_1", Type: "function", Function: infergate.FunctionCall{Name: "weather", Arguments: `{"city":"Paris"}`}},
+		}}, FinishReason: infergate.FinishReasonToolCalls}},
+		Usage:             &infergate.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15},
+		UsageFromProvider: &infergate.Usage{PromptTokens: 11, CompletionTokens: 5, TotalTokens: 16},
+		UsageFromConsumer: &infergate.Usage{PromptTokens: 12, CompletionTokens: 5, TotalTokens: 17},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("completion (-want +got):\n%s", diff)
+	}
+	if got.TokenUsage().TotalTokens != 15 {
+		t.Errorf("TokenUsage prefers usage: got %+v", got.TokenUsage())
+	}
+	out, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	_ = json.Unmarshal(out, &back)
+	choice := back["choices"].([]any)[0].(map[string]any)
+	if choice["finish_reason"] != "tool_calls" || choice["message"].(map[string]any)["tool_calls"] == nil || back["usage_from_provider"] == nil {
+		t.Errorf("marshalled form lost wire names: %s", out)
+	}
+}
+
+func TestValidation(t *testing.T) {
+	one := []infergate.Message{infergate.UserMessage("hi")}
+	tests := []struct {
+		name  string
+		req   infergate.ChatRequest
+		field string
+	}{
+		{"no messages", infergate.ChatRequest{}, "Messages"},
+		{"temperature above 2", infergate.ChatRequest{Messages: one, Temperature: infergate.Ptr(2.5)}, "Temperature"},
+		{"temperature below 0", infergate.ChatRequest{Messages: one, Temperature: infergate.Ptr(-0.1)}, "Temperature"},
+		{"top_p above 1", infergate.ChatRequest{Messages: one, TopP: infergate.Ptr(1.5)}, "TopP"},
+		{"presence penalty", infergate.ChatRequest{Messages: one, PresencePenalty: infergate.Ptr(-3.0)}, "PresencePenalty"},
+		{"frequency penalty", infergate.ChatRequest{Messages: one, FrequencyPenalty: infergate.Ptr(2.1)}, "FrequencyPenalty"},
+		{"five stop sequences", infergate.ChatRequest{Messages: one, Stop: []string{"a", "b", "c", "d", "e"}}, "Stop"},
+		{"n zero", infergate.ChatRequest{Messages: one, N: infergate.Ptr(0)}, "N"},
+		{"max tokens zero", infergate.ChatRequest{Messages: one, MaxTokens: infergate.Ptr(0)}, "MaxTokens"},
+		{"unknown role", infergate.ChatRequest{Messages: []infergate.Message{{Role: "robot", Content: "x"}}}, "Messages[0].Role"},
+		{"tool result without call id", infergate.ChatRequest{Messages: []infergate.Message{{Role: infergate.RoleTool, Content: "x"}}}, "Messages[0].ToolCallID"},
+		{"http image", infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessageParts(infergate.ImageURLPart("http://x/a.png"))}}, "Messages[0].Parts[0].ImageURL.URL"},
+		{"data URI of a PDF", infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessageParts(infergate.ImageURLPart("data:application/pdf;base64,JVBERi0xLjQKJcfs"))}}, "Messages[0].Parts[0].ImageURL.URL"},
+		{"data URI with the wrong type", infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessageParts(infergate.ImageURLPart("data:image/jpeg;base64,iVBORw0KGgoAAAANSUhEUg=="))}}, "Messages[0].Parts[0].ImageURL.URL"},
+		{"tool without name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{infergate.FunctionTool("", "", nil)}}, "Tools[0].Function.Name"},
+		{"tool with a bad name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{infergate.FunctionTool("get weather", "", nil)}}, "Tools[0].Function.Name"},
+		{"tool with non-object parameters", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{infergate.FunctionTool("f", "", []string{"x"})}}, "Tools[0].Function.Parameters"},
+		{"tool of another type", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Type: "retrieval"}}}, "Tools[0].Type"},
+		{"choice of a missing function", infergate.ChatRequest{Messages: one, ToolChoice: infergate.ToolChoiceFunction("nope")}, "ToolChoice"},
+		{"required without tools", infergate.ChatRequest{Messages: one, ToolChoice: infergate.ToolChoiceRequired}, "ToolChoice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := mockClient(t)
+			_, err := c.Chat.Create(context.Background(), tt.req)
+			var verr *infergate.ValidationError
+			if !errors.As(err, &verr) || verr.Field != tt.field {
+				t.Fatalf("err = %v, want a ValidationError on %s", err, tt.field)
+			}
+			if _, err := c.Chat.Stream(context.Background(), tt.req); !errors.As(err, &verr) {
+				t.Errorf("Stream accepted what Create refused: %v", err)
+			}
+			if mock.GetTotalCallCount() != 0 {
+				t.Errorf("%d requests were sent for an invalid request", mock.GetTotalCallCount())
+			}
+		})
+	}
+}

@@ -1,0 +1,246 @@
+package infergate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// Decimal is an exact decimal number, used for money: bid prices and session costs. Unlike float64
+// it never rounds, so 0.1 + 0.2 is exactly 0.3 and a price times a duration is the exact cost.
+//
+// The zero value is 0 and ready to use. A Decimal is immutable: every operation returns a new value,
+// so Decimals can be copied and shared freely. Compare them with Cmp or Equal, never with ==. It
+// encodes to JSON as a string ("0.000125") so that no JSON reader turns it into a float, and decodes
+// from a JSON string or number.
+type Decimal struct {
+	unscaled *big.Int // nil means 0; never modified once the Decimal is built
+	scale    int32    // digits after the point; the value is unscaled × 10^-scale
+}
+
+// maxDecimalExponent bounds the exponent ParseDecimal accepts, so that a hostile "1e999999999"
+// cannot make it allocate gigabytes.
+const maxDecimalExponent = 1000
+
+// weiPerTokenDigits is the number of decimal places between wei and the network's token.
+const weiPerTokenDigits = 18
+
+var bigTen = big.NewInt(10)
+
+// ParseDecimal reads a decimal number such as "0.000125", "-3", "12.50" or, as JSON numbers may be
+// written, "1.25e-4". Exponents beyond ±1000 are refused.
+func ParseDecimal(s string) (Decimal, error) {
+	mantissa, exponent, err := splitExponent(s)
+	if err != nil {
+		return Decimal{}, fmt.Errorf("infergate: parsing decimal %q: %w", s, err)
+	}
+	negative := strings.HasPrefix(mantissa, "-")
+	mantissa = strings.TrimLeft(mantissa, "+-")
+	whole, fraction, _ := strings.Cut(mantissa, ".")
+	digits := whole + fraction
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return Decimal{}, fmt.Errorf("infergate: parsing decimal %q: not a decimal number", s)
+	}
+	scale := int64(len(fraction)) - exponent
+	// Trailing zeros go before the digits become a big.Int, where removing them costs a division each.
+	for scale > 0 && len(digits) > 1 && digits[len(digits)-1] == '0' {
+		digits, scale = digits[:len(digits)-1], scale-1
+	}
+	unscaled, _ := new(big.Int).SetString(digits, 10)
+	if negative {
+		unscaled.Neg(unscaled)
+	}
+	return newDecimal(unscaled, scale), nil
+}
+
+// splitExponent separates "1.5e-3" into "1.5" and -3, checking the sign and the exponent's range.
+func splitExponent(s string) (string, int64, error) {
+	mantissa, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	if strings.Count(mantissa, ".") > 1 || strings.LastIndexAny(mantissa, "+-") > 0 {
+		return "", 0, fmt.Errorf("not a decimal number")
+	}
+	if !hasExp {
+		return mantissa, 0, nil
+	}
+	e, err := strconv.ParseInt(exp, 10, 32)
+	if err != nil || e > maxDecimalExponent || e < -maxDecimalExponent {
+		return "", 0, fmt.Errorf("exponent %q is not an integer within ±%d", exp, maxDecimalExponent)
+	}
+	return mantissa, e, nil
+}
+
+// newDecimal builds unscaled × 10^-scale in its canonical form: no trailing zeros after the point,
+// and no negative scale. It takes ownership of unscaled.
+func newDecimal(unscaled *big.Int, scale int64) Decimal {
+	if unscaled.Sign() == 0 {
+		return Decimal{}
+	}
+	if scale < 0 {
+		unscaled.Mul(unscaled, pow10(-scale))
+		scale = 0
+	}
+	var quo, rem big.Int
+	for scale > 0 {
+		quo.QuoRem(unscaled, bigTen, &rem)
+		if rem.Sign() != 0 {
+			break
+		}
+		unscaled.Set(&quo)
+		scale--
+	}
+	return Decimal{unscaled: unscaled, scale: int32(scale)}
+}
+
+func pow10(n int64) *big.Int {
+	return new(big.Int).Exp(bigTen, big.NewInt(n), nil)
+}
+
+// FromWei converts an amount in wei, given as an integer string such as "125000000000000", to tokens
+// (10^18 wei = 1 token): FromWei("125000000000000") is 0.000125.
+func FromWei(wei string) (Decimal, error) {
+	d, err := ParseDecimal(wei)
+	if err != nil {
+		return Decimal{}, err
+	}
+	return newDecimal(d.mantissa(), int64(d.scale)+weiPerTokenDigits), nil
+}
+
+// mantissa returns a copy of the unscaled value, safe to modify.
+func (d Decimal) mantissa() *big.Int {
+	if d.unscaled == nil {
+		return new(big.Int)
+	}
+	return new(big.Int).Set(d.unscaled)
+}
+
+// rescaled returns the unscaled value expressed with the given, larger or equal, scale.
+func (d Decimal) rescaled(scale int32) *big.Int {
+	m := d.mantissa()
+	if scale > d.scale {
+		m.Mul(m, pow10(int64(scale-d.scale)))
+	}
+	return m
+}
+
+// Add returns d + x.
+func (d Decimal) Add(x Decimal) Decimal {
+	scale := max(d.scale, x.scale)
+	sum := d.rescaled(scale)
+	sum.Add(sum, x.rescaled(scale))
+	return newDecimal(sum, int64(scale))
+}
+
+// Sub returns d - x.
+func (d Decimal) Sub(x Decimal) Decimal {
+	scale := max(d.scale, x.scale)
+	diff := d.rescaled(scale)
+	diff.Sub(diff, x.rescaled(scale))
+	return newDecimal(diff, int64(scale))
+}
+
+// Mul returns d × x.
+func (d Decimal) Mul(x Decimal) Decimal {
+	product := d.mantissa()
+	product.Mul(product, x.mantissa())
+	return newDecimal(product, int64(d.scale)+int64(x.scale))
+}
+
+// MulInt returns d × n, e.g. a price per second times a number of seconds.
+func (d Decimal) MulInt(n int64) Decimal {
+	product := d.mantissa()
+	product.Mul(product, big.NewInt(n))
+	return newDecimal(product, int64(d.scale))
+}
+
+// Cmp compares d and x: -1 if d < x, 0 if they are equal, +1 if d > x.
+func (d Decimal) Cmp(x Decimal) int {
+	scale := max(d.scale, x.scale)
+	return d.rescaled(scale).Cmp(x.rescaled(scale))
+}
+
+// Equal reports whether d and x are the same number, whatever their written form ("1.50" and "1.5"
+// are equal). It also lets go-cmp compare structs holding Decimals.
+func (d Decimal) Equal(x Decimal) bool { return d.Cmp(x) == 0 }
+
+// IsZero reports whether d is 0.
+func (d Decimal) IsZero() bool { return d.unscaled == nil || d.unscaled.Sign() == 0 }
+
+// Sign returns -1, 0 or +1 for a negative, zero or positive d.
+func (d Decimal) Sign() int {
+	if d.unscaled == nil {
+		return 0
+	}
+	return d.unscaled.Sign()
+}
+
+// Rat returns d as an exact fraction, for arithmetic that Decimal does not offer.
+func (d Decimal) Rat() *big.Rat {
+	return new(big.Rat).SetFrac(d.mantissa(), pow10(int64(d.scale)))
+}
+
+// String writes d in plain decimal notation with no exponent and no needless zeros: "0.000125",
+// "12.5", "-3", "0".
+func (d Decimal) String() string {
+	if d.IsZero() {
+		return "0"
+	}
+	digits := new(big.Int).Abs(d.unscaled).String()
+	var b strings.Builder
+	if d.unscaled.Sign() < 0 {
+		b.WriteByte('-')
+	}
+	scale := int(d.scale)
+	if scale == 0 {
+		b.WriteString(digits)
+		return b.String()
+	}
+	if len(digits) <= scale {
+		digits = strings.Repeat("0", scale-len(digits)+1) + digits
+	}
+	point := len(digits) - scale
+	b.WriteString(digits[:point])
+	b.WriteByte('.')
+	b.WriteString(digits[point:])
+	return b.String()
+}
+
+// MarshalJSON writes d as a JSON string, so that readers do not round it through a float.
+func (d Decimal) MarshalJSON() ([]byte, error) {
+	return json.Marshal(d.String())
+}
+
+// UnmarshalJSON reads a JSON string or number. null leaves d unchanged.
+func (d *Decimal) UnmarshalJSON(b []byte) error {
+	text, ok, err := numberText(b)
+	if err != nil || !ok {
+		return err
+	}
+	parsed, err := ParseDecimal(text)
+	if err != nil {
+		return err
+	}
+	*d = parsed
+	return nil
+}
+
+// numberText returns the text of a JSON number or string, unquoted. ok is false for null.
+func numberText(b []byte) (text string, ok bool, err error) {
+	b = bytes.TrimSpace(b)
+	switch {
+	case bytes.Equal(b, []byte("null")):
+		return "", false, nil
+	case len(b) > 0 && b[0] == '"':
+		if err := json.Unmarshal(b, &text); err != nil {
+			return "", false, err
+		}
+		return strings.TrimSpace(text), true, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return "", false, fmt.Errorf("infergate: %s is neither a number nor a string", b)
+	}
+	return n.String(), true, nil
+}

@@ -1,0 +1,214 @@
+package infergate
+
+import (
+	"encoding/json"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func mustDecimal(t testing.TB, s string) Decimal {
+	t.Helper()
+	d, err := ParseDecimal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestParseDecimal(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"0", "0"}, {"-0", "0"}, {"0.000", "0"}, {"000123", "123"}, {"12.50", "12.5"},
+		{"0.000125", "0.000125"}, {"-3", "-3"}, {"+7.0", "7"}, {".5", "0.5"}, {"5.", "5"},
+		{"1.25e-4", "0.000125"}, {"1.25E+4", "12500"}, {"1e3", "1000"}, {"-1.5e-1", "-0.15"},
+		{"123456789012345678901234567890.123456789012345678901234567890", "123456789012345678901234567890.12345678901234567890123456789"},
+		{"1e-30", "0.000000000000000000000000000001"},
+	}
+	for _, tt := range tests {
+		d, err := ParseDecimal(tt.in)
+		if err != nil {
+			t.Errorf("ParseDecimal(%q): %v", tt.in, err)
+			continue
+		}
+		if got := d.String(); got != tt.want {
+			t.Errorf("ParseDecimal(%q).String() = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseDecimalRejects(t *testing.T) {
+	for _, in := range []string{"", " ", "-", ".", "+-1", "1-", "1.2.3", "0x10", "1e", "e5", "1e1001", "1e-1001",
+		"NaN", "Inf", "1,5", " 1", "1_000", "1e2.5", "--1"} {
+		if d, err := ParseDecimal(in); err == nil {
+			t.Errorf("ParseDecimal(%q) = %v, want an error", in, d)
+		}
+	}
+}
+
+func TestDecimalArithmetic(t *testing.T) {
+	d := func(s string) Decimal { return mustDecimal(t, s) }
+	tests := []struct {
+		name string
+		got  Decimal
+		want string
+	}{
+		{"0.1+0.2 is exact", d("0.1").Add(d("0.2")), "0.3"},
+		{"add across scales", d("1.005").Add(d("2")), "3.005"},
+		{"sub to negative", d("0.1").Sub(d("0.25")), "-0.15"},
+		{"mul", d("0.000125").Mul(d("3600")), "0.45"},
+		{"mul trims zeros", d("2.5").Mul(d("0.4")), "1"},
+		{"mul int", d("0.000125").MulInt(3600), "0.45"},
+		{"mul int negative", d("1.5").MulInt(-2), "-3"},
+		{"zero value add", Decimal{}.Add(d("1.5")), "1.5"},
+		{"zero value mul", Decimal{}.Mul(d("1.5")), "0"},
+		{"zero value mul int", Decimal{}.MulInt(10), "0"},
+	}
+	for _, tt := range tests {
+		if got := tt.got.String(); got != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDecimalIsImmutable(t *testing.T) {
+	price := mustDecimal(t, "0.5")
+	_ = price.Add(price)
+	_ = price.MulInt(7)
+	_ = price.Mul(price)
+	_ = price.Rat().Add(price.Rat(), big.NewRat(1, 1))
+	if price.String() != "0.5" {
+		t.Fatalf("operations changed their receiver: %s", price)
+	}
+}
+
+func TestDecimalCompare(t *testing.T) {
+	d := func(s string) Decimal { return mustDecimal(t, s) }
+	tests := []struct {
+		a, b Decimal
+		want int
+	}{
+		{d("1.5"), d("1.50"), 0}, {d("0.1"), d("0.09"), 1}, {d("-1"), d("0"), -1}, {Decimal{}, d("0.000"), 0},
+		{d("100"), d("1e2"), 0}, {d("0.0000000000000000001"), Decimal{}, 1},
+	}
+	for _, tt := range tests {
+		if got := tt.a.Cmp(tt.b); got != tt.want {
+			t.Errorf("%s.Cmp(%s) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+		if got := tt.a.Equal(tt.b); got != (tt.want == 0) {
+			t.Errorf("%s.Equal(%s) = %v", tt.a, tt.b, got)
+		}
+	}
+	if !(Decimal{}).IsZero() || !d("-0.00").IsZero() || d("0.01").IsZero() {
+		t.Error("IsZero is wrong")
+	}
+	if d("-2").Sign() != -1 || (Decimal{}).Sign() != 0 || d("2").Sign() != 1 {
+		t.Error("Sign is wrong")
+	}
+	if got := d("0.125").Rat(); got.Cmp(big.NewRat(1, 8)) != 0 {
+		t.Errorf("Rat() = %v, want 1/8", got)
+	}
+}
+
+func TestFromWei(t *testing.T) {
+	tests := []struct{ wei, want string }{
+		{"125000000000000", "0.000125"}, {"1000000000000000000", "1"}, {"1", "0.000000000000000001"},
+		{"0", "0"}, {"123456789012345678901234567890", "123456789012.34567890123456789"},
+	}
+	for _, tt := range tests {
+		got, err := FromWei(tt.wei)
+		if err != nil {
+			t.Errorf("FromWei(%q): %v", tt.wei, err)
+			continue
+		}
+		if got.String() != tt.want {
+			t.Errorf("FromWei(%q) = %s, want %s", tt.wei, got, tt.want)
+		}
+	}
+	if _, err := FromWei("12wei"); err == nil {
+		t.Error("FromWei accepted a non-number")
+	}
+}
+
+func TestDecimalJSON(t *testing.T) {
+	type priced struct {
+		Price Decimal  `json:"price"`
+		Ptr   *Decimal `json:"ptr,omitempty"`
+	}
+	tests := []struct {
+		in, want string
+	}{
+		{`{"price":"0.000125"}`, `{"price":"0.000125"}`},
+		{`{"price":0.000125}`, `{"price":"0.000125"}`},
+		{`{"price":1.25e-4}`, `{"price":"0.000125"}`},
+		{`{"price":12345678901234567890123}`, `{"price":"12345678901234567890123"}`},
+		{`{"price":null}`, `{"price":"0"}`},
+		{`{}`, `{"price":"0"}`},
+		{`{"price":"7","ptr":"2.50"}`, `{"price":"7","ptr":"2.5"}`},
+	}
+	for _, tt := range tests {
+		var p priced
+		if err := json.Unmarshal([]byte(tt.in), &p); err != nil {
+			t.Errorf("Unmarshal(%s): %v", tt.in, err)
+			continue
+		}
+		out, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, string(out)); diff != "" {
+			t.Errorf("round trip of %s (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	for _, bad := range []string{`{"price":true}`, `{"price":"abc"}`, `{"price":{}}`} {
+		var p priced
+		if err := json.Unmarshal([]byte(bad), &p); err == nil {
+			t.Errorf("Unmarshal(%s) succeeded, want an error", bad)
+		}
+	}
+}
+
+func FuzzParseDecimal(f *testing.F) {
+	for _, seed := range []string{"0", "-0.000125", "12.50", "1.25e-4", "1E+3", ".5", "5.", "1e1000", "-1e-1000",
+		"123456789012345678901234567890.0000", "+", "1.2.3", "0x1"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDecimal(s)
+		if err != nil {
+			return
+		}
+		text := d.String()
+		if strings.ContainsAny(text, "eE+") {
+			t.Fatalf("String() = %q has an exponent or a plus sign", text)
+		}
+		back, err := ParseDecimal(text)
+		if err != nil {
+			t.Fatalf("ParseDecimal(%q) (from %q): %v", text, s, err)
+		}
+		if back.Cmp(d) != 0 || back.String() != text {
+			t.Fatalf("round trip of %q: %q then %q", s, text, back)
+		}
+		if want, _ := new(big.Rat).SetString(strings.TrimPrefix(s, "+")); want != nil && want.Cmp(d.Rat()) != 0 {
+			t.Fatalf("ParseDecimal(%q) = %s, but big.Rat reads %s", s, text, want.FloatString(40))
+		}
+	})
+}
+
+func BenchmarkParseDecimal(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseDecimal("0.000125000000000000"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBidCost(b *testing.B) {
+	bid := RatedBid{PricePerSecond: mustDecimal(b, "0.000125")}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = bid.Cost(3600e9).String()
+	}
+}

@@ -1,0 +1,115 @@
+package infergate_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/infergate/infergate-go"
+)
+
+func TestErrorEnvelopes(t *testing.T) {
+	tests := []struct {
+		name     string
+		status   int
+		body     string
+		want     infergate.APIError
+		sentinel error
+	}{
+		{
+			name: "error object with string code", status: 400,
+			body: `{"error":{"message":"model x not found","type":"invalid_request_error","param":"model","code":"model_not_found","suggestions":["llama-3.3-70b"]}}`,
+			want: infergate.APIError{StatusCode: 400, Type: "invalid_request_error", Code: "model_not_found", Param: "model", Message: "model x not found"},
+		},
+		{
+			name: "error object with null code", status: 500,
+			body:     `{"error":{"message":"provider failed","type":"server_error","param":null,"code":null}}`,
+			want:     infergate.APIError{StatusCode: 500, Type: "server_error", Message: "provider failed"},
+			sentinel: infergate.ErrServer,
+		},
+		{
+			name: "error object with numeric code", status: 429,
+			body:     `{"error":{"message":"slow down","type":"tokens","code":429}}`,
+			want:     infergate.APIError{StatusCode: 429, Type: "tokens", Code: "429", Message: "slow down"},
+			sentinel: infergate.ErrRateLimited,
+		},
+		{
+			name: "insufficient balance with extra fields", status: 402,
+			body:     `{"error":{"message":"balance too low","type":"insufficient_balance","code":"insufficient_balance","available":"0.1","estimated_cost":"0.5"}}`,
+			want:     infergate.APIError{StatusCode: 402, Type: "insufficient_balance", Code: "insufficient_balance", Message: "balance too low"},
+			sentinel: infergate.ErrInsufficientBalance,
+		},
+		{
+			name: "error as text", status: 502,
+			body:     `{"error":"bad gateway"}`,
+			want:     infergate.APIError{StatusCode: 502, Message: "bad gateway"},
+			sentinel: infergate.ErrServer,
+		},
+		{
+			name: "detail as text", status: 401,
+			body:     `{"detail":"Invalid API key"}`,
+			want:     infergate.APIError{StatusCode: 401, Message: "Invalid API key"},
+			sentinel: infergate.ErrUnauthorized,
+		},
+		{
+			name: "detail as a validation list", status: 422,
+			body: `{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required","input":{}},{"type":"float","loc":["body","temperature"],"msg":"bad float","input":"x"}]}`,
+			want: infergate.APIError{StatusCode: 422, Message: "body.messages: Field required; body.temperature: bad float"},
+		},
+		{
+			name: "provider error passed through", status: 400,
+			body: `{"providerModelError":{"error":{"message":"model unavailable"}},"statusCode":503}`,
+			want: infergate.APIError{StatusCode: 400, Message: "model unavailable"},
+		},
+		{
+			name: "HTML page", status: 502,
+			body:     "<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1></body></html>",
+			want:     infergate.APIError{StatusCode: 502, Message: "502 Bad Gateway"},
+			sentinel: infergate.ErrServer,
+		},
+		{
+			name: "plain text", status: 404,
+			body:     "404 page not found\n",
+			want:     infergate.APIError{StatusCode: 404, Message: "404 page not found"},
+			sentinel: infergate.ErrNotFound,
+		},
+		{
+			name: "error body with status 200", status: 200,
+			body: `{"error":"session expired"}`,
+			want: infergate.APIError{StatusCode: 200, Message: "session expired"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := mockClient(t, infergate.WithMaxRetries(0))
+			mock.RegisterResponder(http.MethodPost, chatURL, status(tt.status, tt.body, "X-Request-Id", "0a1b2c3d"))
+			_, err := c.Chat.Create(context.Background(), hello())
+			var apiErr *infergate.APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("err = %v, want *APIError", err)
+			}
+			tt.want.RequestID = "0a1b2c3d"
+			if diff := cmp.Diff(tt.want, *apiErr, cmpopts.IgnoreFields(infergate.APIError{}, "Header", "Body")); diff != "" {
+				t.Errorf("APIError (-want +got):\n%s", diff)
+			}
+			if string(apiErr.Body) != tt.body {
+				t.Errorf("raw body = %q, want %q", apiErr.Body, tt.body)
+			}
+			if tt.sentinel != nil && !errors.Is(err, tt.sentinel) {
+				t.Errorf("errors.Is(err, %v) = false", tt.sentinel)
+			}
+		})
+	}
+}
+
+func TestAPIErrorMessage(t *testing.T) {
+	err := &infergate.APIError{StatusCode: 400, Code: "model_not_found", Message: "no such model", RequestID: "0a1b2c3d"}
+	want := "infergate: 400 Bad Request: model_not_found: no such model (request 0a1b2c3d)"
+	if err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+}

@@ -1,0 +1,292 @@
+package gatewaytest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// DefaultModel is the model name a reply reports when neither the reply nor
+// the request names one.
+const DefaultModel = "llama-3.3-70b"
+
+// Reply scripts one chat completion, streamed or not. The zero value is a
+// valid, empty answer.
+type Reply struct {
+	Content   string
+	ToolCalls []ToolCall
+	// Chunks are the content pieces a stream sends; when empty the stream cuts
+	// Content after each space. Ignored by non-streaming responses.
+	Chunks []string
+	// FinishReason defaults to "tool_calls" when ToolCalls is set, else "stop".
+	FinishReason string
+	// Model is the model the response reports; the default is the request's
+	// model, or DefaultModel.
+	Model string
+	// Usage defaults to word counts of the prompt and the reply. The same
+	// numbers are sent as usage, usage_from_provider and usage_from_consumer.
+	Usage  *Usage
+	Quirks Quirks
+}
+
+// ToolCall is one function call in a reply; several make parallel tool calls.
+type ToolCall struct {
+	ID        string // default "call_<n>", unique within the server
+	Name      string
+	Arguments string // a JSON text, sent as a string as the wire requires
+}
+
+// Usage is a token count as sent in usage, usage_from_provider and usage_from_consumer.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Quirks reproduce, on request, the odd things real gateways and providers
+// do. Except for Delay, they only affect streams.
+type Quirks struct {
+	// EmptyArgsFirst sends an arguments fragment of exactly {} before each
+	// call's real arguments.
+	EmptyArgsFirst bool
+	// BlankIDs puts "id":"" and "type":"" on every argument fragment after a
+	// call's first delta, as some providers do.
+	BlankIDs bool
+	// WholeToolCalls sends each call, arguments included, in one delta.
+	WholeToolCalls bool
+	// ArgChunkSize cuts arguments into fragments of this many bytes; 0 sends
+	// them in one fragment.
+	ArgChunkSize int
+	// FinishOnLastDelta puts finish_reason on the last content or argument
+	// chunk instead of a chunk of its own.
+	FinishOnLastDelta bool
+	// InBandError sends an error event mid-stream and ends the stream there.
+	InBandError *StreamError
+	// JunkLines adds a non-JSON "data: provider failed, failover enabled" line
+	// and a raw {"error":...} line without "data:" after the first event.
+	JunkLines bool
+	// NoDone leaves out the final data: [DONE].
+	NoDone bool
+	// TruncateAfter stops the stream silently after this many data events: no
+	// finish_reason, no usage, no [DONE]. 0 disables it.
+	TruncateAfter int
+	// NoUsageChunk leaves out the final chunk with "choices":[] and usage.
+	NoUsageChunk bool
+	// Delay is slept between writes of a stream, and before a non-streaming
+	// response. It ends early when the client goes away or the server closes.
+	Delay time.Duration
+	// CRLF ends lines with \r\n instead of \n.
+	CRLF bool
+	// Keepalive sends a ": keepalive" comment line before every event.
+	Keepalive bool
+	// ChunkSize overrides WithChunkSize for this reply.
+	ChunkSize int
+}
+
+// StreamError is an in-band error event:
+// data: {"error":{"message":..,"type":..,"status":..}}.
+type StreamError struct {
+	After   int    // data events sent before the error
+	Message string // default "provider request failed"
+	Type    string // default "provider_error"
+	Status  int    // 0 sends "status": null
+}
+
+type chatRequest struct {
+	Model    string            `json:"model"`
+	Stream   bool              `json:"stream"`
+	Messages []json.RawMessage `json:"messages"`
+}
+
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type contentPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url"`
+}
+
+var (
+	hexID   = regexp.MustCompile(`^0x[0-9a-fA-F]{64}$`)
+	dataURI = regexp.MustCompile(`^data:image/[a-zA-Z0-9.+-]+;base64,[A-Za-z0-9+/=]+$`)
+)
+
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	var raw map[string]json.RawMessage
+	rec, _ := r.Context().Value(recordKey{}).(*Request)
+	if rec == nil || json.Unmarshal(rec.Body, &raw) != nil || raw == nil {
+		validation(w, "json_invalid", []any{"body", 0}, "JSON decode error", map[string]any{})
+		return
+	}
+	if _, ok := raw["messages"]; !ok {
+		validation(w, "missing", []any{"body", "messages"}, "Field required", rec.JSON)
+		return
+	}
+	var req chatRequest
+	if err := json.Unmarshal(rec.Body, &req); err != nil {
+		validation(w, "model_attributes_type", []any{"body"}, "Input should be a valid dictionary: "+err.Error(), rec.JSON)
+		return
+	}
+	if len(req.Messages) == 0 {
+		chatError(w, "messages", "'messages' must contain at least one message", nil)
+		return
+	}
+	prompt, lastUser, err := readMessages(req.Messages)
+	if err != nil {
+		chatError(w, "messages", err.Error(), nil)
+		return
+	}
+	if req.Model != "" && !s.knownModel(req.Model) {
+		chatError(w, "model", fmt.Sprintf("Model '%s' not found", req.Model), "model_not_found")
+		return
+	}
+
+	reply := s.nextReply(lastUser)
+	c := s.completion(reply, req.Model, prompt, s.now(r))
+	if req.Stream {
+		s.stream(w, r, c)
+		return
+	}
+	if !s.sleep(r, reply.Quirks.Delay) {
+		return
+	}
+	writeJSON(w, http.StatusOK, c.body())
+}
+
+// chatError writes the OpenAI-style 400 the chat route uses for bad input.
+func chatError(w http.ResponseWriter, param, msg string, code any) {
+	writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
+		"message": msg, "type": "invalid_request_error", "param": param, "code": code,
+	}})
+}
+
+// readMessages checks the messages and returns the prompt's word count and
+// the text of the last user message.
+func readMessages(msgs []json.RawMessage) (words int, lastUser string, err error) {
+	for i, rm := range msgs {
+		var m message
+		if json.Unmarshal(rm, &m) != nil || m.Role == "" {
+			return 0, "", fmt.Errorf("messages[%d] must be an object with a role", i)
+		}
+		var text string
+		var str string
+		var parts []contentPart
+		switch {
+		case len(m.Content) == 0 || string(m.Content) == "null":
+		case json.Unmarshal(m.Content, &str) == nil:
+			text = str
+		case json.Unmarshal(m.Content, &parts) == nil:
+			var texts []string
+			for j, p := range parts {
+				switch p.Type {
+				case "text":
+					texts = append(texts, p.Text)
+				case "image_url":
+					if p.ImageURL == nil || !validImageURL(p.ImageURL.URL) {
+						return 0, "", fmt.Errorf("messages[%d].content[%d].image_url.url must be an https URL or a data:image/...;base64 URI", i, j)
+					}
+				}
+			}
+			text = strings.Join(texts, " ")
+		default:
+			return 0, "", fmt.Errorf("messages[%d].content must be a string or an array of content parts", i)
+		}
+		words += len(strings.Fields(text))
+		if m.Role == "user" {
+			lastUser = text
+		}
+	}
+	return words, lastUser, nil
+}
+
+func validImageURL(u string) bool {
+	return strings.HasPrefix(u, "https://") || dataURI.MatchString(u)
+}
+
+// nextReply pops the scripted queue, falling back to an echo so tests that
+// script nothing still get a predictable answer.
+func (s *Server) nextReply(lastUser string) Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.replies) == 0 {
+		return Reply{Content: lastUser}
+	}
+	r := s.replies[0]
+	s.replies = s.replies[1:]
+	return r
+}
+
+// completion is a reply with every default resolved.
+type completion struct {
+	Reply
+	id      string
+	created int64
+}
+
+func (s *Server) completion(r Reply, requested string, promptWords int, now time.Time) completion {
+	n := s.nextID()
+	if r.Model == "" {
+		r.Model = requested
+	}
+	if r.Model == "" {
+		r.Model = DefaultModel
+	}
+	if len(r.ToolCalls) > 0 {
+		r.ToolCalls = append([]ToolCall(nil), r.ToolCalls...)
+		for i := range r.ToolCalls {
+			if r.ToolCalls[i].ID == "" {
+				r.ToolCalls[i].ID = fmt.Sprintf("call_%d", s.nextID())
+			}
+		}
+	}
+	if r.FinishReason == "" {
+		r.FinishReason = "stop"
+		if len(r.ToolCalls) > 0 {
+			r.FinishReason = "tool_calls"
+		}
+	}
+	if r.Usage == nil {
+		out := len(strings.Fields(r.Content))
+		for _, tc := range r.ToolCalls {
+			out += 1 + len(tc.Arguments)/4
+		}
+		r.Usage = &Usage{PromptTokens: promptWords, CompletionTokens: out, TotalTokens: promptWords + out}
+	}
+	return completion{Reply: r, id: fmt.Sprintf("chatcmpl-%032x", n), created: now.Unix()}
+}
+
+func (c completion) body() map[string]any {
+	msg := map[string]any{"role": "assistant", "content": c.Content}
+	if len(c.ToolCalls) > 0 {
+		if c.Content == "" {
+			msg["content"] = nil
+		}
+		calls := make([]any, len(c.ToolCalls))
+		for i, tc := range c.ToolCalls {
+			calls[i] = map[string]any{"id": tc.ID, "type": "function",
+				"function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}}
+		}
+		msg["tool_calls"] = calls
+	}
+	return map[string]any{
+		"id":      c.id,
+		"object":  "chat.completion",
+		"created": c.created,
+		"model":   c.Model,
+		"choices": []any{map[string]any{
+			"index": 0, "message": msg, "finish_reason": c.FinishReason, "logprobs": nil,
+		}},
+		"usage":               c.Usage,
+		"usage_from_provider": c.Usage,
+		"usage_from_consumer": c.Usage,
+		"system_fingerprint":  "",
+	}
+}

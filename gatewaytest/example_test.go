@@ -1,0 +1,79 @@
+package gatewaytest_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/infergate/infergate-go/gatewaytest"
+)
+
+// A test scripts the next reply, injects one failure first, and checks what
+// its code sent.
+func Example() {
+	s := gatewaytest.NewServer()
+	defer s.Close()
+	s.FailNext(1, gatewaytest.RateLimitError(1).On("/chat/completions"))
+	s.Enqueue(gatewaytest.Reply{Content: "Paris"})
+
+	post := func() (int, string) {
+		req, _ := http.NewRequest("POST", s.URL()+"/api/v1/chat/completions",
+			strings.NewReader(`{"model":"llama-3.3-70b","messages":[{"role":"user","content":"Capital of France?"}]}`))
+		req.Header.Set("Authorization", "Bearer "+gatewaytest.APIKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			panic(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	status, _ := post()
+	fmt.Println(status)
+	status, body := post()
+	fmt.Println(status, strings.Contains(body, `"content":"Paris"`))
+	last, _ := s.LastRequest()
+	fmt.Println(last.JSON["model"], len(s.Requests()))
+	// Output:
+	// 429
+	// 200 true
+	// llama-3.3-70b 2
+}
+
+// Quirks reproduce what real providers do to streams.
+func ExampleQuirks() {
+	s := gatewaytest.NewServer(gatewaytest.WithChunkSize(3))
+	defer s.Close()
+	s.Enqueue(gatewaytest.Reply{
+		ToolCalls: []gatewaytest.ToolCall{{ID: "call_1", Name: "weather", Arguments: `{"city":"Paris"}`}},
+		Quirks:    gatewaytest.Quirks{EmptyArgsFirst: true, BlankIDs: true, NoDone: true, NoUsageChunk: true},
+	})
+	req, _ := http.NewRequest("POST", s.URL()+"/api/v1/chat/completions",
+		strings.NewReader(`{"stream":true,"messages":[{"role":"user","content":"weather?"}]}`))
+	req.Header.Set("Authorization", "Bearer "+gatewaytest.APIKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		var chunk struct {
+			Choices []struct {
+				Delta struct {
+					ToolCalls json.RawMessage `json:"tool_calls"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &chunk) == nil &&
+			len(chunk.Choices) > 0 && chunk.Choices[0].Delta.ToolCalls != nil {
+			fmt.Println(string(chunk.Choices[0].Delta.ToolCalls))
+		}
+	}
+	// Output:
+	// [{"function":{"name":"weather"},"id":"call_1","index":0,"type":"function"}]
+	// [{"function":{"arguments":"{}"},"id":"","index":0,"type":""}]
+	// [{"function":{"arguments":"{\"city\":\"Paris\"}"},"id":"","index":0,"type":""}]
+}
