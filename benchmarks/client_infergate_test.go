@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -93,4 +94,28 @@ func (c *infergateClient) complete(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return resp.Text(), nil
+}
+
+func (c *infergateClient) listModels(ctx context.Context) ([]string, error) {
+	models, err := c.client.Models.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(models))
+	for i, m := range models {
+		ids[i] = m.ID
+	}
+	return ids, nil
+}
+
+func (c *infergateClient) transcribe(ctx context.Context, audio io.Reader) (string, error) {
+	resp, err := c.client.Audio.Transcribe(ctx, infergate.TranscriptionRequest{
+		File:     audio,
+		FileName: audioName,
+		Model:    sttModel,
+	})
+	if err != nil {
+		return "", err
+	}
+	return resp.Text, nil
 }

@@ -127,9 +127,15 @@ type replayTransport struct {
 	body        []byte
 	contentType string
 
-	mu   sync.Mutex
-	last seenRequest
+	mu      sync.Mutex
+	last    seenRequest
+	readBuf []byte
 }
+
+// requestReadSize is how much of a request body net/http's transport reads at a time (through
+// io.Copy into the connection), so that uploads are read here in pieces of the size they would be
+// on a real connection.
+const requestReadSize = 32 << 10
 
 type seenRequest struct {
 	method, path string
@@ -141,14 +147,18 @@ func newReplay(body []byte, contentType string) *replayTransport {
 }
 
 func (t *replayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	var n int64
 	if req.Body != nil {
-		n, _ = io.Copy(io.Discard, req.Body)
+		if t.readBuf == nil {
+			t.readBuf = make([]byte, requestReadSize)
+		}
+		// Hiding io.Discard's ReadFrom makes the reads requestReadSize long, as net/http's are.
+		n, _ = io.CopyBuffer(struct{ io.Writer }{io.Discard}, req.Body, t.readBuf)
 		req.Body.Close()
 	}
-	t.mu.Lock()
 	t.last = seenRequest{method: req.Method, path: req.URL.Path, bodyBytes: n}
-	t.mu.Unlock()
 	return &http.Response{
 		Status:        "200 OK",
 		StatusCode:    http.StatusOK,
