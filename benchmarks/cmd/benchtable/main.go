@@ -49,7 +49,7 @@ var rows = []row{
 	{"", "KiB/op", "Models", "B/op", 1 << 10, false},
 	{"", "allocs/op", "Models", "allocs/op", 1, false},
 	{"Transcription upload, 200 MiB file", "peak heap above baseline, MiB", "Upload", "peak-heap-MiB", 1, false},
-	{"", "ms/upload", "Upload", "ns/op", 1e6, false},
+	{"", "ms/upload (in memory)", "Upload", "ns/op", 1e6, false},
 	{"Time to first delta (loopback)", "median, µs", "FirstDelta", "p50-us", 1, false},
 	{"", "p99, µs", "FirstDelta", "p99-us", 1, false},
 	{"Minimal streaming program", "binary size, MiB", "Footprint", "bytes", 1 << 20, false},
