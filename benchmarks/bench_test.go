@@ -1,0 +1,182 @@
+package benchmarks
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Every benchmark runs one sub-benchmark per contender, named after it; run.sh reads the figures
+// by those names. The per-chunk and per-upload figures are custom metrics, reported with
+// b.ReportMetric, because one operation (a whole stream) hides them.
+
+func BenchmarkTextStream(b *testing.B) {
+	w := textStream(textChunks)
+	benchStream(b, w, func(c contender, ctx context.Context) (streamResult, error) { return c.streamText(ctx) },
+		func(b *testing.B, got streamResult) {
+			if got.text != w.text {
+				b.Fatalf("decoded %d bytes of text, want %d", len(got.text), len(w.text))
+			}
+		})
+}
+
+func BenchmarkToolStream(b *testing.B) {
+	benchToolStream(b, toolStream(toolFragments, false))
+}
+
+// BenchmarkToolStreamPlaceholder adds the "{}" fragment some providers send first; its valid-json
+// metric is 1 when the reassembled arguments are valid JSON, 0 when not.
+func BenchmarkToolStreamPlaceholder(b *testing.B) {
+	benchToolStream(b, toolStream(toolFragments, true))
+}
+
+func benchToolStream(b *testing.B, w streamWorkload) {
+	benchStream(b, w, func(c contender, ctx context.Context) (streamResult, error) { return c.streamTool(ctx) },
+		func(b *testing.B, got streamResult) {
+			valid := 0.0
+			if json.Valid([]byte(got.args)) {
+				valid = 1
+			}
+			b.ReportMetric(valid, "valid-json")
+			if len(got.args) < len(w.args) {
+				b.Fatalf("reassembled %d bytes of arguments, want %d", len(got.args), len(w.args))
+			}
+		})
+}
+
+func benchStream(b *testing.B, w streamWorkload, run func(contender, context.Context) (streamResult, error), check func(*testing.B, streamResult)) {
+	for _, kind := range contenders {
+		b.Run(kind.name, func(b *testing.B) {
+			c, _ := replayed(b, kind, w.body, "text/event-stream")
+			ctx := context.Background()
+			var got streamResult
+			b.SetBytes(int64(len(w.body)))
+			b.ReportAllocs()
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			b.ResetTimer()
+			for range b.N {
+				var err error
+				if got, err = run(c, ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			reportPer(b, &before, w.chunks, "chunk")
+			check(b, got)
+		})
+	}
+}
+
+// reportPer turns the run's time and allocations into figures per unit (a chunk, say).
+func reportPer(b *testing.B, before *runtime.MemStats, perOp int, unit string) {
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	total := float64(b.N * perOp)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/"+unit)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/total, "B/"+unit)
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/total, "allocs/"+unit)
+}
+
+func BenchmarkCompletion(b *testing.B) {
+	body, text := completionBody(completionSize)
+	benchCall(b, body, func(c contender, ctx context.Context) error {
+		got, err := c.complete(ctx)
+		if err == nil && len(got) != len(text) {
+			b.Fatalf("decoded %d bytes of text, want %d", len(got), len(text))
+		}
+		return err
+	})
+}
+
+func BenchmarkModels(b *testing.B) {
+	body := catalogueBody(catalogueSize)
+	benchCall(b, body, func(c contender, ctx context.Context) error {
+		ids, err := c.listModels(ctx)
+		if err == nil && len(ids) != catalogueSize {
+			b.Fatalf("decoded %d models, want %d", len(ids), catalogueSize)
+		}
+		return err
+	})
+}
+
+func benchCall(b *testing.B, body []byte, call func(contender, context.Context) error) {
+	for _, kind := range contenders {
+		b.Run(kind.name, func(b *testing.B) {
+			c, _ := replayed(b, kind, body, "application/json")
+			ctx := context.Background()
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for range b.N {
+				if err := call(c, ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// uploadSize is the audio file BenchmarkUpload sends.
+const uploadSize = 200 << 20
+
+// BenchmarkUpload transcribes a 200 MiB file through a transport that discards the body, and
+// reports the highest heap in use above the heap before the call, over all iterations.
+func BenchmarkUpload(b *testing.B) {
+	for _, kind := range contenders {
+		b.Run(kind.name, func(b *testing.B) {
+			c, rt := replayed(b, kind, []byte(`{"text":"hello world"}`), "application/json")
+			audio := sparseAudio(b, uploadSize)
+			ctx := context.Background()
+			var peak uint64
+			b.SetBytes(uploadSize)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := audio.Seek(0, io.SeekStart); err != nil {
+					b.Fatal(err)
+				}
+				sampler := startHeapSampler()
+				_, err := c.transcribe(ctx, audio)
+				peak = max(peak, sampler.finish())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if sent := rt.lastRequest().bodyBytes; sent <= uploadSize {
+					b.Fatalf("sent %d bytes, want the whole %d-byte file", sent, uploadSize)
+				}
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		})
+	}
+}
+
+// BenchmarkFirstDelta measures, over loopback, the delay from the server's flush of the first
+// chunk to the client's Next (or Recv) returning it, and reports its median and 99th percentile.
+func BenchmarkFirstDelta(b *testing.B) {
+	srv := newFirstDeltaServer(b)
+	for _, kind := range contenders {
+		b.Run(kind.name, func(b *testing.B) {
+			hc := &http.Client{Transport: srv.Client().Transport}
+			c := kind.build(b, srv.URL+"/api/v1", hc)
+			ctx := context.Background()
+			delays := make([]time.Duration, 0, b.N)
+			for range b.N {
+				delay, text, err := srv.measure(ctx, c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if text != firstDeltaText {
+					b.Fatalf("first delta %q, want %q", text, firstDeltaText)
+				}
+				delays = append(delays, delay)
+			}
+			sorted := sortedCopy(delays)
+			b.ReportMetric(float64(percentile(sorted, 50).Nanoseconds())/1e3, "p50-us")
+			b.ReportMetric(float64(percentile(sorted, 99).Nanoseconds())/1e3, "p99-us")
+		})
+	}
+}

@@ -1,0 +1,156 @@
+package benchmarks
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// goOpenAI is github.com/sashabaranov/go-openai, used as its README shows.
+type goOpenAI struct{ client *openai.Client }
+
+func newGoOpenAI(_ testing.TB, baseURL string, hc *http.Client) contender {
+	cfg := openai.DefaultConfig("sk-bench")
+	cfg.BaseURL = baseURL
+	cfg.HTTPClient = hc
+	return &goOpenAI{client: openai.NewClientWithConfig(cfg)}
+}
+
+func (g *goOpenAI) chatRequest(stream bool) openai.ChatCompletionRequest {
+	return openai.ChatCompletionRequest{
+		Model:    chatModel,
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: chatPrompt}},
+		Stream:   stream,
+	}
+}
+
+func (g *goOpenAI) streamText(ctx context.Context) (streamResult, error) {
+	stream, err := g.client.CreateChatCompletionStream(ctx, g.chatRequest(true))
+	if err != nil {
+		return streamResult{}, err
+	}
+	defer stream.Close()
+	var text strings.Builder
+	var res streamResult
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return res, err
+		}
+		if len(chunk.Choices) > 0 && chunk.Choices[0].Delta.Content != "" {
+			text.WriteString(chunk.Choices[0].Delta.Content)
+			res.chunks++
+		}
+	}
+	res.text = text.String()
+	return res, nil
+}
+
+// streamTool reassembles the call with the plain loop go-openai users write: the library has no
+// accumulator.
+func (g *goOpenAI) streamTool(ctx context.Context) (streamResult, error) {
+	stream, err := g.client.CreateChatCompletionStream(ctx, g.chatRequest(true))
+	if err != nil {
+		return streamResult{}, err
+	}
+	defer stream.Close()
+	var calls []openai.ToolCall
+	var args []strings.Builder
+	var res streamResult
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return res, err
+		}
+		if len(chunk.Choices) == 0 || len(chunk.Choices[0].Delta.ToolCalls) == 0 {
+			continue
+		}
+		res.chunks++
+		for _, tc := range chunk.Choices[0].Delta.ToolCalls {
+			i := 0
+			if tc.Index != nil {
+				i = *tc.Index
+			}
+			for len(calls) <= i {
+				calls = append(calls, openai.ToolCall{})
+				args = append(args, strings.Builder{})
+			}
+			if tc.ID != "" {
+				calls[i].ID = tc.ID
+			}
+			if tc.Function.Name != "" {
+				calls[i].Function.Name = tc.Function.Name
+			}
+			args[i].WriteString(tc.Function.Arguments)
+		}
+	}
+	if len(calls) > 0 {
+		res.id, res.name, res.args = calls[0].ID, calls[0].Function.Name, args[0].String()
+	}
+	return res, nil
+}
+
+func (g *goOpenAI) firstDelta(ctx context.Context, opened, received func()) (string, error) {
+	stream, err := g.client.CreateChatCompletionStream(ctx, g.chatRequest(true))
+	if err != nil {
+		return "", err
+	}
+	defer stream.Close()
+	opened()
+	chunk, err := stream.Recv()
+	if err != nil {
+		return "", err
+	}
+	received()
+	for {
+		if _, err := stream.Recv(); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return chunk.Choices[0].Delta.Content, err
+		}
+	}
+}
+
+func (g *goOpenAI) complete(ctx context.Context) (string, error) {
+	resp, err := g.client.CreateChatCompletion(ctx, g.chatRequest(false))
+	if err != nil {
+		return "", err
+	}
+	return resp.Choices[0].Message.Content, nil
+}
+
+func (g *goOpenAI) listModels(ctx context.Context) ([]string, error) {
+	list, err := g.client.ListModels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(list.Models))
+	for i, m := range list.Models {
+		ids[i] = m.ID
+	}
+	return ids, nil
+}
+
+func (g *goOpenAI) transcribe(ctx context.Context, audio io.Reader) (string, error) {
+	resp, err := g.client.CreateTranscription(ctx, openai.AudioRequest{
+		Model:    sttModel,
+		FilePath: audioName,
+		Reader:   audio,
+	})
+	if err != nil {
+		return "", err
+	}
+	return resp.Text, nil
+}

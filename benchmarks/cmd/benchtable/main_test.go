@@ -1,0 +1,40 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRender(t *testing.T) {
+	bench := `goos: linux
+BenchmarkTextStream/infergate-2   24   48167246 ns/op   50.00 MB/s   182.4 B/chunk   2.034 allocs/chunk   2000 ns/chunk   1823774 B/op   20340 allocs/op
+BenchmarkTextStream/infergate-2   24   48167246 ns/op   50.00 MB/s   182.4 B/chunk   2.034 allocs/chunk   4000 ns/chunk   1823774 B/op   20340 allocs/op
+BenchmarkTextStream/infergate-2   24   48167246 ns/op   50.00 MB/s   182.4 B/chunk   2.034 allocs/chunk   3000 ns/chunk   1823774 B/op   20340 allocs/op
+BenchmarkTextStream/openai-go-2   7   146038776 ns/op   16.49 MB/s   7019 B/chunk   54.05 allocs/chunk   12000 ns/chunk   70190699 B/op   540508 allocs/op
+BenchmarkToolStreamPlaceholder/infergate-2   331   3914679 ns/op   1.000 valid-json
+BenchmarkToolStreamPlaceholder/go-openai-2   186   6767300 ns/op   0 valid-json
+PASS
+`
+	sizes := "infergate 6750473\nnethttp 6185225\n"
+	s := samples{}
+	if err := s.addBench(strings.NewReader(bench)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.addSize(strings.NewReader(sizes)); err != nil {
+		t.Fatal(err)
+	}
+	table := render(s)
+	tests := []struct{ name, line string }{
+		{"median of three rounds, ratio to openai-go", "| Text stream, 10,000 chunks | ns/chunk | 3,000 | 12,000 | n/a | n/a | 0.25× | — | — |"},
+		{"allocations", "|  | allocs/chunk | 2.03 | 54.0 | n/a | n/a | 0.04× | — | — |"},
+		{"yes/no without ratios", "|  | arguments valid JSON | yes | n/a | **no** | n/a | — | — | — |"},
+		{"footprint against the net/http floor", "| Minimal streaming program | binary size, MiB | 6.44 | n/a | n/a | 5.90 | — | — | 1.09× |"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(table, tt.line+"\n") {
+				t.Errorf("table lacks\n%s\ngot:\n%s", tt.line, table)
+			}
+		})
+	}
+}

@@ -1,0 +1,166 @@
+package benchmarks
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// These tests check that every contender decodes every workload to the same, right answer, so that
+// the benchmarks compare equal work. They run the benchmarks' exact workloads, once.
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestStreamText(t *testing.T) {
+	w := textStream(textChunks)
+	for _, kind := range contenders {
+		t.Run(kind.name, func(t *testing.T) {
+			c, rt := replayed(t, kind, w.body, "text/event-stream")
+			got, err := c.streamText(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := streamResult{text: w.text, chunks: w.chunks}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(streamResult{})); diff != "" {
+				t.Errorf("stream (-want +got):\n%s", diff)
+			}
+			wantReq := seenRequest{method: http.MethodPost, path: "/api/v1/chat/completions"}
+			if diff := cmp.Diff(wantReq, rt.lastRequest(), cmp.AllowUnexported(seenRequest{}), ignoreBodySize); diff != "" {
+				t.Errorf("request (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+var ignoreBodySize = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".bodyBytes" }, cmp.Ignore())
+
+func TestStreamToolCall(t *testing.T) {
+	w := toolStream(toolFragments, false)
+	for _, kind := range contenders {
+		t.Run(kind.name, func(t *testing.T) {
+			c, _ := replayed(t, kind, w.body, "text/event-stream")
+			got, err := c.streamTool(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := streamResult{id: "call_7Xk2", name: "get_weather", args: w.args}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(streamResult{}), ignoreChunks); diff != "" {
+				t.Errorf("reassembled call (-want +got):\n%s", diff)
+			}
+			if !json.Valid([]byte(got.args)) {
+				t.Errorf("arguments are not valid JSON: %.80s...", got.args)
+			}
+		})
+	}
+}
+
+var ignoreChunks = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".chunks" }, cmp.Ignore())
+
+// TestStreamToolPlaceholder feeds the "{}" placeholder that some provider backends send before the
+// real arguments. infergate must drop it; the others keep it, and the test says so, so that a
+// change in their behaviour shows up here and in the table.
+func TestStreamToolPlaceholder(t *testing.T) {
+	w := toolStream(toolFragments, true)
+	for _, kind := range contenders {
+		t.Run(kind.name, func(t *testing.T) {
+			c, _ := replayed(t, kind, w.body, "text/event-stream")
+			got, err := c.streamTool(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case got.args == w.args:
+				t.Logf("%s drops the placeholder: valid JSON", kind.name)
+			case kind.name != "infergate" && got.args == "{}"+w.args:
+				t.Logf("%s keeps the placeholder: invalid JSON %.30s...", kind.name, got.args)
+			default:
+				t.Errorf("arguments = %.60s..., want %.60s...", got.args, w.args)
+			}
+		})
+	}
+}
+
+func TestComplete(t *testing.T) {
+	body, text := completionBody(completionSize)
+	if len(body) < completionSize-1000 || len(body) > completionSize+1000 {
+		t.Fatalf("completion body is %d bytes, want about %d", len(body), completionSize)
+	}
+	for _, kind := range contenders {
+		t.Run(kind.name, func(t *testing.T) {
+			c, rt := replayed(t, kind, body, "application/json")
+			got, err := c.complete(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != text {
+				t.Errorf("text is %d bytes starting %.40q, want %d bytes", len(got), got, len(text))
+			}
+			if req := rt.lastRequest(); req.path != "/api/v1/chat/completions" {
+				t.Errorf("path = %s", req.path)
+			}
+		})
+	}
+}
+
+func TestListModels(t *testing.T) {
+	body := catalogueBody(catalogueSize)
+	for _, kind := range contenders {
+		t.Run(kind.name, func(t *testing.T) {
+			c, rt := replayed(t, kind, body, "application/json")
+			ids, err := c.listModels(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ids) != catalogueSize || ids[0] != "model-0000" || ids[catalogueSize-1] != "model-0999" {
+				t.Errorf("got %d models, want %d from model-0000 to model-0999", len(ids), catalogueSize)
+			}
+			if req := rt.lastRequest(); req.method != http.MethodGet || !strings.HasSuffix(req.path, "/models") {
+				t.Errorf("request = %s %s, want GET .../models", req.method, req.path)
+			}
+		})
+	}
+}
+
+func TestTranscribe(t *testing.T) {
+	const size = 1 << 20
+	for _, kind := range contenders {
+		t.Run(kind.name, func(t *testing.T) {
+			c, rt := replayed(t, kind, []byte(`{"text":"hello world"}`), "application/json")
+			got, err := c.transcribe(testContext(t), sparseAudio(t, size))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != "hello world" {
+				t.Errorf("transcript = %q", got)
+			}
+			req := rt.lastRequest()
+			if req.path != "/api/v1/audio/transcriptions" || req.bodyBytes <= size {
+				t.Errorf("request = %s with %d body bytes, want the whole %d-byte file", req.path, req.bodyBytes, size)
+			}
+		})
+	}
+}
+
+func TestFirstDelta(t *testing.T) {
+	srv := newFirstDeltaServer(t)
+	for _, kind := range contenders {
+		t.Run(kind.name, func(t *testing.T) {
+			c := kind.build(t, srv.URL+"/api/v1", srv.Client())
+			delay, text, err := srv.measure(testContext(t), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text != firstDeltaText || delay <= 0 {
+				t.Errorf("first delta %q after %v, want %q after a positive delay", text, delay, firstDeltaText)
+			}
+		})
+	}
+}
