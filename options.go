@@ -179,7 +179,7 @@ func parseBaseURL(raw string) (*url.URL, error) {
 }
 
 func isLoopback(host string) bool {
-	if host == "localhost" {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)

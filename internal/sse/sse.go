@@ -45,6 +45,7 @@ type Decoder struct {
 	end     int // end of valid bytes in buf
 	maxLine int
 	skipLF  bool // the previous line ended in CR; a following LF belongs to it
+	lfFree  int  // d.buf[:lfFree] is known to hold no LF
 	eof     bool
 	err     error
 
@@ -141,7 +142,7 @@ func (d *Decoder) line() ([]byte, error) {
 			d.skipLF = false
 		}
 		window := d.buf[d.start+scanned : d.end]
-		if i := bytes.IndexAny(window, "\r\n"); i >= 0 {
+		if i := d.terminator(window, d.start+scanned); i >= 0 {
 			lineEnd := d.start + scanned + i
 			line := d.buf[d.start:lineEnd]
 			if len(line) > d.maxLine {
@@ -167,10 +168,31 @@ func (d *Decoder) line() ([]byte, error) {
 	}
 }
 
+// terminator returns the index in window (which starts at offset base of d.buf) of the first CR or
+// LF, or -1. Two single-byte searches are vectorised where bytes.IndexAny is not; lfFree remembers
+// how far the buffer is known to hold no LF, so CR-only streams are not searched twice.
+func (d *Decoder) terminator(window []byte, base int) int {
+	lf := -1
+	if from := max(d.lfFree-base, 0); from < len(window) {
+		if i := bytes.IndexByte(window[from:], '\n'); i >= 0 {
+			lf = from + i
+		}
+	}
+	if lf < 0 {
+		d.lfFree = base + len(window)
+		return bytes.IndexByte(window, '\r')
+	}
+	if cr := bytes.IndexByte(window[:lf], '\r'); cr >= 0 {
+		return cr
+	}
+	return lf
+}
+
 // fill reads more bytes, compacting or growing the buffer first.
 func (d *Decoder) fill() {
 	if d.start > 0 {
 		n := copy(d.buf, d.buf[d.start:d.end])
+		d.lfFree -= d.start
 		d.start, d.end = 0, n
 	}
 	if d.end == len(d.buf) {
