@@ -174,7 +174,7 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 	if err != nil {
 		return nil, fmt.Errorf("infergate: reading transcription: %w", err)
 	}
-	if err := errorIn200(resp, raw); err != nil {
+	if err := s.client.errorIn200(resp, raw); err != nil {
 		return nil, err
 	}
 	return decodeTranscription(resp, raw, req.ResponseFormat)

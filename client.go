@@ -208,7 +208,7 @@ func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []
 	if err != nil {
 		return fmt.Errorf("infergate: reading %s response: %w", ar.path, err)
 	}
-	if err := errorIn200(resp, c.cfg.redact(body)); err != nil {
+	if err := c.errorIn200(resp, body); err != nil {
 		return err
 	}
 	if out == nil || len(bytes.TrimSpace(body)) == 0 {
@@ -224,7 +224,7 @@ func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []
 
 // errorIn200 catches the gateway routes that answer an error with a successful status: a body whose
 // top level has an "error" key is an error whatever the status says.
-func errorIn200(resp *http.Response, body []byte) error {
+func (c *Client) errorIn200(resp *http.Response, body []byte) error {
 	if !bytes.Contains(body, []byte(`"error"`)) {
 		return nil
 	}
@@ -232,7 +232,7 @@ func errorIn200(resp *http.Response, body []byte) error {
 	if json.Unmarshal(body, &env) != nil || !isPresent(env.Error) {
 		return nil
 	}
-	return newAPIError(resp.StatusCode, resp.Header, body)
+	return newAPIError(resp.StatusCode, resp.Header, c.cfg.redact(body))
 }
 
 func (c *Client) policy(call *callConfig) transport.Policy {

@@ -203,7 +203,7 @@ func FuzzErrorBody(f *testing.F) {
 			t.Fatal("a skipped stream error must not match ErrIncompleteStream")
 		}
 		resp := &http.Response{StatusCode: 200, Header: header, Body: io.NopCloser(bytes.NewReader(body))}
-		if err := errorIn200(resp, body); err != nil && !bytes.Contains(body, []byte(`"error"`)) {
+		if err := (&Client{cfg: &config{}}).errorIn200(resp, body); err != nil && !bytes.Contains(body, []byte(`"error"`)) {
 			t.Fatalf("a 200 body without an error key was taken as an error: %v", err)
 		}
 	})
