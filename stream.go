@@ -37,6 +37,7 @@ type ChatStream struct {
 	cancel  context.CancelCauseFunc
 	release func()
 	logger  *slog.Logger
+	redact  func([]byte) []byte
 
 	wire    wireChunk
 	json    *json.Decoder // reused across events: it keeps its scratch space, json.Unmarshal does not
@@ -82,7 +83,7 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...CallO
 	watched := &watchedBody{ReadCloser: resp.Body, dog: dog}
 	return &ChatStream{
 		body: watched, dec: sse.NewDecoder(watched, c.cfg.maxLine),
-		ctx: streamCtx, cancel: cancel, release: release, logger: c.cfg.logger,
+		ctx: streamCtx, cancel: cancel, release: release, logger: c.cfg.logger, redact: c.cfg.redact,
 	}, nil
 }
 
@@ -195,7 +196,7 @@ func (f *eventFeed) Read(p []byte) (int, error) {
 
 // skip records an in-band error or a malformed line; neither ends the stream.
 func (s *ChatStream) skip(raw []byte) {
-	se := newStreamError(raw)
+	se := newStreamError(s.redact(raw))
 	s.skipped = append(s.skipped, se)
 	s.logger.Warn("infergate: skipped an error event in the stream",
 		slog.String("type", se.Type), slog.Int("status", se.Status), slog.String("message", se.Message))

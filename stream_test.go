@@ -470,3 +470,16 @@ func waitForGoroutines(t *testing.T, before int) {
 		t.Errorf("%d goroutines left behind:\n%s", n-before, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+func TestStreamErrorsDoNotEchoTheKey(t *testing.T) {
+	srv := serveStream(t, content("x")+ev(`{"error":{"message":"key sk-test rejected upstream","type":"provider_error"}}`), 9)
+	stream, err := newTestClient(t, srv.URL).Chat.Stream(context.Background(), hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for stream.Next() {
+	}
+	if stream.Err() == nil || strings.Contains(stream.Err().Error(), "sk-test") || strings.Contains(stream.Skipped()[0].Raw, "sk-test") {
+		t.Errorf("the API key reached a stream error: %v / %q", stream.Err(), stream.Skipped()[0].Raw)
+	}
+}
