@@ -5,26 +5,34 @@ import (
 	"strings"
 )
 
-// accumulator rebuilds the complete answer from a stream's chunks, and cleans each chunk's tool-call
-// fragments on the way so that what the caller sees concatenates correctly: providers repeat ids and
-// names, send "id":"" on later fragments, leave out the index, and some send a placeholder "{}"
-// before the real arguments.
-type accumulator struct {
+// ChatAccumulator folds the chunks of a streamed answer into the complete answer. ChatStream uses
+// one; use your own to fold chunks you recorded, proxied or decoded with json.Unmarshal. The zero
+// value is ready to use; an accumulator is meant for one goroutine.
+//
+// Add also cleans each chunk's tool-call fragments, so that concatenating them gives the right call:
+// providers repeat ids and names, send "id":"" on later fragments, leave out the index, interleave
+// the fragments of parallel calls, and some send a placeholder "{}" before the real arguments.
+type ChatAccumulator struct {
 	id, object, model, fingerprint string
 	created                        int64
 	usage, usageProvider, usageCon *Usage
-	choices                        []accChoice
-	finished                       bool // some choice received a finish_reason
+	choices                        map[int]*accChoice
+	last                           *accChoice // the choice of the previous delta, found without a map lookup
+	finished                       bool
 }
 
 type accChoice struct {
-	index   int
-	role    Role
-	content strings.Builder
-	refusal strings.Builder
-	finish  FinishReason
-	calls   []accCall
-	current int // position in calls of the call that index-less fragments extend
+	index     int
+	role      Role
+	content   strings.Builder
+	reasoning strings.Builder
+	refusal   strings.Builder
+	parts     []ContentPart // built only once a delta brings parts the SDK does not fold
+	logprobs  *Logprobs
+	finish    FinishReason
+	calls     map[int]*accCall
+	current   *accCall // the call that fragments without an index extend
+	nextIndex int      // the index a fragment with a new id and no index gets
 }
 
 type accCall struct {
@@ -34,64 +42,107 @@ type accCall struct {
 	placeholder   bool // a lone "{}" was held back; it stands unless real arguments follow
 }
 
-// add folds one decoded chunk in and completes the caller's copy: resolved tool-call indexes,
-// fragments stripped of repeats and placeholders.
-func (a *accumulator) add(w *wireChunk, pub *ChatCompletionChunk) {
-	setIf(&a.id, pub.ID)
-	setIf(&a.object, pub.Object)
-	setIf(&a.model, pub.Model)
-	setIf(&a.fingerprint, pub.SystemFingerprint)
-	if pub.Created != 0 {
-		a.created = pub.Created
+// Add folds one chunk in and returns it cleaned: every tool-call fragment has its resolved index,
+// and repeated ids, types and names and placeholder "{}" arguments are removed (a placeholder that
+// turns out to be the real, empty, arguments is given back on the choice's finishing chunk). The
+// chunk passed in is not modified.
+func (a *ChatAccumulator) Add(chunk ChatCompletionChunk) ChatCompletionChunk {
+	chunk.Choices = slices.Clone(chunk.Choices)
+	for i := range chunk.Choices {
+		d := &chunk.Choices[i].Delta
+		d.ToolCalls = slices.Clone(d.ToolCalls)
 	}
-	a.usage = firstNonNil(pub.Usage, a.usage)
-	a.usageProvider = firstNonNil(pub.UsageFromProvider, a.usageProvider)
-	a.usageCon = firstNonNil(pub.UsageFromConsumer, a.usageCon)
-	for i := range pub.Choices {
-		pc := &pub.Choices[i]
-		ch := a.choice(pc.Index)
-		if pc.Delta.Role != "" {
-			ch.role = pc.Delta.Role
-		}
-		ch.content.WriteString(pc.Delta.Content)
-		ch.refusal.WriteString(pc.Delta.Refusal)
-		if calls := w.Choices[i].Delta.ToolCalls; len(calls) > 0 {
-			pc.Delta.ToolCalls = make([]ToolCallDelta, len(calls))
-			for j := range calls {
-				pc.Delta.ToolCalls[j] = ch.addCall(&calls[j])
-			}
-		}
+	a.add(&chunk)
+	return chunk
+}
+
+// add folds a chunk that the caller owns, cleaning its tool calls in place.
+func (a *ChatAccumulator) add(chunk *ChatCompletionChunk) {
+	setIf(&a.id, chunk.ID)
+	setIf(&a.object, chunk.Object)
+	setIf(&a.model, chunk.Model)
+	setIf(&a.fingerprint, chunk.SystemFingerprint)
+	if chunk.Created != 0 {
+		a.created = chunk.Created
+	}
+	a.usage = firstNonNil(chunk.Usage, a.usage)
+	a.usageProvider = firstNonNil(chunk.UsageFromProvider, a.usageProvider)
+	a.usageCon = firstNonNil(chunk.UsageFromConsumer, a.usageCon)
+	for i := range chunk.Choices {
+		pc := &chunk.Choices[i]
+		a.choice(pc.Index).add(pc)
 		if pc.FinishReason != "" {
-			ch.finish = pc.FinishReason
 			a.finished = true
-			pc.Delta.ToolCalls = ch.releasePlaceholders(pc.Delta.ToolCalls)
 		}
 	}
 }
 
-func (a *accumulator) choice(index int) *accChoice {
-	for i := range a.choices {
-		if a.choices[i].index == index {
-			return &a.choices[i]
-		}
+// Finished reports whether some choice has received its finish_reason: the model completed an
+// answer, even if the stream then breaks off before [DONE].
+func (a *ChatAccumulator) Finished() bool { return a.finished }
+
+func (a *ChatAccumulator) choice(index int) *accChoice {
+	if a.last != nil && a.last.index == index {
+		return a.last
 	}
-	a.choices = append(a.choices, accChoice{index: index})
-	return &a.choices[len(a.choices)-1]
+	if a.choices == nil {
+		a.choices = map[int]*accChoice{}
+	}
+	ch := a.choices[index]
+	if ch == nil {
+		ch = &accChoice{index: index}
+		a.choices[index] = ch
+	}
+	a.last = ch
+	return ch
+}
+
+// add folds one choice's delta in and rewrites its tool calls, in place, into their cleaned form.
+func (ch *accChoice) add(pc *ChunkChoice) {
+	d := &pc.Delta
+	if d.Role != "" {
+		ch.role = d.Role
+	}
+	ch.addContent(d)
+	ch.reasoning.WriteString(d.Reasoning)
+	ch.refusal.WriteString(d.Refusal)
+	ch.logprobs = appendLogprobs(ch.logprobs, pc.Logprobs)
+	for j := range d.ToolCalls {
+		d.ToolCalls[j] = ch.addCall(&d.ToolCalls[j])
+	}
+	if pc.FinishReason != "" {
+		ch.finish = pc.FinishReason
+		d.ToolCalls = ch.releasePlaceholders(d.ToolCalls)
+	}
+}
+
+// addContent joins text, and keeps the parts list in order once a delta brings parts that are not
+// plain text, so that images and unknown parts survive between the text around them.
+func (ch *accChoice) addContent(d *Delta) {
+	if d.Parts != nil && ch.parts == nil && ch.content.Len() > 0 {
+		ch.parts = []ContentPart{TextPart(ch.content.String())}
+	}
+	ch.content.WriteString(d.Content)
+	switch {
+	case d.Parts != nil:
+		ch.parts = append(ch.parts, d.Parts...)
+	case ch.parts != nil && d.Content != "":
+		ch.parts = append(ch.parts, TextPart(d.Content))
+	}
 }
 
 // addCall merges one fragment and returns what it really adds.
-func (ch *accChoice) addCall(f *wireToolCall) ToolCallDelta {
-	id := f.ID.get()
-	call := ch.callFor(f.Index, id)
-	out := ToolCallDelta{Index: call.index}
-	if id != "" && call.id == "" {
-		call.id, out.ID = id, id
+func (ch *accChoice) addCall(f *ToolCallDelta) ToolCallDelta {
+	index, call := ch.callFor(f.Index, f.ID)
+	out := ToolCallDelta{Index: index}
+	if f.ID != "" && call.id == "" {
+		call.id, out.ID = f.ID, f.ID
 	}
-	if typ := f.Type.get(); typ != "" && call.typ == "" {
-		call.typ, out.Type = typ, typ
+	if f.Type != "" && call.typ == "" {
+		call.typ, out.Type = f.Type, f.Type
 	}
-	if name := f.Function.Name.get(); name != "" && call.name == "" {
-		call.name, out.Function.Name = name, name
+	if f.Function.Name != "" && call.name == "" {
+		call.name, out.Function.Name = f.Function.Name, f.Function.Name
 	}
 	args := f.Function.Arguments
 	switch {
@@ -108,77 +159,87 @@ func (ch *accChoice) addCall(f *wireToolCall) ToolCallDelta {
 	return out
 }
 
-// callFor finds the call a fragment extends. Without an index, a fragment with a new id starts the
-// next call and any other fragment extends the current one.
-func (ch *accChoice) callFor(index optInt, id string) *accCall {
-	if !index.set {
-		if len(ch.calls) == 0 {
-			index.v = 0
-		} else if cur := &ch.calls[ch.current]; id != "" && cur.id != "" && id != cur.id {
-			index.v = slices.MaxFunc(ch.calls, func(x, y accCall) int { return x.index - y.index }).index + 1
-		} else {
-			return cur
+// callFor finds the call a fragment extends, creating it when new. Without an index (a negative
+// one), a fragment with a new id starts the next call and any other fragment extends the current.
+func (ch *accChoice) callFor(index int, id string) (int, *accCall) {
+	if index < 0 {
+		cur := ch.current
+		if cur != nil && (id == "" || cur.id == "" || id == cur.id) {
+			return cur.index, cur
 		}
+		index = ch.nextIndex
 	}
-	for i := range ch.calls {
-		if ch.calls[i].index == index.v {
-			ch.current = i
-			return &ch.calls[i]
-		}
+	if ch.calls == nil {
+		ch.calls = map[int]*accCall{}
 	}
-	ch.calls = append(ch.calls, accCall{index: index.v})
-	ch.current = len(ch.calls) - 1
-	return &ch.calls[ch.current]
+	call := ch.calls[index]
+	if call == nil {
+		call = &accCall{index: index}
+		ch.calls[index] = call
+		ch.nextIndex = max(ch.nextIndex, index+1)
+	}
+	ch.current = call
+	return index, call
 }
 
 // releasePlaceholders gives back, on the finishing chunk, the "{}" of calls that never got other
 // arguments: for them it was the real (empty) argument object.
 func (ch *accChoice) releasePlaceholders(deltas []ToolCallDelta) []ToolCallDelta {
-	for i := range ch.calls {
-		call := &ch.calls[i]
+	for _, index := range sortedKeys(ch.calls) {
+		call := ch.calls[index]
 		if call.placeholder {
 			call.placeholder = false
 			call.args.WriteString("{}")
-			deltas = append(deltas, ToolCallDelta{Index: call.index, Function: FunctionCallDelta{Arguments: "{}"}})
+			deltas = append(deltas, ToolCallDelta{Index: index, Function: FunctionCallDelta{Arguments: "{}"}})
 		}
 	}
 	return deltas
 }
 
-// completion returns everything accumulated so far as one answer.
-func (a *accumulator) completion() *ChatCompletion {
+// Completion returns everything accumulated so far as one answer: choices in index order, content
+// and reasoning joined, tool calls reassembled in index order.
+func (a *ChatAccumulator) Completion() *ChatCompletion {
 	out := &ChatCompletion{
 		ID: a.id, Object: "chat.completion", Created: a.created, Model: a.model,
 		SystemFingerprint: a.fingerprint, Usage: a.usage,
 		UsageFromProvider: a.usageProvider, UsageFromConsumer: a.usageCon,
-		Choices: make([]Choice, len(a.choices)),
+		Choices: make([]Choice, 0, len(a.choices)),
 	}
-	for i := range a.choices {
-		ch := &a.choices[i]
-		msg := Message{Role: ch.role, Content: ch.content.String(), Refusal: ch.refusal.String()}
-		if msg.Role == "" {
-			msg.Role = RoleAssistant
-		}
-		order := make([]*accCall, len(ch.calls))
-		for j := range ch.calls {
-			order[j] = &ch.calls[j]
-		}
-		slices.SortStableFunc(order, func(x, y *accCall) int { return x.index - y.index })
-		for _, call := range order {
-			args := call.args.String()
-			if call.placeholder {
-				args = "{}"
-			}
-			typ := call.typ
-			if typ == "" {
-				typ = "function"
-			}
-			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: call.id, Type: typ, Function: FunctionCall{Name: call.name, Arguments: args}})
-		}
-		out.Choices[i] = Choice{Index: ch.index, Message: msg, FinishReason: ch.finish}
+	for _, index := range sortedKeys(a.choices) {
+		ch := a.choices[index]
+		out.Choices = append(out.Choices, Choice{Index: index, Message: ch.message(), FinishReason: ch.finish, Logprobs: ch.logprobs})
 	}
-	slices.SortFunc(out.Choices, func(x, y Choice) int { return x.Index - y.Index })
 	return out
+}
+
+func (ch *accChoice) message() Message {
+	msg := Message{Role: ch.role, Content: ch.content.String(), Reasoning: ch.reasoning.String(),
+		Refusal: ch.refusal.String(), Parts: slices.Clone(ch.parts)}
+	if msg.Role == "" {
+		msg.Role = RoleAssistant
+	}
+	for _, index := range sortedKeys(ch.calls) {
+		call := ch.calls[index]
+		args := call.args.String()
+		if call.placeholder {
+			args = "{}"
+		}
+		typ := call.typ
+		if typ == "" {
+			typ = "function"
+		}
+		msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: call.id, Type: typ, Function: FunctionCall{Name: call.name, Arguments: args}})
+	}
+	return msg
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func setIf(dst *string, v string) {

@@ -55,7 +55,16 @@ type ChatCompletion struct {
 	// UsageFromProvider and UsageFromConsumer are the gateway's own token estimates, sent beside Usage.
 	UsageFromProvider *Usage `json:"usage_from_provider,omitempty"`
 	UsageFromConsumer *Usage `json:"usage_from_consumer,omitempty"`
+
+	raw []byte
 }
+
+// RawJSON returns the response body exactly as Create received it, for fields this SDK does not
+// model. It is nil for a completion assembled from a stream's chunks. (The body sits in an
+// unexported field: compare completions with go-cmp using cmpopts.IgnoreUnexported.)
+func (c *ChatCompletion) RawJSON() []byte { return c.raw }
+
+func (c *ChatCompletion) keepRaw(body []byte) { c.raw = body }
 
 // Text returns the content of the first choice, the usual answer when N is 1.
 func (c *ChatCompletion) Text() string {
@@ -81,13 +90,30 @@ type Choice struct {
 	Index        int          `json:"index"`
 	Message      Message      `json:"message"`
 	FinishReason FinishReason `json:"finish_reason"`
+	Logprobs     *Logprobs    `json:"logprobs,omitempty"` // when the request asked for them
 }
 
 // Usage counts tokens.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens            int                      `json:"prompt_tokens"`
+	CompletionTokens        int                      `json:"completion_tokens"`
+	TotalTokens             int                      `json:"total_tokens"`
+	PromptTokensDetails     *PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
+	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+}
+
+// PromptTokensDetails breaks down the prompt's tokens, when the provider reports it.
+type PromptTokensDetails struct {
+	CachedTokens int `json:"cached_tokens"`          // served from the provider's prompt cache
+	AudioTokens  int `json:"audio_tokens,omitempty"` // audio input
+}
+
+// CompletionTokensDetails breaks down the generated tokens, when the provider reports it.
+type CompletionTokensDetails struct {
+	ReasoningTokens          int `json:"reasoning_tokens"` // spent thinking, included in CompletionTokens
+	AudioTokens              int `json:"audio_tokens,omitempty"`
+	AcceptedPredictionTokens int `json:"accepted_prediction_tokens,omitempty"`
+	RejectedPredictionTokens int `json:"rejected_prediction_tokens,omitempty"`
 }
 
 // FinishReason says why the model stopped.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jarcoal/httpmock"
 
 	"github.com/infergate/infergate-go"
@@ -144,15 +145,18 @@ func TestCreateDecodesDeployedResponse(t *testing.T) {
 	}
 	want := &infergate.ChatCompletion{
 		ID: "chatcmpl-1", Object: "chat.completion", Created: 1747074286, Model: "llama-3.3-70b",
-		Choices: []infergate.Choice{{Message: infergate.Message{Role: infergate.RoleAssistant, ToolCalls: []infergate.ToolCall{
+		Choices: []infergate.Choice{{Message: infergate.Message{Role: infergate.RoleAssistant, Reasoning: "hmm", ToolCalls: []infergate.ToolCall{
 			{ID: "call_1", Type: "function", Function: infergate.FunctionCall{Name: "weather", Arguments: `{"city":"Paris"}`}},
 		}}, FinishReason: infergate.FinishReasonToolCalls}},
 		Usage:             &infergate.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15},
 		UsageFromProvider: &infergate.Usage{PromptTokens: 11, CompletionTokens: 5, TotalTokens: 16},
 		UsageFromConsumer: &infergate.Usage{PromptTokens: 12, CompletionTokens: 5, TotalTokens: 17},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(infergate.ChatCompletion{})); diff != "" {
 		t.Errorf("completion (-want +got):\n%s", diff)
+	}
+	if len(got.RawJSON()) == 0 || !json.Valid(got.RawJSON()) {
+		t.Errorf("RawJSON = %q, want the body as received", got.RawJSON())
 	}
 	if got.TokenUsage().TotalTokens != 15 {
 		t.Errorf("TokenUsage prefers usage: got %+v", got.TokenUsage())

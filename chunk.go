@@ -6,7 +6,9 @@ import (
 )
 
 // ChatCompletionChunk is one event of a streamed answer. It marshals back to the wire's JSON, so it
-// can be logged or proxied as the service sent it.
+// can be logged or proxied as the service sent it, and json.Unmarshal reads the wire's JSON into it
+// the same way the stream does (every content, reasoning and arguments spelling included), so that
+// recorded or proxied chunks can be folded with a ChatAccumulator.
 type ChatCompletionChunk struct {
 	ID                string        `json:"id"`
 	Object            string        `json:"object"` // "chat.completion.chunk"
@@ -27,25 +29,42 @@ func (c ChatCompletionChunk) Text() string {
 	return c.Choices[0].Delta.Content
 }
 
+// UnmarshalJSON reads a chunk as the stream does.
+func (c *ChatCompletionChunk) UnmarshalJSON(b []byte) error {
+	var w wireChunk
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*c = w.public()
+	return nil
+}
+
 // ChunkChoice is the part of a chunk that belongs to one choice.
 type ChunkChoice struct {
 	Index        int          `json:"index"`
 	Delta        Delta        `json:"delta"`
 	FinishReason FinishReason `json:"finish_reason,omitempty"` // set on the choice's last chunk
+	Logprobs     *Logprobs    `json:"logprobs,omitempty"`      // this delta's tokens, when asked for
 }
 
 // Delta is what a chunk adds to a choice's message. Concatenating the deltas gives the message: the
 // stream has already removed repeated ids and names and placeholder "{}" arguments, so that plain
 // concatenation is right.
 type Delta struct {
-	Role      Role            `json:"role,omitempty"`
-	Content   string          `json:"content,omitempty"`
+	Role    Role   `json:"role,omitempty"`
+	Content string `json:"content,omitempty"` // text, joined from text parts when content came as a list
+	// Reasoning is the model's thinking, from "reasoning_content", "reasoning" or thinking parts.
+	Reasoning string          `json:"reasoning_content,omitempty"`
 	Refusal   string          `json:"refusal,omitempty"`
 	ToolCalls []ToolCallDelta `json:"tool_calls,omitempty"`
+	// Parts is the content list as received, when it held a part that is neither text nor thinking
+	// (whose text is already in Content and Reasoning). It is nil for ordinary deltas.
+	Parts []ContentPart `json:"-"`
 }
 
-// ToolCallDelta is a fragment of a tool call. Index tells which call of the choice it extends (the
-// stream fills it in when the server left it out).
+// ToolCallDelta is a fragment of a tool call. Index tells which call of the choice it extends. A
+// fragment the server sent without an index has Index -1 until a ChatAccumulator resolves it; the
+// chunks of a ChatStream are always resolved.
 type ToolCallDelta struct {
 	Index    int               `json:"index"`
 	ID       string            `json:"id,omitempty"`
@@ -77,16 +96,20 @@ type wireChunk struct {
 }
 
 type wireChoice struct {
-	Index        int       `json:"index"`
-	Delta        wireDelta `json:"delta"`
-	FinishReason istr      `json:"finish_reason"`
+	Index        int        `json:"index"`
+	Delta        wireDelta  `json:"delta"`
+	Message      *wireDelta `json:"message"` // some servers send "message" where "delta" belongs
+	FinishReason istr       `json:"finish_reason"`
+	Logprobs     *Logprobs  `json:"logprobs"`
 }
 
 type wireDelta struct {
-	Role      istr           `json:"role"`
-	Content   string         `json:"content"`
-	Refusal   string         `json:"refusal"`
-	ToolCalls []wireToolCall `json:"tool_calls"`
+	Role       istr           `json:"role"`
+	Content    wireContent    `json:"content"`
+	Reasoning1 string         `json:"reasoning_content"`
+	Reasoning2 string         `json:"reasoning"`
+	Refusal    string         `json:"refusal"`
+	ToolCalls  []wireToolCall `json:"tool_calls"`
 }
 
 type wireToolCall struct {
@@ -94,8 +117,8 @@ type wireToolCall struct {
 	ID       istr   `json:"id"`
 	Type     istr   `json:"type"`
 	Function struct {
-		Name      istr   `json:"name"`
-		Arguments string `json:"arguments"`
+		Name      istr     `json:"name"`
+		Arguments wireArgs `json:"arguments"`
 	} `json:"function"`
 }
 
@@ -107,16 +130,21 @@ func (w *wireChunk) reset() {
 	all := w.Choices[:cap(w.Choices)]
 	for i := range all {
 		c := &all[i]
-		c.Index, c.FinishReason.set = 0, false
-		c.Delta.Role.set, c.Delta.Content, c.Delta.Refusal = false, "", ""
-		calls := c.Delta.ToolCalls[:cap(c.Delta.ToolCalls)]
-		for j := range calls {
-			t := &calls[j]
-			t.Index, t.ID.set, t.Type.set, t.Function.Name.set, t.Function.Arguments = optInt{}, false, false, false, ""
-		}
-		c.Delta.ToolCalls = c.Delta.ToolCalls[:0]
+		c.Index, c.FinishReason.set, c.Logprobs, c.Message = 0, false, nil, nil
+		c.Delta.reset()
 	}
 	w.Choices = w.Choices[:0]
+}
+
+func (d *wireDelta) reset() {
+	d.Role.set, d.Reasoning1, d.Reasoning2, d.Refusal = false, "", "", ""
+	d.Content.reset()
+	calls := d.ToolCalls[:cap(d.ToolCalls)]
+	for j := range calls {
+		t := &calls[j]
+		t.Index, t.ID.set, t.Type.set, t.Function.Name.set, t.Function.Arguments = optInt{}, false, false, false, ""
+	}
+	d.ToolCalls = d.ToolCalls[:0]
 }
 
 // public copies the decoded chunk into values the caller may keep.
@@ -128,13 +156,43 @@ func (w *wireChunk) public() ChatCompletionChunk {
 	}
 	for i := range w.Choices {
 		wc := &w.Choices[i]
+		d := &wc.Delta
+		if wc.Message != nil && d.empty() {
+			d = wc.Message
+		}
 		c.Choices[i] = ChunkChoice{
 			Index:        wc.Index,
 			FinishReason: FinishReason(wc.FinishReason.get()),
-			Delta:        Delta{Role: Role(wc.Delta.Role.get()), Content: wc.Delta.Content, Refusal: wc.Delta.Refusal},
+			Logprobs:     wc.Logprobs,
+			Delta:        d.public(),
 		}
 	}
 	return c
+}
+
+func (d *wireDelta) empty() bool {
+	return !d.Role.set && d.Content.text == "" && d.Content.reasoning == "" && d.Content.parts == nil &&
+		d.Reasoning1 == "" && d.Reasoning2 == "" && d.Refusal == "" && len(d.ToolCalls) == 0
+}
+
+func (d *wireDelta) public() Delta {
+	out := Delta{
+		Role: Role(d.Role.get()), Content: d.Content.text, Refusal: d.Refusal, Parts: d.Content.parts,
+		Reasoning: joinReasoning(d.Reasoning1, d.Reasoning2, d.Content.reasoning),
+	}
+	if len(d.ToolCalls) > 0 {
+		out.ToolCalls = make([]ToolCallDelta, len(d.ToolCalls))
+		for j := range d.ToolCalls {
+			t := &d.ToolCalls[j]
+			index := -1
+			if t.Index.set {
+				index = t.Index.v
+			}
+			out.ToolCalls[j] = ToolCallDelta{Index: index, ID: t.ID.get(), Type: t.Type.get(),
+				Function: FunctionCallDelta{Name: t.Function.Name.get(), Arguments: string(t.Function.Arguments)}}
+		}
+	}
+	return out
 }
 
 // istr is a JSON string that remembers its last value, so that an identical value costs no

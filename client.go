@@ -208,6 +208,12 @@ func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []
 	if err != nil {
 		return fmt.Errorf("infergate: reading %s response: %w", ar.path, err)
 	}
+	return c.decodeBody(resp, body, out)
+}
+
+// decodeBody turns a successful response's body into out (when not nil), or into the error the body
+// reports.
+func (c *Client) decodeBody(resp *http.Response, body []byte, out any) error {
 	if err := c.errorIn200(resp, body); err != nil {
 		return err
 	}
@@ -218,6 +224,9 @@ func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []
 		return &APIError{StatusCode: resp.StatusCode, Header: resp.Header, Body: c.cfg.redact(body),
 			RequestID: resp.Header.Get("X-Request-Id"),
 			Message:   "response is not the expected JSON: " + err.Error()}
+	}
+	if k, ok := out.(interface{ keepRaw([]byte) }); ok {
+		k.keepRaw(body) // the body is this call's own buffer, so it is kept without a copy
 	}
 	return nil
 }

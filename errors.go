@@ -74,20 +74,24 @@ func (e *APIError) Error() string {
 }
 
 // Is reports whether the error matches one of the package's sentinels.
-func (e *APIError) Is(target error) bool {
+func (e *APIError) Is(target error) bool { return matchesSentinel(target, e.StatusCode, e.Code) }
+
+// matchesSentinel decides, for every error that carries a status and a code, which sentinels it
+// matches.
+func matchesSentinel(target error, status int, code string) bool {
 	switch target {
 	case ErrUnauthorized:
-		return e.StatusCode == http.StatusUnauthorized
+		return status == http.StatusUnauthorized
 	case ErrForbidden:
-		return e.StatusCode == http.StatusForbidden
+		return status == http.StatusForbidden
 	case ErrNotFound:
-		return e.StatusCode == http.StatusNotFound
+		return status == http.StatusNotFound
 	case ErrInsufficientBalance:
-		return e.StatusCode == http.StatusPaymentRequired || e.Code == "insufficient_balance"
+		return status == http.StatusPaymentRequired || code == "insufficient_balance"
 	case ErrRateLimited:
-		return e.StatusCode == http.StatusTooManyRequests || e.Code == "rate_limit_exceeded"
+		return status == http.StatusTooManyRequests || code == "rate_limit_exceeded"
 	case ErrServer:
-		return e.StatusCode >= 500
+		return status >= 500
 	}
 	return false
 }
@@ -131,6 +135,10 @@ func (e *StreamError) Error() string {
 	b.WriteString(": " + e.Message)
 	return b.String()
 }
+
+// Is matches the same sentinels as an *APIError with the event's status and code, so that an
+// in-band 402 matches ErrInsufficientBalance, a 429 ErrRateLimited and a 5xx ErrServer.
+func (e *StreamError) Is(target error) bool { return matchesSentinel(target, e.Status, e.Code) }
 
 // Unwrap lets errors.Is(err, ErrIncompleteStream) hold for the error that ended a stream.
 func (e *StreamError) Unwrap() error {

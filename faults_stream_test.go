@@ -68,7 +68,7 @@ func TestStreamFaults(t *testing.T) {
 		wantHits: 1,
 		wantText: "Hel",
 		wantErr:  []error{ErrIncompleteStream},
-		errSays:  "stream broken after 1 chunks",
+		errSays:  "stream broken after 1 chunk:",
 	}, {
 		name:      "stall before the first byte",
 		opts:      []Option{quickFirstByte},

@@ -25,6 +25,11 @@ const (
 
 // Message is one turn of a conversation, in requests and in answers. Content holds plain text;
 // Parts, when set, replaces it with a list of text and image parts.
+//
+// In answers, Content is always the whole text, even when the server sent the content as a list of
+// parts; Reasoning is the model's thinking, from whichever of "reasoning_content", "reasoning" or
+// thinking parts the server used; Parts is set only when the list held a part that is neither text
+// nor thinking (an image, or a type this SDK does not model), so that nothing is lost.
 type Message struct {
 	Role       Role
 	Content    string
@@ -33,6 +38,9 @@ type Message struct {
 	ToolCalls  []ToolCall // the calls an assistant asked for
 	ToolCallID string     // for a tool result: the call it answers
 	Refusal    string     // in answers: why the model declined, when it did
+	// Reasoning is a reasoning model's thinking. An assistant message that carries it sends it back
+	// as "reasoning_content", which thinking models that call tools need on the next turn.
+	Reasoning string
 }
 
 // wireMessage is a Message as JSON has it: content is a string, a list of parts, or null.
@@ -43,11 +51,24 @@ type wireMessage struct {
 	ToolCalls  []ToolCall      `json:"tool_calls,omitempty"`
 	ToolCallID string          `json:"tool_call_id,omitempty"`
 	Refusal    string          `json:"refusal,omitempty"`
+	Reasoning  string          `json:"reasoning_content,omitempty"`
+}
+
+// wireAnswerMessage reads every spelling a server may use for a message.
+type wireAnswerMessage struct {
+	Role       Role        `json:"role"`
+	Content    wireContent `json:"content"`
+	Name       string      `json:"name"`
+	ToolCalls  []ToolCall  `json:"tool_calls"`
+	ToolCallID string      `json:"tool_call_id"`
+	Refusal    string      `json:"refusal"`
+	Reasoning1 string      `json:"reasoning_content"`
+	Reasoning2 string      `json:"reasoning"`
 }
 
 // MarshalJSON writes the wire form: Parts as a list when set, otherwise Content as a string.
 func (m Message) MarshalJSON() ([]byte, error) {
-	w := wireMessage{Role: m.Role, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Refusal: m.Refusal}
+	w := wireMessage{Role: m.Role, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Refusal: m.Refusal, Reasoning: m.Reasoning}
 	var err error
 	if m.Parts != nil {
 		w.Content, err = json.Marshal(m.Parts)
@@ -60,20 +81,16 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// UnmarshalJSON reads content given as a string, a list of parts, or null.
+// UnmarshalJSON reads content given as a string, a list of parts, or null, and reasoning in any of
+// its spellings.
 func (m *Message) UnmarshalJSON(b []byte) error {
-	var w wireMessage
+	var w wireAnswerMessage
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*m = Message{Role: w.Role, Name: w.Name, ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID, Refusal: w.Refusal}
-	switch {
-	case !isPresent(w.Content):
-	case w.Content[0] == '[':
-		return json.Unmarshal(w.Content, &m.Parts)
-	default:
-		return json.Unmarshal(w.Content, &m.Content)
-	}
+	*m = Message{Role: w.Role, Content: w.Content.text, Parts: w.Content.parts, Name: w.Name,
+		ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID, Refusal: w.Refusal,
+		Reasoning: joinReasoning(w.Reasoning1, w.Reasoning2, w.Content.reasoning)}
 	return nil
 }
 
@@ -102,6 +119,20 @@ type FunctionCall struct {
 	Arguments string `json:"arguments"` // a JSON object as text; decode it with json.Unmarshal
 }
 
+// UnmarshalJSON reads arguments sent as a string, as the wire requires, or as a bare JSON object,
+// as some servers send them; an object is kept as its JSON text.
+func (f *FunctionCall) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Name      string   `json:"name"`
+		Arguments wireArgs `json:"arguments"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*f = FunctionCall{Name: w.Name, Arguments: string(w.Arguments)}
+	return nil
+}
+
 // SystemMessage returns a system instruction.
 func SystemMessage(text string) Message { return Message{Role: RoleSystem, Content: text} }
 
@@ -120,11 +151,37 @@ func ToolResultMessage(callID, result string) Message {
 	return Message{Role: RoleTool, Content: result, ToolCallID: callID}
 }
 
-// ContentPart is a piece of a message: text or an image.
+// ContentPart is a piece of a message: text or an image. Parts of other types that a server sends
+// (thinking, audio, or types this SDK does not model) keep their JSON in Raw and are sent back as
+// they came.
 type ContentPart struct {
-	Type     string    `json:"type"` // "text" or "image_url"
-	Text     string    `json:"text,omitempty"`
-	ImageURL *ImageURL `json:"image_url,omitempty"`
+	Type     string          `json:"type"` // "text" or "image_url"; others are kept in Raw
+	Text     string          `json:"text,omitempty"`
+	ImageURL *ImageURL       `json:"image_url,omitempty"`
+	Raw      json.RawMessage `json:"-"` // the part as received, for types other than text and image_url
+}
+
+type plainContentPart ContentPart
+
+// MarshalJSON sends Raw as it is when set, and the typed fields otherwise.
+func (p ContentPart) MarshalJSON() ([]byte, error) {
+	if len(p.Raw) > 0 {
+		return p.Raw, nil
+	}
+	return json.Marshal(plainContentPart(p))
+}
+
+// UnmarshalJSON decodes text and image parts into their fields and keeps any other part in Raw.
+func (p *ContentPart) UnmarshalJSON(b []byte) error {
+	var w plainContentPart
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = ContentPart(w)
+	if p.Type != "text" && p.Type != "image_url" {
+		p.Text, p.ImageURL, p.Raw = "", nil, append(json.RawMessage(nil), b...)
+	}
+	return nil
 }
 
 // ImageURL locates an image: an https URL or a data URI (data:image/png;base64,...).
@@ -209,6 +266,12 @@ func (m *Message) validate(field string) error {
 }
 
 func (p ContentPart) validate(field string) error {
+	if len(p.Raw) > 0 {
+		if !json.Valid(p.Raw) {
+			return invalid(field+".Raw", "is not valid JSON")
+		}
+		return nil // a part received from a server goes back as it came
+	}
 	switch p.Type {
 	case "text":
 		return nil

@@ -1,6 +1,7 @@
 package infergate
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,7 +10,9 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"mime"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,8 +47,11 @@ type ChatStream struct {
 	feed    eventFeed
 	fed     int64 // bytes given to json so far, to spot trailing garbage after a value
 	cur     ChatCompletionChunk
-	acc     accumulator
-	skipped []*StreamError
+	raw     []byte               // the data of the event cur came from
+	single  *ChatCompletionChunk // the whole answer, when the server ignored "stream": true
+	whole   []byte               // that answer's body
+	acc     ChatAccumulator
+	skipped skipLog
 	chunks  int
 	done    bool
 	err     error
@@ -81,10 +87,79 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...CallO
 		return nil, err
 	}
 	watched := &watchedBody{ReadCloser: resp.Body, dog: dog}
-	return &ChatStream{
-		body: watched, dec: sse.NewDecoder(watched, c.cfg.maxLine),
-		ctx: streamCtx, cancel: cancel, release: release, logger: c.cfg.logger, redact: c.cfg.redact,
-	}, nil
+	st := &ChatStream{body: watched, ctx: streamCtx, cancel: cancel, release: release, logger: c.cfg.logger, redact: c.cfg.redact}
+	var src io.Reader = watched
+	if isJSON(resp.Header) {
+		br := bufio.NewReader(watched)
+		head, whole := readWholeObject(br)
+		if whole {
+			if err := st.takeWhole(c, resp, head); err != nil {
+				st.Close()
+				return nil, err
+			}
+			return st, nil
+		}
+		src = io.MultiReader(bytes.NewReader(head), br)
+	}
+	st.dec = sse.NewDecoder(src, c.cfg.maxLine)
+	return st, nil
+}
+
+// readWholeObject reads the body of a stream request that the server labelled as JSON. When it is
+// one JSON object, as from servers that ignore "stream": true, whole is true and head is all of it;
+// otherwise head is what was read, to be decoded as events like any stream (a mislabelled event
+// stream, or a proxy's HTML page).
+func readWholeObject(br *bufio.Reader) (head []byte, whole bool) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return nil, false
+		}
+		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			_ = br.UnreadByte()
+			if b != '{' {
+				return nil, false
+			}
+			break
+		}
+	}
+	head, err := io.ReadAll(io.LimitReader(br, maxResponseBody))
+	return head, err == nil && json.Valid(head)
+}
+
+// takeWhole makes a whole JSON completion the stream's one chunk, and an error body the call's error.
+func (s *ChatStream) takeWhole(c *Client, resp *http.Response, body []byte) error {
+	var whole ChatCompletion
+	if err := c.decodeBody(resp, body, &whole); err != nil {
+		return err
+	}
+	chunk := chunkOf(&whole)
+	s.single, s.whole, s.raw = &chunk, body, body
+	s.dec = sse.NewDecoder(strings.NewReader("data: [DONE]\n\n"), 0)
+	return nil
+}
+
+func isJSON(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "application/json"
+}
+
+// chunkOf turns a whole completion into the one chunk that carries all of it.
+func chunkOf(c *ChatCompletion) ChatCompletionChunk {
+	out := ChatCompletionChunk{ID: c.ID, Object: "chat.completion.chunk", Created: c.Created, Model: c.Model,
+		SystemFingerprint: c.SystemFingerprint, Usage: c.Usage,
+		UsageFromProvider: c.UsageFromProvider, UsageFromConsumer: c.UsageFromConsumer,
+		Choices: make([]ChunkChoice, len(c.Choices))}
+	for i, ch := range c.Choices {
+		m := ch.Message
+		d := Delta{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, Refusal: m.Refusal, Parts: m.Parts}
+		for j, tc := range m.ToolCalls {
+			d.ToolCalls = append(d.ToolCalls, ToolCallDelta{Index: j, ID: tc.ID, Type: tc.Type,
+				Function: FunctionCallDelta{Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
+		}
+		out.Choices[i] = ChunkChoice{Index: ch.Index, Delta: d, FinishReason: ch.FinishReason, Logprobs: ch.Logprobs}
+	}
+	return out
 }
 
 // watchdog cancels a stream that stays silent too long: first the wait for its first byte, then
@@ -125,6 +200,12 @@ func (s *ChatStream) Next() bool {
 	if s.done {
 		return false
 	}
+	if s.single != nil {
+		s.cur, s.single = *s.single, nil
+		s.acc.add(&s.cur)
+		s.chunks++
+		return true
+	}
 	for {
 		ev, err := s.dec.Next()
 		if err != nil {
@@ -153,6 +234,10 @@ var errDone = errors.New("[DONE]")
 
 // decode reads one event's data; it reports false when the event was skipped.
 func (s *ChatStream) decode(data []byte) bool {
+	if data[0] != '{' { // a chunk is an object: "provider failed", null or 42 are not answers
+		s.skip(data)
+		return false
+	}
 	s.wire.reset()
 	if s.json == nil {
 		s.json, s.fed = json.NewDecoder(&s.feed), 0
@@ -170,7 +255,8 @@ func (s *ChatStream) decode(data []byte) bool {
 		return false
 	}
 	s.cur = s.wire.public()
-	s.acc.add(&s.wire, &s.cur)
+	s.acc.add(&s.cur)
+	s.raw = data
 	s.chunks++
 	return true
 }
@@ -197,7 +283,7 @@ func (f *eventFeed) Read(p []byte) (int, error) {
 // skip records an in-band error or a malformed line; neither ends the stream.
 func (s *ChatStream) skip(raw []byte) {
 	se := newStreamError(s.redact(raw))
-	s.skipped = append(s.skipped, se)
+	s.skipped.add(se)
 	s.logger.Warn("infergate: skipped an error event in the stream",
 		slog.String("type", se.Type), slog.Int("status", se.Status), slog.String("message", se.Message))
 }
@@ -206,19 +292,19 @@ func (s *ChatStream) skip(raw []byte) {
 func (s *ChatStream) finish(cause error) {
 	s.done = true
 	switch {
-	case cause == errDone && (s.acc.finished || len(s.skipped) == 0):
-	case cause == io.EOF && s.acc.finished:
-	case (cause == errDone || cause == io.EOF) && len(s.skipped) > 0:
-		last := *s.skipped[len(s.skipped)-1]
+	case cause == errDone && (s.acc.Finished() || s.skipped.total == 0):
+	case cause == io.EOF && s.acc.Finished():
+	case (cause == errDone || cause == io.EOF) && s.skipped.total > 0:
+		last := *s.skipped.latest
 		last.ended = true
 		s.err = &last
 	case cause == io.EOF:
-		s.err = fmt.Errorf("infergate: stream ended after %d chunks without a finish_reason or [DONE]: %w", s.chunks, ErrIncompleteStream)
+		s.err = fmt.Errorf("infergate: stream ended after %s without a finish_reason or [DONE]: %w", plural(s.chunks, "chunk"), ErrIncompleteStream)
 	default:
 		if ctxCause := context.Cause(s.ctx); ctxCause != nil {
 			cause = ctxCause
 		}
-		s.err = fmt.Errorf("infergate: stream broken after %d chunks: %w (%w)", s.chunks, cause, ErrIncompleteStream)
+		s.err = fmt.Errorf("infergate: stream broken after %s: %w (%w)", plural(s.chunks, "chunk"), cause, ErrIncompleteStream)
 	}
 	s.close(cause)
 }
@@ -245,12 +331,28 @@ func (s *ChatStream) Current() ChatCompletionChunk { return s.cur }
 // *StreamError.
 func (s *ChatStream) Err() error { return s.err }
 
-// Skipped returns the error events and malformed lines that the stream skipped so far.
-func (s *ChatStream) Skipped() []*StreamError { return s.skipped }
+// RawEvent returns the data of the event that Current was decoded from, exactly as received, so
+// that fields this SDK does not model stay reachable. It aliases the stream's buffer: it is valid
+// until the next call to Next, so copy it to keep it. For a server that answered the stream with a
+// plain JSON completion, it is that whole body.
+func (s *ChatStream) RawEvent() []byte { return s.raw }
+
+// Skipped returns error events and malformed lines that the stream skipped so far: the first and
+// the last few of them, in order (SkippedCount tells how many there were in all), so that a flood of
+// junk cannot grow memory.
+func (s *ChatStream) Skipped() []*StreamError { return s.skipped.list() }
+
+// SkippedCount returns how many events the stream skipped so far, including those that Skipped no
+// longer holds.
+func (s *ChatStream) SkippedCount() int { return s.skipped.total }
 
 // Completion returns everything received so far as one answer, with content joined and tool calls
 // reassembled. After a complete stream it is the whole answer.
-func (s *ChatStream) Completion() *ChatCompletion { return s.acc.completion() }
+func (s *ChatStream) Completion() *ChatCompletion {
+	c := s.acc.Completion()
+	c.raw = s.whole
+	return c
+}
 
 // Close stops reading and releases the connection. It is safe to call more than once and after the
 // stream ended; the stream's Err is unchanged.
@@ -282,4 +384,44 @@ func (s *ChatStream) All() iter.Seq2[ChatCompletionChunk, error] {
 			yield(ChatCompletionChunk{}, s.err)
 		}
 	}
+}
+
+// skipLog keeps the first and the last few skipped events and counts them all.
+type skipLog struct {
+	first  []*StreamError
+	last   []*StreamError // a ring of the most recent ones after first filled up
+	next   int            // where the ring writes next
+	total  int
+	latest *StreamError
+}
+
+const skipKeep = 8
+
+func (l *skipLog) add(e *StreamError) {
+	l.total++
+	l.latest = e
+	switch {
+	case len(l.first) < skipKeep:
+		l.first = append(l.first, e)
+	case len(l.last) < skipKeep:
+		l.last = append(l.last, e)
+	default:
+		l.last[l.next] = e
+		l.next = (l.next + 1) % skipKeep
+	}
+}
+
+func (l *skipLog) list() []*StreamError {
+	out := make([]*StreamError, 0, len(l.first)+len(l.last))
+	out = append(out, l.first...)
+	out = append(out, l.last[l.next:]...)
+	return append(out, l.last[:l.next]...)
+}
+
+// plural writes a count with its noun: "1 chunk", "2 chunks".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

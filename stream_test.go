@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/infergate/infergate-go"
 )
@@ -367,7 +368,7 @@ func TestStreamCompletionAndUsage(t *testing.T) {
 		Usage:             &infergate.Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7},
 		UsageFromProvider: &infergate.Usage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3},
 	}
-	if diff := cmp.Diff(want, got.completed); diff != "" {
+	if diff := cmp.Diff(want, got.completed, cmpopts.IgnoreUnexported(infergate.ChatCompletion{})); diff != "" {
 		t.Errorf("Completion() (-want +got):\n%s", diff)
 	}
 }

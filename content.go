@@ -1,0 +1,162 @@
+package infergate
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// Content arrives in three shapes: a string, null, or a list of parts. Providers put reasoning in
+// three places: "reasoning_content" (DeepSeek, vLLM), "reasoning" (OpenRouter, newer vLLM), and
+// Mistral's "thinking" parts inside the content list. Messages and stream deltas both decode through
+// wireContent, so every shape lands in the same fields whichever path it took.
+
+// wireContent decodes a message's or a delta's content.
+type wireContent struct {
+	text      string
+	reasoning string        // the text of thinking parts
+	parts     []ContentPart // every part as received, when the list held one the SDK does not fold
+}
+
+func (c *wireContent) reset() { c.text, c.reasoning, c.parts = "", "", nil }
+
+// UnmarshalJSON takes a string, null, a list of parts, or a single part object. A number or boolean
+// where text belongs is kept as its text rather than failing the whole message.
+func (c *wireContent) UnmarshalJSON(b []byte) error {
+	switch b[0] {
+	case '"':
+		if s, ok := plainString(b); ok {
+			c.text = s
+			return nil
+		}
+		return json.Unmarshal(b, &c.text)
+	case '[':
+		var raws []json.RawMessage
+		if err := json.Unmarshal(b, &raws); err != nil {
+			return err
+		}
+		return c.addParts(raws)
+	case '{':
+		return c.addParts([]json.RawMessage{b})
+	case 'n':
+		return nil
+	}
+	c.text = string(b)
+	return nil
+}
+
+// addParts folds text parts into text and thinking parts into reasoning. Parts of any other type
+// (images, audio, types this SDK does not know) keep the whole list, as received, in parts.
+func (c *wireContent) addParts(raws []json.RawMessage) error {
+	var text, reasoning strings.Builder
+	parts := make([]ContentPart, 0, len(raws))
+	other := false
+	for _, raw := range raws {
+		var p ContentPart
+		if err := p.UnmarshalJSON(raw); err != nil {
+			return err
+		}
+		switch p.Type {
+		case "text":
+			text.WriteString(p.Text)
+		case "thinking":
+			reasoning.WriteString(thinkingText(p.Raw))
+		default:
+			other = true
+		}
+		parts = append(parts, p)
+	}
+	c.text, c.reasoning = text.String(), reasoning.String()
+	if other {
+		c.parts = parts
+	}
+	return nil
+}
+
+// thinkingText reads a thinking part's text, given as a string or as a list of text parts.
+func thinkingText(raw json.RawMessage) string {
+	var p struct {
+		Thinking wireContent `json:"thinking"`
+	}
+	if json.Unmarshal(raw, &p) != nil {
+		return ""
+	}
+	return p.Thinking.text
+}
+
+// plainString returns the text of a JSON string that needs no unescaping, without the detour
+// through the reflection decoder; ok is false when it needs the full decoder.
+func plainString(b []byte) (string, bool) {
+	if len(b) < 2 || b[len(b)-1] != '"' {
+		return "", false
+	}
+	inner := b[1 : len(b)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
+}
+
+// joinReasoning merges the reasoning spellings of one message or delta. Servers that send both
+// "reasoning_content" and "reasoning" send the same text twice, so one of them is enough.
+func joinReasoning(reasoningContent, reasoning, thinking string) string {
+	if reasoningContent == "" {
+		reasoningContent = reasoning
+	}
+	return reasoningContent + thinking
+}
+
+// wireArgs decodes tool-call arguments: a string as the wire requires, or a JSON object (or any
+// other value) that some servers send unquoted, kept as its JSON text.
+type wireArgs string
+
+func (a *wireArgs) UnmarshalJSON(b []byte) error {
+	switch b[0] {
+	case '"':
+		if s, ok := plainString(b); ok {
+			*a = wireArgs(s)
+			return nil
+		}
+		return json.Unmarshal(b, (*string)(a))
+	case 'n':
+		return nil
+	}
+	*a = wireArgs(b)
+	return nil
+}
+
+// Logprobs are the log probabilities of a choice's tokens, when the request asked for them (with
+// the "logprobs" field, set through ChatRequest.Extra).
+type Logprobs struct {
+	Content []TokenLogprob `json:"content"`
+	Refusal []TokenLogprob `json:"refusal,omitempty"`
+}
+
+// TokenLogprob is one generated token with its log probability and the most likely alternatives.
+type TokenLogprob struct {
+	Token       string       `json:"token"`
+	Logprob     float64      `json:"logprob"`
+	Bytes       []int        `json:"bytes"` // the token's UTF-8 bytes; null when the token is not text
+	TopLogprobs []TopLogprob `json:"top_logprobs"`
+}
+
+// TopLogprob is one alternative for a token position.
+type TopLogprob struct {
+	Token   string  `json:"token"`
+	Logprob float64 `json:"logprob"`
+	Bytes   []int   `json:"bytes"`
+}
+
+// appendLogprobs adds a delta's log probabilities to those accumulated so far.
+func appendLogprobs(acc, delta *Logprobs) *Logprobs {
+	if delta == nil {
+		return acc
+	}
+	if acc == nil {
+		acc = &Logprobs{}
+	}
+	acc.Content = append(acc.Content, delta.Content...)
+	acc.Refusal = append(acc.Refusal, delta.Refusal...)
+	return acc
+}
