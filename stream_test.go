@@ -37,7 +37,7 @@ func serveStream(t *testing.T, body string, piece int) *httptest.Server {
 	return srv
 }
 
-func newTestClient(t *testing.T, url string, opts ...infergate.Option) *infergate.Client {
+func newTestClient(t testing.TB, url string, opts ...infergate.Option) *infergate.Client {
 	t.Helper()
 	opts = append([]infergate.Option{infergate.WithBaseURL(url), infergate.WithAPIKey("sk-test"), infergate.WithMaxRetries(0)}, opts...)
 	c, err := infergate.NewClient(opts...)

@@ -1,0 +1,246 @@
+package infergate_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/infergate/infergate-go"
+)
+
+var (
+	propertySeed  = flag.Uint64("stream.seed", 20261122, "seed of the random streams of TestStreamProperty")
+	propertyCases = flag.Int("stream.cases", 2000, "how many random streams TestStreamProperty checks")
+)
+
+// TestStreamProperty reads thousands of random valid streams, each written by a loopback server in
+// random small pieces, and checks every answer against the truth the generator drew: content,
+// reasoning, finish reason, tool calls (id, name, JSON-equal arguments) and logprobs per choice,
+// usage details, and that the cleaned deltas concatenate to the same answer. Run more with
+// -stream.cases, another sequence with -stream.seed.
+func TestStreamProperty(t *testing.T) {
+	cases := *propertyCases
+	if testing.Short() {
+		cases = min(cases, 200)
+	}
+	srv, next := pieceServer(t)
+	client := newTestClient(t, srv.URL)
+	rng := rand.New(rand.NewPCG(*propertySeed, 1))
+	for i := range cases {
+		g := genStreamBody(randDice{rng})
+		next(g.body, rng.Uint64())
+		stream, err := client.Chat.Stream(context.Background(), hello())
+		if err != nil {
+			t.Fatalf("case %d: Stream: %v", i, err)
+		}
+		if msg := checkStream(stream, g); msg != "" {
+			t.Fatalf("case %d (seed %d): %s\nstream:\n%s", i, *propertySeed, msg, g.body)
+		}
+	}
+}
+
+// pieceServer answers each request with the body last given to next, written in random pieces of
+// 1 to 64 bytes with a flush after each.
+func pieceServer(t testing.TB) (*httptest.Server, func(body string, seed uint64)) {
+	var mu sync.Mutex
+	var body string
+	var seed uint64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		b, rng := body, rand.New(rand.NewPCG(seed, 2))
+		mu.Unlock()
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for len(b) > 0 {
+			n := min(1+rng.IntN(64), len(b))
+			if _, err := io.WriteString(w, b[:n]); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			b = b[n:]
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func(b string, s uint64) {
+		mu.Lock()
+		body, seed = b, s
+		mu.Unlock()
+	}
+}
+
+// folded is what a caller rebuilds by concatenating the cleaned deltas of one choice.
+type folded struct {
+	content, reasoning strings.Builder
+	args               map[int]*strings.Builder
+	ids, names         map[int]string
+}
+
+// checkStream reads the stream to its end and returns what differs from the truth, or "".
+func checkStream(stream *infergate.ChatStream, g genStream) string {
+	defer stream.Close()
+	byChoice := map[int]*folded{}
+	for stream.Next() {
+		for _, c := range stream.Current().Choices {
+			f := byChoice[c.Index]
+			if f == nil {
+				f = &folded{args: map[int]*strings.Builder{}, ids: map[int]string{}, names: map[int]string{}}
+				byChoice[c.Index] = f
+			}
+			f.content.WriteString(c.Delta.Content)
+			f.reasoning.WriteString(c.Delta.Reasoning)
+			for _, tc := range c.Delta.ToolCalls {
+				if tc.Index < 0 {
+					return fmt.Sprintf("a delta of choice %d has an unresolved tool-call index", c.Index)
+				}
+				if f.args[tc.Index] == nil {
+					f.args[tc.Index] = &strings.Builder{}
+				}
+				f.args[tc.Index].WriteString(tc.Function.Arguments)
+				f.ids[tc.Index] += tc.ID
+				f.names[tc.Index] += tc.Function.Name
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return fmt.Sprintf("Err: %v", err)
+	}
+	if n := stream.SkippedCount(); n != 0 {
+		return fmt.Sprintf("%d events skipped: %v", n, stream.Skipped())
+	}
+	got := stream.Completion()
+	if len(got.Choices) != len(g.choices) {
+		return fmt.Sprintf("%d choices, want %d", len(got.Choices), len(g.choices))
+	}
+	for i, want := range g.choices {
+		if msg := checkChoice(got.Choices[i], i, want); msg != "" {
+			return msg
+		}
+		if msg := checkFolded(byChoice[i], got.Choices[i].Message, i); msg != "" {
+			return msg
+		}
+	}
+	if g.usage {
+		u := got.Usage
+		if u == nil || u.TotalTokens != 16 || u.PromptTokensDetails == nil || u.PromptTokensDetails.CachedTokens != 3 ||
+			u.CompletionTokensDetails == nil || u.CompletionTokensDetails.ReasoningTokens != 4 {
+			return fmt.Sprintf("usage %+v lost the details", u)
+		}
+	}
+	return ""
+}
+
+func checkChoice(c infergate.Choice, i int, want truthChoice) string {
+	m := c.Message
+	switch {
+	case c.Index != i:
+		return fmt.Sprintf("choice %d has index %d", i, c.Index)
+	case m.Content != want.content:
+		return fmt.Sprintf("choice %d content %q, want %q", i, m.Content, want.content)
+	case m.Reasoning != want.reasoning:
+		return fmt.Sprintf("choice %d reasoning %q, want %q", i, m.Reasoning, want.reasoning)
+	case string(c.FinishReason) != want.finish:
+		return fmt.Sprintf("choice %d finish %q, want %q", i, c.FinishReason, want.finish)
+	case len(m.ToolCalls) != len(want.calls):
+		return fmt.Sprintf("choice %d has %d tool calls, want %d: %+v", i, len(m.ToolCalls), len(want.calls), m.ToolCalls)
+	}
+	for j, wc := range want.calls {
+		tc := m.ToolCalls[j]
+		if tc.ID != wc.id || tc.Function.Name != wc.name || tc.Type != "function" || !jsonEqual(tc.Function.Arguments, wc.args) {
+			return fmt.Sprintf("choice %d call %d = %+v, want %+v", i, j, tc, wc)
+		}
+	}
+	var tokens []string
+	if c.Logprobs != nil {
+		for _, lp := range c.Logprobs.Content {
+			tokens = append(tokens, lp.Token)
+		}
+	}
+	if !reflect.DeepEqual(tokens, want.tokens) {
+		return fmt.Sprintf("choice %d logprob tokens %q, want %q", i, tokens, want.tokens)
+	}
+	return ""
+}
+
+// checkFolded compares what concatenating the deltas gives with the completion.
+func checkFolded(f *folded, m infergate.Message, i int) string {
+	if f == nil {
+		return fmt.Sprintf("choice %d never appeared in a chunk", i)
+	}
+	if f.content.String() != m.Content || f.reasoning.String() != m.Reasoning {
+		return fmt.Sprintf("choice %d: deltas concatenate to %q/%q, completion has %q/%q", i, f.content.String(), f.reasoning.String(), m.Content, m.Reasoning)
+	}
+	for j, tc := range m.ToolCalls {
+		b := f.args[j]
+		if b == nil || b.String() != tc.Function.Arguments || f.ids[j] != tc.ID || f.names[j] != tc.Function.Name {
+			return fmt.Sprintf("choice %d call %d: deltas concatenate to id %q name %q args %v, completion has %+v", i, j, f.ids[j], f.names[j], b, tc)
+		}
+	}
+	return ""
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
+}
+
+// FuzzStreamGenerated drives the stream generator from the fuzzer's bytes, so that coverage guides
+// it towards odd shapes, and checks the answer against the truth. Bytes left over after generation
+// corrupt the stream at chosen places: then only the absence of a panic and a clean end count.
+func FuzzStreamGenerated(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{3, 1, 0, 2, 7, 9, 4, 4, 4, 1, 200, 13, 77, 5, 5, 5, 5, 5})
+	f.Add([]byte("interleaved parallel calls with escapes \\\" and choices"))
+	srv, next := pieceServer(f)
+	client := newTestClient(f, srv.URL)
+	f.Fuzz(func(t *testing.T, input []byte) {
+		d := &byteDice{b: input}
+		g := genStreamBody(d)
+		body, corrupted := corrupt(g.body, d.b)
+		next(body, uint64(len(input)))
+		stream, err := client.Chat.Stream(context.Background(), hello())
+		if err != nil {
+			if !corrupted {
+				t.Fatalf("Stream: %v", err)
+			}
+			return
+		}
+		if corrupted {
+			for stream.Next() {
+				_ = stream.Completion()
+			}
+			_ = stream.Completion()
+			stream.Close()
+			return
+		}
+		if msg := checkStream(stream, g); msg != "" {
+			t.Fatalf("%s\nstream:\n%s", msg, g.body)
+		}
+	})
+}
+
+// corrupt applies up to 8 edits chosen by edits: each pair of bytes picks a place and a byte to
+// overwrite or insert there.
+func corrupt(body string, edits []byte) (string, bool) {
+	if len(edits) < 2 || body == "" {
+		return body, false
+	}
+	b := []byte(body)
+	for i := 0; i+1 < len(edits) && i < 16; i += 2 {
+		at := int(edits[i]) * len(b) / 256
+		if edits[i+1]%2 == 0 {
+			b[at] = edits[i+1]
+		} else {
+			b = append(b[:at], append([]byte{edits[i+1]}, b[at:]...)...)
+		}
+	}
+	return string(b), true
+}
