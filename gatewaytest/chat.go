@@ -16,7 +16,10 @@ const DefaultModel = "llama-3.3-70b"
 // Reply scripts one chat completion, streamed or not. The zero value is a
 // valid, empty answer.
 type Reply struct {
-	Content   string
+	Content string
+	// Reasoning is the model's thinking, sent before the content as "reasoning_content" (see
+	// Quirks.ReasoningAs for the other spellings).
+	Reasoning string
 	ToolCalls []ToolCall
 	// Chunks are the content pieces a stream sends; when empty the stream cuts
 	// Content after each space. Ignored by non-streaming responses.
@@ -30,6 +33,10 @@ type Reply struct {
 	// numbers are sent as usage, usage_from_provider and usage_from_consumer.
 	Usage  *Usage
 	Quirks Quirks
+	// MoreChoices are the answers of choices 1, 2, ... for a request with n > 1. Their Content,
+	// Reasoning, Chunks, ToolCalls and FinishReason are used; a stream interleaves their chunks
+	// with those of the first choice.
+	MoreChoices []Reply
 }
 
 // ToolCall is one function call in a reply; several make parallel tool calls.
@@ -84,6 +91,14 @@ type Quirks struct {
 	Keepalive bool
 	// ChunkSize overrides WithChunkSize for this reply.
 	ChunkSize int
+	// ContentParts sends each content piece as a list of text parts, as Mistral does.
+	ContentParts bool
+	// ReasoningAs spells the reasoning: "reasoning_content" (the default, DeepSeek and vLLM),
+	// "reasoning" (OpenRouter, newer vLLM) or "thinking" (Mistral's thinking content parts).
+	ReasoningAs string
+	// InterleaveToolCalls sends the fragments of parallel tool calls interleaved, call by call in
+	// turn, instead of one call after the other.
+	InterleaveToolCalls bool
 }
 
 // StreamError is an in-band error event:
@@ -239,6 +254,23 @@ func (s *Server) completion(r Reply, requested string, promptWords int, now time
 	if r.Model == "" {
 		r.Model = DefaultModel
 	}
+	r = s.withDefaults(r)
+	r.MoreChoices = append([]Reply(nil), r.MoreChoices...)
+	for i := range r.MoreChoices {
+		r.MoreChoices[i] = s.withDefaults(r.MoreChoices[i])
+	}
+	if r.Usage == nil {
+		out := len(strings.Fields(r.Content))
+		for _, tc := range r.ToolCalls {
+			out += 1 + len(tc.Arguments)/4
+		}
+		r.Usage = &Usage{PromptTokens: promptWords, CompletionTokens: out, TotalTokens: promptWords + out}
+	}
+	return completion{Reply: r, id: fmt.Sprintf("chatcmpl-%032x", n), created: now.Unix()}
+}
+
+// withDefaults gives tool calls their ids and the reply its finish reason.
+func (s *Server) withDefaults(r Reply) Reply {
 	if len(r.ToolCalls) > 0 {
 		r.ToolCalls = append([]ToolCall(nil), r.ToolCalls...)
 		for i := range r.ToolCalls {
@@ -253,37 +285,55 @@ func (s *Server) completion(r Reply, requested string, promptWords int, now time
 			r.FinishReason = "tool_calls"
 		}
 	}
-	if r.Usage == nil {
-		out := len(strings.Fields(r.Content))
-		for _, tc := range r.ToolCalls {
-			out += 1 + len(tc.Arguments)/4
-		}
-		r.Usage = &Usage{PromptTokens: promptWords, CompletionTokens: out, TotalTokens: promptWords + out}
-	}
-	return completion{Reply: r, id: fmt.Sprintf("chatcmpl-%032x", n), created: now.Unix()}
+	return r
 }
 
-func (c completion) body() map[string]any {
-	msg := map[string]any{"role": "assistant", "content": c.Content}
-	if len(c.ToolCalls) > 0 {
-		if c.Content == "" {
+// message renders a reply as a non-streamed answer's message.
+func (r Reply) message(q Quirks) map[string]any {
+	msg := map[string]any{"role": "assistant", "content": r.Content}
+	if r.Reasoning != "" {
+		if q.ReasoningAs == "thinking" {
+			msg["content"] = []any{thinkingPart(r.Reasoning), map[string]any{"type": "text", "text": r.Content}}
+		} else {
+			msg[reasoningKey(q)] = r.Reasoning
+		}
+	}
+	if len(r.ToolCalls) > 0 {
+		if r.Content == "" && r.Reasoning == "" {
 			msg["content"] = nil
 		}
-		calls := make([]any, len(c.ToolCalls))
-		for i, tc := range c.ToolCalls {
+		calls := make([]any, len(r.ToolCalls))
+		for i, tc := range r.ToolCalls {
 			calls[i] = map[string]any{"id": tc.ID, "type": "function",
 				"function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}}
 		}
 		msg["tool_calls"] = calls
 	}
+	return msg
+}
+
+func reasoningKey(q Quirks) string {
+	if q.ReasoningAs == "reasoning" {
+		return "reasoning"
+	}
+	return "reasoning_content"
+}
+
+func thinkingPart(text string) map[string]any {
+	return map[string]any{"type": "thinking", "thinking": []any{map[string]any{"type": "text", "text": text}}}
+}
+
+func (c completion) body() map[string]any {
+	choices := []any{map[string]any{"index": 0, "message": c.message(c.Quirks), "finish_reason": c.FinishReason, "logprobs": nil}}
+	for i, r := range c.MoreChoices {
+		choices = append(choices, map[string]any{"index": i + 1, "message": r.message(c.Quirks), "finish_reason": r.FinishReason, "logprobs": nil})
+	}
 	return map[string]any{
-		"id":      c.id,
-		"object":  "chat.completion",
-		"created": c.created,
-		"model":   c.Model,
-		"choices": []any{map[string]any{
-			"index": 0, "message": msg, "finish_reason": c.FinishReason, "logprobs": nil,
-		}},
+		"id":                  c.id,
+		"object":              "chat.completion",
+		"created":             c.created,
+		"model":               c.Model,
+		"choices":             choices,
 		"usage":               c.Usage,
 		"usage_from_provider": c.Usage,
 		"usage_from_consumer": c.Usage,

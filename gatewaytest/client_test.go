@@ -96,3 +96,54 @@ func TestClientStreamsQuirkyToolCalls(t *testing.T) {
 		t.Errorf("tool call = %+v", tc)
 	}
 }
+
+// TestClientReadsEveryStreamShape streams, through the SDK, the shapes reasoning models and
+// multi-choice requests produce, in each spelling the fake can send them, and creates the same
+// answer without streaming.
+func TestClientReadsEveryStreamShape(t *testing.T) {
+	for _, spelling := range []string{"reasoning_content", "reasoning", "thinking"} {
+		t.Run(spelling, func(t *testing.T) {
+			s := gatewaytest.NewServer(gatewaytest.WithChunkSize(9))
+			defer s.Close()
+			reply := gatewaytest.Reply{
+				Content: "two calls", Reasoning: "I need both tools",
+				ToolCalls: []gatewaytest.ToolCall{
+					{ID: "a", Name: "weather", Arguments: `{"city":"Paris"}`},
+					{ID: "b", Name: "convert", Arguments: `{"from":"C","to":"F"}`},
+				},
+				MoreChoices: []gatewaytest.Reply{{Content: "second answer", Reasoning: "other thought"}},
+				Quirks: gatewaytest.Quirks{ReasoningAs: spelling, ContentParts: true, InterleaveToolCalls: true,
+					ArgChunkSize: 3, EmptyArgsFirst: true, BlankIDs: true},
+			}
+			s.Enqueue(reply, reply)
+			req := infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessage("go")}, N: infergate.Ptr(2)}
+			stream, err := s.Client().Chat.Stream(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for stream.Next() {
+			}
+			if err := stream.Err(); err != nil {
+				t.Fatal(err)
+			}
+			created, err := s.Client().Chat.Create(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, got := range map[string]*infergate.ChatCompletion{"stream": stream.Completion(), "create": created} {
+				if len(got.Choices) != 2 {
+					t.Fatalf("%s: %d choices", name, len(got.Choices))
+				}
+				first, second := got.Choices[0].Message, got.Choices[1].Message
+				if first.Content != "two calls" || first.Reasoning != "I need both tools" ||
+					second.Content != "second answer" || second.Reasoning != "other thought" {
+					t.Errorf("%s: messages %+v / %+v", name, first, second)
+				}
+				if len(first.ToolCalls) != 2 || first.ToolCalls[0].Function.Arguments != `{"city":"Paris"}` ||
+					first.ToolCalls[1].ID != "b" || first.ToolCalls[1].Function.Arguments != `{"from":"C","to":"F"}` {
+					t.Errorf("%s: tool calls %+v", name, first.ToolCalls)
+				}
+			}
+		})
+	}
+}

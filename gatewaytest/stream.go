@@ -107,70 +107,35 @@ func (e *StreamError) body() map[string]any {
 	return map[string]any{"error": map[string]any{"message": msg, "type": typ, "status": status}}
 }
 
-// streamChunks renders the data events of a complete stream: role, content,
-// tool calls, finish and usage.
+// streamChunks renders the data events of a complete stream: role, reasoning, content, tool calls,
+// finish and usage, the choices of a request with n > 1 interleaved.
 func streamChunks(c completion) []string {
 	q := c.Quirks
-	chunk := func(delta map[string]any, finish any) map[string]any {
+	queues := [][]map[string]any{choiceEntries(c.Reply, 0, q)}
+	for i, r := range c.MoreChoices {
+		queues = append(queues, choiceEntries(r, i+1, q))
+	}
+	chunk := func(entries ...any) map[string]any {
+		if entries == nil {
+			entries = []any{} // the usage chunk's "choices":[]
+		}
 		return map[string]any{
 			"id": c.id, "object": "chat.completion.chunk", "created": c.created, "model": c.Model,
-			"choices":            []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
-			"system_fingerprint": "",
+			"choices": entries, "system_fingerprint": "",
 		}
 	}
-	chunks := []map[string]any{chunk(map[string]any{"role": "assistant"}, nil)}
-	pieces := c.Chunks
-	if len(pieces) == 0 && c.Content != "" {
-		pieces = splitAfterSpaces(c.Content)
+	var chunks []map[string]any
+	for _, e := range roundRobin(queues) {
+		chunks = append(chunks, chunk(e))
 	}
-	for _, p := range pieces {
-		chunks = append(chunks, chunk(map[string]any{"content": p}, nil))
-	}
-	for i, tc := range c.ToolCalls {
-		call := func(m map[string]any) map[string]any {
-			m["index"] = i
-			return chunk(map[string]any{"tool_calls": []any{m}}, nil)
-		}
-		if q.WholeToolCalls {
-			chunks = append(chunks, call(map[string]any{"id": tc.ID, "type": "function",
-				"function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}}))
-			continue
-		}
-		fn := map[string]any{"name": tc.Name}
-		if !q.BlankIDs {
-			fn["arguments"] = ""
-		}
-		chunks = append(chunks, call(map[string]any{"id": tc.ID, "type": "function", "function": fn}))
-		frags := splitBytes(tc.Arguments, q.ArgChunkSize)
-		if q.EmptyArgsFirst {
-			frags = append([]string{"{}"}, frags...)
-		}
-		for _, f := range frags {
-			m := map[string]any{"function": map[string]any{"arguments": f}}
-			if q.BlankIDs {
-				m["id"], m["type"] = "", ""
-			}
-			chunks = append(chunks, call(m))
-		}
-	}
-	withUsage := func(m map[string]any) {
-		m["usage_from_provider"] = c.Usage
-		m["usage_from_consumer"] = c.Usage
-	}
-	if q.FinishOnLastDelta && len(chunks) > 1 {
-		last := chunks[len(chunks)-1]
-		last["choices"].([]any)[0].(map[string]any)["finish_reason"] = c.FinishReason
-		withUsage(last)
-	} else {
-		fin := chunk(map[string]any{}, c.FinishReason)
-		withUsage(fin)
-		chunks = append(chunks, fin)
-	}
+	last := chunks[len(chunks)-1]
+	last["usage_from_provider"] = c.Usage
+	last["usage_from_consumer"] = c.Usage
 	if !q.NoUsageChunk {
-		u := chunk(nil, nil)
-		u["choices"] = []any{}
+		u := chunk()
 		u["usage"] = c.Usage
-		withUsage(u)
+		u["usage_from_provider"] = c.Usage
+		u["usage_from_consumer"] = c.Usage
 		chunks = append(chunks, u)
 	}
 	out := make([]string, len(chunks))
@@ -180,9 +145,102 @@ func streamChunks(c completion) []string {
 	return out
 }
 
+// choiceEntries renders one choice's part of each chunk, in order.
+func choiceEntries(r Reply, index int, q Quirks) []map[string]any {
+	entry := func(delta map[string]any) map[string]any {
+		return map[string]any{"index": index, "delta": delta, "finish_reason": nil}
+	}
+	out := []map[string]any{entry(map[string]any{"role": "assistant"})}
+	for _, p := range splitAfterSpaces(r.Reasoning) {
+		if q.ReasoningAs == "thinking" {
+			out = append(out, entry(map[string]any{"content": []any{thinkingPart(p)}}))
+		} else {
+			out = append(out, entry(map[string]any{reasoningKey(q): p}))
+		}
+	}
+	pieces := r.Chunks
+	if len(pieces) == 0 {
+		pieces = splitAfterSpaces(r.Content)
+	}
+	for _, p := range pieces {
+		var content any = p
+		if q.ContentParts {
+			content = []any{map[string]any{"type": "text", "text": p}}
+		}
+		out = append(out, entry(map[string]any{"content": content}))
+	}
+	for _, frag := range toolCallFragments(r.ToolCalls, q) {
+		out = append(out, entry(map[string]any{"tool_calls": []any{frag}}))
+	}
+	if q.FinishOnLastDelta && len(out) > 1 {
+		out[len(out)-1]["finish_reason"] = r.FinishReason
+	} else {
+		fin := entry(map[string]any{})
+		fin["finish_reason"] = r.FinishReason
+		out = append(out, fin)
+	}
+	return out
+}
+
+// toolCallFragments renders the fragments of a reply's tool calls, call after call or interleaved.
+func toolCallFragments(calls []ToolCall, q Quirks) []map[string]any {
+	perCall := make([][]map[string]any, len(calls))
+	for i, tc := range calls {
+		frag := func(m map[string]any) map[string]any {
+			m["index"] = i
+			return m
+		}
+		if q.WholeToolCalls {
+			perCall[i] = append(perCall[i], frag(map[string]any{"id": tc.ID, "type": "function",
+				"function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}}))
+			continue
+		}
+		fn := map[string]any{"name": tc.Name}
+		if !q.BlankIDs {
+			fn["arguments"] = ""
+		}
+		perCall[i] = append(perCall[i], frag(map[string]any{"id": tc.ID, "type": "function", "function": fn}))
+		frags := splitBytes(tc.Arguments, q.ArgChunkSize)
+		if q.EmptyArgsFirst {
+			frags = append([]string{"{}"}, frags...)
+		}
+		for _, f := range frags {
+			m := map[string]any{"function": map[string]any{"arguments": f}}
+			if q.BlankIDs {
+				m["id"], m["type"] = "", ""
+			}
+			perCall[i] = append(perCall[i], frag(m))
+		}
+	}
+	if q.InterleaveToolCalls {
+		return roundRobin(perCall)
+	}
+	var out []map[string]any
+	for _, fs := range perCall {
+		out = append(out, fs...)
+	}
+	return out
+}
+
+// roundRobin takes one item of each queue in turn until all are empty.
+func roundRobin[T any](queues [][]T) []T {
+	var out []T
+	for more := true; more; {
+		more = false
+		for i := range queues {
+			if len(queues[i]) > 0 {
+				out = append(out, queues[i][0])
+				queues[i] = queues[i][1:]
+				more = true
+			}
+		}
+	}
+	return out
+}
+
 // splitAfterSpaces cuts text into word-sized pieces that concatenate back to it.
 func splitAfterSpaces(text string) []string {
-	var out []string
+	var out []string // nil for empty text: no piece at all
 	for text != "" {
 		i := strings.IndexByte(text, ' ')
 		if i < 0 {
