@@ -2,6 +2,7 @@ package infergate_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -102,4 +103,23 @@ func ExampleAPIError() {
 		fmt.Println(apiErr.StatusCode, apiErr.Message, errors.Is(err, infergate.ErrUnauthorized))
 	}
 	// Output: 401 Invalid API key true
+}
+
+func ExampleChatAccumulator() {
+	recorded := []string{ // the data of each event, as a proxy or a recording has them
+		`{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"Paris is well known. "}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"Paris"}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"."},"finish_reason":"stop"}]}`,
+	}
+	var acc infergate.ChatAccumulator
+	for _, data := range recorded {
+		var chunk infergate.ChatCompletionChunk
+		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
+			log.Fatal(err)
+		}
+		acc.Add(chunk)
+	}
+	answer := acc.Completion().Choices[0]
+	fmt.Printf("%s | %s | %s\n", answer.Message.Reasoning, answer.Message.Content, answer.FinishReason)
+	// Output: Paris is well known.  | Paris. | stop
 }
