@@ -1,0 +1,222 @@
+package infergate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// FuncTool is a Go function the model can call. Its arguments' JSON Schema comes from the Go type
+// of its input, and a call's arguments are checked against that schema before the function runs.
+// Hand it to ChatService.RunTools, or put Definition() in ChatRequest.Tools and run your own loop
+// with Call. A FuncTool is safe for concurrent use if its function is.
+type FuncTool struct {
+	def    Tool
+	schema *jsonschema.Resolved
+	run    func(ctx context.Context, arguments []byte) (any, error)
+}
+
+// NewTool turns fn into a tool named name. The schema of its arguments is derived from In, which
+// must be a struct (or struct{} for a tool without arguments):
+//
+//   - property names come from `json` tags, and descriptions from `jsonschema:"..."` tags;
+//   - a field is optional when its json tag has omitempty or omitzero, or when it is a pointer;
+//     every other field is required, and properties the struct does not name are refused;
+//   - `enum:"celsius,fahrenheit"` on a string field lists its allowed values;
+//   - nested structs, slices, maps with string keys and time.Time (an RFC 3339 string) work.
+//
+// The result is sent to the model as text: a string as it is, anything else as JSON. An error from
+// fn, arguments that do not match the schema, and a panic inside fn are all sent to the model as
+// the tool's result, so that it can correct itself; none of them stops the loop.
+func NewTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (*FuncTool, error) {
+	field := "tool " + name
+	if !functionName.MatchString(name) {
+		return nil, invalid(field, "name must be 1 to 64 letters, digits, '_' or '-'")
+	}
+	if fn == nil {
+		return nil, invalid(field, "has no function")
+	}
+	schema, err := schemaFor(reflect.TypeFor[In]())
+	if err != nil {
+		return nil, invalid(field, "%v", err)
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return nil, invalid(field, "schema: %v", err)
+	}
+	run := func(ctx context.Context, arguments []byte) (any, error) {
+		var in In
+		if err := json.Unmarshal(arguments, &in); err != nil {
+			return nil, &ToolError{Tool: name, Stage: ToolStageArguments, Err: err}
+		}
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, &ToolError{Tool: name, Stage: ToolStageRun, Err: err}
+		}
+		return out, nil
+	}
+	return &FuncTool{def: FunctionTool(name, description, schema), schema: resolved, run: run}, nil
+}
+
+// Name returns the tool's name, as the model calls it.
+func (t *FuncTool) Name() string { return t.def.Function.Name }
+
+// Definition returns the tool as a ChatRequest sends it, with its JSON Schema.
+func (t *FuncTool) Definition() Tool { return t.def }
+
+// Call runs the tool on the arguments a model sent (a JSON object as text; empty means {}) and
+// returns the text to send back as the tool's result. The error is a *ToolError that says whether
+// the arguments were refused, the function failed, or it panicked; Call never panics.
+func (t *FuncTool) Call(ctx context.Context, arguments string) (result string, err error) {
+	args := bytes.TrimSpace([]byte(arguments))
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	var instance any
+	if err := json.Unmarshal(args, &instance); err != nil {
+		return "", &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: fmt.Errorf("not valid JSON: %w", err)}
+	}
+	if err := t.schema.Validate(instance); err != nil {
+		return "", &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			result, err = "", &ToolError{Tool: t.Name(), Stage: ToolStagePanic, Err: fmt.Errorf("%v", p)}
+		}
+	}()
+	out, err := t.run(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	if s, ok := out.(string); ok {
+		return s, nil
+	}
+	text, err := json.Marshal(out)
+	if err != nil {
+		return "", &ToolError{Tool: t.Name(), Stage: ToolStageRun, Err: fmt.Errorf("encoding the result: %w", err)}
+	}
+	return string(text), nil
+}
+
+// ToolStage says where a tool call failed.
+type ToolStage string
+
+// The stages at which a tool call can fail.
+const (
+	ToolStageArguments ToolStage = "arguments" // not JSON, or not what the schema allows
+	ToolStageRun       ToolStage = "run"       // the function returned an error
+	ToolStagePanic     ToolStage = "panic"     // the function panicked; the panic was recovered
+	ToolStageUnknown   ToolStage = "unknown"   // the model called a tool that does not exist
+)
+
+// ToolError is a failed tool call. The tool loop sends its text to the model as the call's result.
+type ToolError struct {
+	Tool  string
+	Stage ToolStage
+	Err   error
+}
+
+// Error says which tool failed and why, in words a model can act on.
+func (e *ToolError) Error() string {
+	switch e.Stage {
+	case ToolStageArguments:
+		return fmt.Sprintf("error: invalid arguments for tool %s: %v", e.Tool, e.Err)
+	case ToolStagePanic:
+		return fmt.Sprintf("error: tool %s crashed: %v", e.Tool, e.Err)
+	case ToolStageUnknown:
+		return fmt.Sprintf("error: there is no tool named %q", e.Tool)
+	}
+	return fmt.Sprintf("error: tool %s failed: %v", e.Tool, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// schemaFor derives a tool's argument schema from its input type, then applies what
+// jsonschema-go does not infer: pointers are optional, and `enum` tags list allowed values.
+func schemaFor(t reflect.Type) (*jsonschema.Schema, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("arguments type %s must be a struct: tools take a JSON object", t)
+	}
+	schema, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return schema, refine(t, schema)
+}
+
+// refine walks a type beside its schema.
+func refine(t reflect.Type, s *jsonschema.Schema) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if s == nil {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return refine(t.Elem(), s.Items)
+	case reflect.Map:
+		return refine(t.Elem(), s.AdditionalProperties)
+	case reflect.Struct:
+		return refineStruct(t, s)
+	}
+	return nil
+}
+
+func refineStruct(t reflect.Type, s *jsonschema.Schema) error {
+	for _, f := range reflect.VisibleFields(t) {
+		name, ok := jsonName(f)
+		prop := s.Properties[name]
+		if !ok || prop == nil {
+			continue
+		}
+		if f.Type.Kind() == reflect.Pointer {
+			s.Required = removeString(s.Required, name)
+		}
+		if tag, ok := f.Tag.Lookup("enum"); ok {
+			target := prop
+			if k := f.Type.Kind(); (k == reflect.Slice || k == reflect.Array) && prop.Items != nil {
+				target = prop.Items // the allowed values of each element
+			}
+			for _, v := range strings.Split(tag, ",") {
+				target.Enum = append(target.Enum, v)
+			}
+		}
+		if err := refine(f.Type, prop); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonName is the property name encoding/json gives a struct field; ok is false for fields it
+// leaves out.
+func jsonName(f reflect.StructField) (string, bool) {
+	if !f.IsExported() || f.Anonymous {
+		return "", false
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	switch name {
+	case "-":
+		return "", false
+	case "":
+		return f.Name, true
+	}
+	return name, true
+}
+
+func removeString(list []string, s string) []string {
+	out := list[:0]
+	for _, v := range list {
+		if v != s {
+			out = append(out, v)
+		}
+	}
+	return out
+}
