@@ -33,6 +33,9 @@ type Reply struct {
 	// numbers are sent as usage, usage_from_provider and usage_from_consumer.
 	Usage  *Usage
 	Quirks Quirks
+	// Respond, when set, computes the reply from the conversation the request sent (the tool
+	// results of an earlier turn, say); the Reply it returns is used instead of this one.
+	Respond func(conversation []Turn) Reply
 	// MoreChoices are the answers of choices 1, 2, ... for a request with n > 1. Their Content,
 	// Reasoning, Chunks, ToolCalls and FinishReason are used; a stream interleaves their chunks
 	// with those of the first choice.
@@ -165,6 +168,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 
 	reply := s.nextReply(lastUser)
+	if reply.Respond != nil {
+		reply = reply.Respond(turns(req.Messages))
+	}
 	c := s.completion(reply, req.Model, prompt, s.now(r))
 	if req.Stream {
 		s.stream(w, r, c)

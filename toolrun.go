@@ -1,0 +1,302 @@
+package infergate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Defaults of the tool loop.
+const (
+	DefaultMaxToolSteps   = 10 // model turns before the loop gives up
+	DefaultToolGoroutines = 4  // tool calls of one turn that run at once
+)
+
+// ErrToolStepLimit matches the error of a tool loop that reached its step limit (a *ToolLoopError).
+var ErrToolStepLimit = errors.New("infergate: tool loop reached its step limit")
+
+// ToolLoop configures ChatService.RunTools. The zero value runs no tools; set Tools.
+type ToolLoop struct {
+	Tools []*FuncTool
+	// MaxSteps bounds the model turns (default DefaultMaxToolSteps). The loop then ends with a
+	// *ToolLoopError that keeps the transcript.
+	MaxSteps int
+	// Goroutines bounds how many tool calls of one turn run at once (default DefaultToolGoroutines).
+	Goroutines int
+}
+
+// ToolEventKind says what a ToolEvent reports.
+type ToolEventKind uint8
+
+// The events of a tool loop, in the order they happen within a step.
+const (
+	ToolEventDelta  ToolEventKind = iota + 1 // a chunk of the model's streamed turn (Chunk)
+	ToolEventTurn                            // the model's turn is complete (Message, the assistant turn)
+	ToolEventResult                          // a tool call finished (Result), in the order calls finish
+)
+
+// ToolEvent is one thing that happened in a tool loop.
+type ToolEvent struct {
+	Kind    ToolEventKind
+	Step    int                 // the model turn, from 1
+	Chunk   ChatCompletionChunk // for ToolEventDelta
+	Message *Message            // for ToolEventTurn
+	Result  *ToolResult         // for ToolEventResult
+}
+
+// ToolResult is one tool call and what came of it.
+type ToolResult struct {
+	Call     ToolCall
+	Output   string // what the model receives: the result, or the error's text
+	Err      error  // a *ToolError when the call failed
+	Duration time.Duration
+}
+
+// ToolRunResult is how a tool loop ended.
+type ToolRunResult struct {
+	Answer   *ChatCompletion // the last model turn: the answer without tool calls
+	Messages []Message       // the whole conversation: the request's messages, every turn and tool result
+	Usage    Usage           // tokens summed over all turns
+	Steps    int             // model turns taken
+}
+
+// ToolLoopError ends a tool loop that reached its step limit. It keeps the transcript, so that the
+// conversation can be continued.
+type ToolLoopError struct {
+	Limit    int
+	Messages []Message
+	Usage    Usage
+}
+
+// Error says that the loop ran out of steps.
+func (e *ToolLoopError) Error() string {
+	return fmt.Sprintf("infergate: tool loop stopped after %d model turns without a final answer", e.Limit)
+}
+
+// Is matches ErrToolStepLimit.
+func (e *ToolLoopError) Is(target error) bool { return target == ErrToolStepLimit }
+
+// ToolRun is a tool loop in progress. Range over Events to watch it, or call Wait; either runs it.
+type ToolRun struct {
+	svc    *ChatService
+	ctx    context.Context
+	req    ChatRequest
+	loop   ToolLoop
+	opts   []CallOption
+	tools  map[string]*FuncTool
+	result ToolRunResult
+	err    error
+	ran    bool
+}
+
+// RunTools runs a conversation in which the model may call tools: it streams each model turn, runs
+// the calls the turn asks for (parallel calls concurrently, each with ctx), appends the assistant
+// turn (with its Reasoning) and the tool results, and asks again, until the model answers without
+// calling a tool. Tool errors, arguments that do not match a tool's schema, panics in a tool and
+// calls of unknown tools go back to the model as the call's result. The loop's tools are added to
+// req.Tools. Only the first choice is followed.
+//
+// Nothing is sent until Events is ranged over or Wait is called.
+//
+// POST /api/v1/chat/completions (with "stream": true), once per model turn
+func (s *ChatService) RunTools(ctx context.Context, req ChatRequest, loop ToolLoop, opts ...CallOption) *ToolRun {
+	return &ToolRun{svc: s, ctx: ctx, req: req, loop: loop, opts: opts}
+}
+
+// Wait runs the loop to its end, if Events has not, and returns how it ended. After an error the
+// result still holds the transcript so far.
+func (r *ToolRun) Wait() (*ToolRunResult, error) {
+	for range r.Events() {
+	}
+	return &r.result, r.err
+}
+
+// Events runs the loop, reporting each step as it happens; a failure arrives as the last pair.
+// Breaking out of the loop stops it: running tools see their context cancelled, and Events returns
+// only once they have. A ToolRun runs once; ranging again yields nothing.
+func (r *ToolRun) Events() iter.Seq2[ToolEvent, error] {
+	return func(yield func(ToolEvent, error) bool) {
+		if r.ran {
+			return
+		}
+		r.ran = true
+		ctx, cancel := context.WithCancel(r.ctx)
+		defer cancel()
+		r.err = r.run(ctx, yield)
+		if r.err != nil && r.err != errStopped {
+			yield(ToolEvent{}, r.err)
+		}
+		if r.err == errStopped {
+			r.err = context.Canceled
+		}
+	}
+}
+
+var errStopped = errors.New("infergate: the caller stopped the tool loop")
+
+func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) error {
+	req, err := r.prepare()
+	if err != nil {
+		return err
+	}
+	res := &r.result
+	res.Messages = slices.Clone(r.req.Messages)
+	for step := 1; ; step++ {
+		if step > r.loop.MaxSteps {
+			return &ToolLoopError{Limit: r.loop.MaxSteps, Messages: res.Messages, Usage: res.Usage}
+		}
+		req.Messages = res.Messages
+		answer, err := r.turn(ctx, req, step, yield)
+		if err != nil {
+			return err
+		}
+		res.Steps, res.Answer = step, answer
+		res.Usage = addUsage(res.Usage, answer.TokenUsage())
+		msg := firstMessage(answer, step)
+		res.Messages = append(res.Messages, msg)
+		if !yield(ToolEvent{Kind: ToolEventTurn, Step: step, Message: &msg}, nil) {
+			return errStopped
+		}
+		if len(msg.ToolCalls) == 0 {
+			return nil
+		}
+		results, err := r.runCalls(ctx, step, msg.ToolCalls, yield)
+		for _, tr := range results {
+			res.Messages = append(res.Messages, ToolResultMessage(tr.Call.ID, tr.Output))
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// prepare checks the loop and returns the request with the loop's tools added.
+func (r *ToolRun) prepare() (ChatRequest, error) {
+	req := r.req
+	r.loop.MaxSteps = positiveOr(r.loop.MaxSteps, DefaultMaxToolSteps)
+	r.loop.Goroutines = positiveOr(r.loop.Goroutines, DefaultToolGoroutines)
+	r.tools = map[string]*FuncTool{}
+	req.Tools = slices.Clone(req.Tools)
+	for i, t := range r.loop.Tools {
+		if t == nil {
+			return req, invalid("ToolLoop.Tools["+strconv.Itoa(i)+"]", "is nil")
+		}
+		if r.tools[t.Name()] != nil || slices.ContainsFunc(r.req.Tools, func(d Tool) bool { return d.Function.Name == t.Name() }) {
+			return req, invalid("ToolLoop.Tools["+strconv.Itoa(i)+"]", "tool %q is given twice", t.Name())
+		}
+		r.tools[t.Name()] = t
+		req.Tools = append(req.Tools, t.Definition())
+	}
+	return req, req.Validate()
+}
+
+// turn streams one model turn, reporting its chunks.
+func (r *ToolRun) turn(ctx context.Context, req ChatRequest, step int, yield func(ToolEvent, error) bool) (*ChatCompletion, error) {
+	stream, err := r.svc.Stream(ctx, req, r.opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
+	for stream.Next() {
+		if !yield(ToolEvent{Kind: ToolEventDelta, Step: step, Chunk: stream.Current()}, nil) {
+			return nil, errStopped
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, err
+	}
+	return stream.Completion(), nil
+}
+
+// firstMessage returns the turn's assistant message, with an id on every tool call so that results
+// can answer it.
+func firstMessage(answer *ChatCompletion, step int) Message {
+	msg := Message{Role: RoleAssistant}
+	if len(answer.Choices) > 0 {
+		msg = answer.Choices[0].Message
+	}
+	msg.ToolCalls = slices.Clone(msg.ToolCalls)
+	for i := range msg.ToolCalls {
+		if msg.ToolCalls[i].ID == "" {
+			msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", step, i)
+		}
+	}
+	return msg
+}
+
+// runCalls runs a turn's calls, at most Goroutines at once, reporting each as it finishes, and
+// returns them in the order the model asked for them. It returns only when every call has.
+func (r *ToolRun) runCalls(ctx context.Context, step int, calls []ToolCall, yield func(ToolEvent, error) bool) ([]ToolResult, error) {
+	results := make([]ToolResult, len(calls))
+	done := make(chan int, len(calls))
+	sem := make(chan struct{}, r.loop.Goroutines)
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, call := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-callCtx.Done():
+			}
+			results[i] = r.call(callCtx, call)
+			done <- i
+		}()
+	}
+	stopped := false
+	for range calls {
+		i := <-done
+		if !stopped && !yield(ToolEvent{Kind: ToolEventResult, Step: step, Result: &results[i]}, nil) {
+			stopped = true
+			cancel()
+		}
+	}
+	wg.Wait()
+	switch {
+	case stopped:
+		return results, errStopped
+	case ctx.Err() != nil:
+		return results, context.Cause(ctx)
+	}
+	return results, nil
+}
+
+// call runs one tool call; every failure becomes the result the model reads.
+func (r *ToolRun) call(ctx context.Context, call ToolCall) ToolResult {
+	start := time.Now()
+	tr := ToolResult{Call: call}
+	tool := r.tools[call.Function.Name]
+	switch {
+	case ctx.Err() != nil:
+		tr.Err = &ToolError{Tool: call.Function.Name, Stage: ToolStageRun, Err: context.Cause(ctx)}
+	case tool == nil:
+		tr.Err = &ToolError{Tool: call.Function.Name, Stage: ToolStageUnknown}
+	default:
+		tr.Output, tr.Err = tool.Call(ctx, call.Function.Arguments)
+	}
+	if tr.Err != nil {
+		tr.Output = tr.Err.Error()
+	}
+	tr.Duration = time.Since(start)
+	return tr
+}
+
+func addUsage(a, b Usage) Usage {
+	return Usage{PromptTokens: a.PromptTokens + b.PromptTokens, CompletionTokens: a.CompletionTokens + b.CompletionTokens,
+		TotalTokens: a.TotalTokens + b.TotalTokens}
+}
+
+func positiveOr(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
