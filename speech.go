@@ -1,6 +1,8 @@
 package infergate
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -105,11 +107,29 @@ func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Ca
 		cancel()
 		return nil, err
 	}
-	if isJSON(resp.Header.Get("Content-Type")) {
+	audio, isJSON := sniffJSON(resp)
+	if isJSON {
 		defer cancel()
-		return nil, s.client.notAudio(resp)
+		defer resp.Body.Close()
+		return nil, s.client.notAudio(resp, audio)
 	}
-	return &speechBody{body: resp.Body, release: cancel}, nil
+	return &speechBody{r: audio, body: resp.Body, release: cancel}, nil
+}
+
+// sniffJSON tells a JSON answer from audio: by its Content-Type, or, when that does not say audio,
+// by a first character of "{", which no audio format starts with. It returns the body to read on.
+func sniffJSON(resp *http.Response) (io.Reader, bool) {
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case mediaType == "application/json" || strings.HasSuffix(mediaType, "+json"):
+		return resp.Body, true
+	case strings.HasPrefix(mediaType, "audio/"):
+		return resp.Body, false
+	}
+	br := bufio.NewReader(resp.Body)
+	start, _ := br.Peek(64)
+	trimmed := bytes.TrimLeft(start, " \t\r\n")
+	return br, len(trimmed) > 0 && trimmed[0] == '{'
 }
 
 // SpeechTo writes the spoken text to w as it arrives and returns the number of bytes written.
@@ -155,9 +175,8 @@ func (s *AudioService) SpeechToFile(ctx context.Context, path string, req Speech
 
 // notAudio turns a JSON answer where audio was expected into an *APIError: the gateway's error
 // envelope when it is one, else a description of the surprise.
-func (c *Client) notAudio(resp *http.Response) error {
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+func (c *Client) notAudio(resp *http.Response, body io.Reader) error {
+	raw, err := io.ReadAll(io.LimitReader(body, maxResponseBody))
 	if err != nil {
 		return fmt.Errorf("infergate: reading speech response: %w", err)
 	}
@@ -168,20 +187,16 @@ func (c *Client) notAudio(resp *http.Response) error {
 	return apiErr
 }
 
-func isJSON(contentType string) bool {
-	mediaType, _, err := mime.ParseMediaType(contentType)
-	return err == nil && (mediaType == "application/json" || strings.HasSuffix(mediaType, "+json"))
-}
-
 // speechBody is the audio stream; closing it also ends the call's context.
 type speechBody struct {
+	r       io.Reader // the body, possibly behind the buffer that sniffed it
 	body    io.ReadCloser
 	release context.CancelFunc
 	once    sync.Once
 }
 
 func (b *speechBody) Read(p []byte) (int, error) {
-	n, err := b.body.Read(p)
+	n, err := b.r.Read(p)
 	if err != nil && !errors.Is(err, io.EOF) {
 		err = fmt.Errorf("infergate: speech stream broke off: %w", err)
 	}
