@@ -120,7 +120,9 @@ func TestNewRoutesOnTheWire(t *testing.T) {
 			want: wireCall{"GET", catalogAPIRoot + "/billing/usage?from=2025-09-30T22%3A00%3A00Z&limit=100&model=llama-3.3-70b&offset=0&to=2025-10-02T00%3A00%3A00Z",
 				bearerKey, "", jsonType, ""}},
 		{name: "usage for a month", answer: `{"items":[],"has_more":false}`,
-			call: func(ctx context.Context, c *Client) error { return firstErr(c.Billing.UsageForMonth(ctx, 2025, time.October)) },
+			call: func(ctx context.Context, c *Client) error {
+				return firstErr(c.Billing.UsageForMonth(ctx, 2025, time.October))
+			},
 			want: wireCall{"GET", catalogAPIRoot + "/billing/usage/month?limit=100&month=10&offset=0&year=2025",
 				bearerKey, "", jsonType, ""}},
 		{name: "create key", opts: []Option{WithAccessToken(catalogJWT)}, answer: `{"key":"sk-new","key_prefix":"sk-n"}`,
