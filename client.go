@@ -9,7 +9,8 @@
 //		Messages: []infergate.Message{infergate.UserMessage("Hello!")},
 //	})
 //
-// Each API area is a service on the Client: Chat, Audio, Models, Bids, History and Sessions.
+// Each API area is a service on the Client: Chat, Audio, Embeddings, Models, Bids, History,
+// Sessions, Billing, Keys and Health.
 // Failed calls return an *APIError (test it with errors.Is against ErrUnauthorized, ErrRateLimited
 // and the other sentinels); requests that break the API's rules are refused before anything is sent
 // with a *ValidationError.
@@ -51,6 +52,11 @@ type Client struct {
 	History  *HistoryService  // stored chats
 	Sessions *SessionsService // provider sessions
 
+	Embeddings *EmbeddingsService // vectors for texts
+	Billing    *BillingService    // balance and usage
+	Keys       *KeysService       // API keys of the account (access token only)
+	Health     *HealthService     // the gateway's health check
+
 	// cfg sits behind a pointer so that printing a Client with %+v shows an address, not credentials.
 	cfg *config
 	hc  *http.Client
@@ -74,6 +80,10 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Bids = &BidsService{client: c}
 	c.History = &HistoryService{client: c}
 	c.Sessions = &SessionsService{client: c}
+	c.Embeddings = &EmbeddingsService{client: c}
+	c.Billing = &BillingService{client: c}
+	c.Keys = &KeysService{client: c}
+	c.Health = &HealthService{client: c}
 	return c, nil
 }
 
@@ -90,8 +100,10 @@ func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String
 type authKind uint8
 
 const (
-	authAPIKey  authKind = iota
-	authHistory          // the access token (JWT) when set, otherwise the API key
+	authAPIKey      authKind = iota
+	authHistory              // the access token (JWT) when set, otherwise the API key
+	authAccessToken          // the access token only: the route refuses API keys
+	authNone                 // no credential at all, e.g. the health check
 )
 
 // apiRequest describes one call before it is sent.
@@ -104,6 +116,9 @@ type apiRequest struct {
 	auth        authKind
 	sessionID   string // per-request session, overriding the client's
 	stream      bool   // the caller reads the body itself, so it gets the stream's Accept header
+	accept      string // the Accept header when neither JSON nor a stream of events is wanted
+	// outsideAPI puts path below the service root instead of the /api/v1 root, e.g. "/health".
+	outsideAPI bool
 }
 
 // send performs the call with retries and returns the response for a 2xx status. Any other status
@@ -135,10 +150,14 @@ func (c *Client) newRequest(ctx context.Context, ar apiRequest, call *callConfig
 		return nil, err
 	}
 	u := *c.cfg.baseURL
+	if ar.outsideAPI {
+		u.Path = strings.TrimSuffix(u.Path, "/api/v1")
+	}
+	root := u.EscapedPath()
 	u.Path += ar.path
 	u.RawPath = ""
 	if strings.Contains(ar.path, "%") {
-		u.RawPath = c.cfg.baseURL.EscapedPath() + ar.path
+		u.RawPath = root + ar.path
 		u.Path, _ = url.PathUnescape(u.RawPath)
 	}
 	if len(ar.query) > 0 {
@@ -155,14 +174,19 @@ func (c *Client) newRequest(ctx context.Context, ar apiRequest, call *callConfig
 	for k, v := range call.header {
 		h[k] = v
 	}
-	h.Set("Authorization", "Bearer "+credential)
+	if credential != "" {
+		h.Set("Authorization", "Bearer "+credential)
+	}
 	h.Set("User-Agent", "infergate-go/"+Version)
 	if ar.contentType != "" {
 		h.Set("Content-Type", ar.contentType)
 	}
-	if ar.stream {
+	switch {
+	case ar.accept != "":
+		h.Set("Accept", ar.accept)
+	case ar.stream:
 		h.Set("Accept", "text/event-stream")
-	} else {
+	default:
 		h.Set("Accept", "application/json")
 	}
 	return req, nil
@@ -170,7 +194,12 @@ func (c *Client) newRequest(ctx context.Context, ar apiRequest, call *callConfig
 
 // credential picks the secret for a route. A missing one is reported before anything is sent.
 func (c *Client) credential(kind authKind) (string, error) {
-	if kind == authHistory && c.cfg.accessToken.value != "" {
+	switch {
+	case kind == authNone:
+		return "", nil
+	case kind == authAccessToken && c.cfg.accessToken.value == "":
+		return "", &ValidationError{Field: "AccessToken", Reason: "this route takes the access token only: use WithAccessToken or set INFERGATE_ACCESS_TOKEN"}
+	case kind != authAPIKey && c.cfg.accessToken.value != "":
 		return c.cfg.accessToken.value, nil
 	}
 	if c.cfg.apiKey.value == "" {

@@ -4,7 +4,11 @@
 // NewServer starts a fake on a loopback address that serves every route of
 // the gateway under /api/v1, in the shapes the deployed gateway really sends:
 // chat completions (plain and streamed, with tool calls and images), audio
-// transcription, the model catalogue, rated bids, sessions and chat history.
+// transcription, the model catalogue, rated bids, sessions and chat history;
+// and the deployed gateway's other routes: embeddings (deterministic vectors,
+// see Embed), text to speech (a small valid file per format, see
+// SpeechAudio), billing balance and usage (in memory, see AddUsage), the
+// account's API keys (access token only) and GET /health.
 // Chat replies are scripted with Reply and Server.Enqueue; odd stream
 // behaviour (split tool-call fragments, in-band errors, truncation, CRLF,
 // tiny TCP writes) is switched on per reply with Quirks; error responses are

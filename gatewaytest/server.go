@@ -49,6 +49,7 @@ type Server struct {
 	session    string // the API key's open session, "" when none
 	chats      []*chatRecord
 	touch      uint64 // orders chats by last change when the clock stands still
+	account    account
 }
 
 // Option configures a Server at construction.
@@ -122,6 +123,7 @@ func NewServer(opts ...Option) *Server {
 		s.failures = append(s.failures, &f)
 	}
 	s.transcript = DefaultTranscript()
+	s.account.balance = DefaultBalance()
 	if cfg.transcript != nil {
 		s.transcript = *cfg.transcript
 	}
@@ -180,6 +182,16 @@ func (s *Server) routes() http.Handler {
 		{"DELETE /api/v1/chat-history/chats/{id}", true, s.handleDeleteChat},
 		{"POST /api/v1/chat-history/chats/{id}/messages", true, s.handleAddMessage},
 		{"GET /api/v1/chat-history/chats/{id}/messages", true, s.handleListMessages},
+		{"POST /api/v1/embeddings", false, s.handleEmbeddings},
+		{"POST /api/v1/audio/speech", false, s.handleSpeech},
+		{"GET /api/v1/billing/balance", true, s.handleBalance},
+		{"GET /api/v1/billing/usage", true, s.handleUsage},
+		{"GET /api/v1/billing/usage/month", true, s.handleUsageMonth},
+		{"POST /api/v1/auth/keys", true, s.tokenOnly(s.handleCreateKey)},
+		{"GET /api/v1/auth/keys", true, s.tokenOnly(s.handleListKeys)},
+		{"GET /api/v1/auth/keys/default", true, s.tokenOnly(s.handleDefaultKey)},
+		{"DELETE /api/v1/auth/keys/{id}", true, s.tokenOnly(s.handleDeleteKey)},
+		{"PUT /api/v1/auth/keys/{id}/default", true, s.tokenOnly(s.handleSetDefaultKey)},
 	}
 	if s.cfg.chatModels {
 		rs = append(rs, route{"GET /api/v1/chat/models", false, s.handleModels})
@@ -196,6 +208,7 @@ func (s *Server) routes() http.Handler {
 	for _, rt := range rs {
 		mux.Handle(rt.pattern, s.guard(rt))
 	}
+	mux.HandleFunc("GET /health", s.handleHealth) // outside /api/v1 and open to all, as deployed
 	// The deployed gateway is FastAPI: unknown paths get a JSON detail, not text.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Not Found"})

@@ -1,0 +1,243 @@
+package infergate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// BillingService reports the account's balance and what its calls cost. Get it as Client.Billing.
+//
+// Its routes take the access token from WithAccessToken when the client has one, and the API key
+// otherwise. Amounts are exact Decimals in the account's currency, never floats.
+type BillingService struct{ client *Client }
+
+// usagePageSize is how many usage records one request fetches.
+const usagePageSize = 100
+
+// Balance is what the account can spend: paid credits plus the daily staking allowance.
+type Balance struct {
+	Paid    PaidBalance    `json:"paid"`
+	Staking StakingBalance `json:"staking"`
+	// TotalAvailable is what can be spent now: the paid and the staking amounts available.
+	TotalAvailable Decimal `json:"total_available"`
+	IsStaker       bool    `json:"is_staker"` // a linked wallet has MOR staked
+	// AllowOverage lets a staker's calls go on from paid credits once the staking allowance is spent.
+	AllowOverage bool   `json:"allow_overage"`
+	Currency     string `json:"currency"` // e.g. "USD"
+}
+
+// PaidBalance is the bought credits.
+type PaidBalance struct {
+	PostedBalance Decimal `json:"posted_balance"` // credits booked to the account
+	PendingHolds  Decimal `json:"pending_holds"`  // reserved by calls still running; zero or negative
+	Available     Decimal `json:"available"`      // posted balance plus pending holds
+}
+
+// StakingBalance is the daily allowance that staking MOR earns.
+type StakingBalance struct {
+	DailyAmount Decimal   `json:"daily_amount"` // the allowance granted each day
+	RefreshDate time.Time `json:"refresh_date"` // the day it was last granted (UTC); zero if never
+	Available   Decimal   `json:"available"`    // what is left of it today
+}
+
+// UnmarshalJSON reads the refresh date as a calendar date ("2025-10-15") or a timestamp.
+func (b *StakingBalance) UnmarshalJSON(data []byte) error {
+	var w struct {
+		DailyAmount Decimal         `json:"daily_amount"`
+		RefreshDate json.RawMessage `json:"refresh_date"`
+		Available   Decimal         `json:"available"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*b = StakingBalance{DailyAmount: w.DailyAmount, Available: w.Available}
+	if !isPresent(w.RefreshDate) {
+		return nil
+	}
+	var day string
+	if json.Unmarshal(w.RefreshDate, &day) == nil {
+		if t, err := time.Parse(time.DateOnly, day); err == nil {
+			b.RefreshDate = t
+			return nil
+		}
+	}
+	var t timestamp
+	if err := t.UnmarshalJSON(bytes.TrimSpace(w.RefreshDate)); err != nil {
+		return err
+	}
+	b.RefreshDate = time.Time(t)
+	return nil
+}
+
+// Balance returns what the account can spend.
+//
+// GET /api/v1/billing/balance
+func (s *BillingService) Balance(ctx context.Context, opts ...CallOption) (*Balance, error) {
+	var out Balance
+	ar := apiRequest{method: http.MethodGet, path: "/billing/balance", auth: authHistory}
+	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UsageRecord is one billed call.
+type UsageRecord struct {
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+	ModelName string    `json:"model_name"`
+	ModelID   string    `json:"model_id"` // the model's hex id
+	Endpoint  string    `json:"endpoint"` // the route called, e.g. "/chat/completions"
+	// Token counts; zero when the gateway did not record them.
+	TokensInput  int `json:"tokens_input"`
+	TokensOutput int `json:"tokens_output"`
+	TokensTotal  int `json:"tokens_total"`
+	// What the call cost, split between paid credits and the staking allowance.
+	AmountPaid    Decimal `json:"amount_paid"`
+	AmountStaking Decimal `json:"amount_staking"`
+	AmountTotal   Decimal `json:"amount_total"`
+	RequestID     string  `json:"request_id"` // the X-Request-Id the call was answered with
+	APIKeyID      int     `json:"api_key_id"` // the key that made the call (see APIKey.ID); 0 if none
+}
+
+// UnmarshalJSON reads a usage record, taking a timestamp with or without a UTC offset (without
+// one it is UTC); null counts and names stay zero.
+func (r *UsageRecord) UnmarshalJSON(data []byte) error {
+	type plain UsageRecord
+	var w struct {
+		plain
+		CreatedAt timestamp `json:"created_at"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*r = UsageRecord(w.plain)
+	r.CreatedAt = time.Time(w.CreatedAt)
+	return nil
+}
+
+// UsageFilter narrows the usage records listed. The zero value lists them all.
+type UsageFilter struct {
+	From  time.Time // only records created at or after this instant; zero for no bound
+	To    time.Time // only records created before this instant; zero for no bound
+	Model string    // only calls to this model, by name
+}
+
+func (f UsageFilter) query() (url.Values, error) {
+	q := url.Values{}
+	if !f.From.IsZero() && !f.To.IsZero() && f.To.Before(f.From) {
+		return nil, invalid("To", "%s is before From %s", f.To.Format(time.RFC3339), f.From.Format(time.RFC3339))
+	}
+	if !f.From.IsZero() {
+		q.Set("from", f.From.UTC().Format(time.RFC3339Nano))
+	}
+	if !f.To.IsZero() {
+		q.Set("to", f.To.UTC().Format(time.RFC3339Nano))
+	}
+	if f.Model != "" {
+		q.Set("model", f.Model)
+	}
+	return q, nil
+}
+
+// Usage returns the account's billed calls, newest first, fetching them a page at a time as the
+// loop asks for more. An error ends the sequence:
+//
+//	for rec, err := range client.Billing.Usage(ctx, infergate.UsageFilter{Model: "llama-3.3-70b"}) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(rec.CreatedAt, rec.AmountTotal)
+//	}
+//
+// No record is yielded twice, even when new calls are billed while the loop runs and push records
+// onto the next page; the loop remembers the ids it has yielded to do so.
+//
+// GET /api/v1/billing/usage
+func (s *BillingService) Usage(ctx context.Context, filter UsageFilter, opts ...CallOption) iter.Seq2[UsageRecord, error] {
+	query, err := filter.query()
+	return pageUsage(func(offset int) (*usagePage, error) {
+		if err != nil {
+			return nil, err
+		}
+		return s.fetchUsage(ctx, "/billing/usage", query, offset, opts)
+	})
+}
+
+// UsageForMonth returns the billed calls of one calendar month (in UTC), newest first, like Usage.
+//
+// GET /api/v1/billing/usage/month
+func (s *BillingService) UsageForMonth(ctx context.Context, year int, month time.Month, opts ...CallOption) iter.Seq2[UsageRecord, error] {
+	var err error
+	switch {
+	case year < 1 || year > 9999:
+		err = invalid("Year", "%d is not a year from 1 to 9999", year)
+	case month < time.January || month > time.December:
+		err = invalid("Month", "%d is not a month from 1 to 12", int(month))
+	}
+	query := url.Values{"year": {strconv.Itoa(year)}, "month": {strconv.Itoa(int(month))}}
+	return pageUsage(func(offset int) (*usagePage, error) {
+		if err != nil {
+			return nil, err
+		}
+		return s.fetchUsage(ctx, "/billing/usage/month", query, offset, opts)
+	})
+}
+
+type usagePage struct {
+	Items   []UsageRecord `json:"items"`
+	Total   int           `json:"total"`
+	HasMore bool          `json:"has_more"`
+}
+
+func (s *BillingService) fetchUsage(ctx context.Context, path string, filter url.Values, offset int, opts []CallOption) (*usagePage, error) {
+	q := url.Values{"limit": {strconv.Itoa(usagePageSize)}, "offset": {strconv.Itoa(offset)}}
+	for k, v := range filter {
+		q[k] = v
+	}
+	var page usagePage
+	ar := apiRequest{method: http.MethodGet, path: path, query: q, auth: authHistory}
+	if err := s.client.doJSON(ctx, ar, nil, &page, opts); err != nil {
+		return nil, err
+	}
+	return &page, nil
+}
+
+// pageUsage walks offset pages of usage records. It is self-contained so that it can move onto the
+// pagination loop chat history uses once that one keeps the same two promises: no record is yielded
+// twice (a record pushed onto the next page by newer ones is recognised by its id), and the walk
+// always ends — when the server says there is no more, at an empty page, past the announced total,
+// or at a page with nothing new (a server that ignores offset).
+func pageUsage(fetch func(offset int) (*usagePage, error)) iter.Seq2[UsageRecord, error] {
+	return func(yield func(UsageRecord, error) bool) {
+		seen := map[string]bool{}
+		for offset := 0; ; {
+			page, err := fetch(offset)
+			if err != nil {
+				yield(UsageRecord{}, err)
+				return
+			}
+			fresh := 0
+			for _, rec := range page.Items {
+				if rec.ID != "" && seen[rec.ID] {
+					continue
+				}
+				seen[rec.ID] = true
+				fresh++
+				if !yield(rec, nil) {
+					return
+				}
+			}
+			offset += len(page.Items)
+			if !page.HasMore || fresh == 0 || (page.Total > 0 && offset >= page.Total) {
+				return
+			}
+		}
+	}
+}

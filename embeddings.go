@@ -1,0 +1,231 @@
+package infergate
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// EmbeddingsService turns texts into vectors for search, clustering and retrieval. Get it as
+// Client.Embeddings.
+type EmbeddingsService struct{ client *Client }
+
+// EmbeddingFormat is how the gateway encodes the vectors on the wire. It does not change what
+// Create returns: vectors are []float32 either way.
+type EmbeddingFormat string
+
+// The wire encodings of embeddings.
+const (
+	// EmbeddingBase64 sends each vector as base64 of little-endian float32s: about a third of the
+	// bytes of EmbeddingFloat and many times faster to decode (see the README's figures). It is
+	// what an empty EncodingFormat asks for.
+	EmbeddingBase64 EmbeddingFormat = "base64"
+	// EmbeddingFloat sends each vector as a JSON array of numbers, the gateway's own default.
+	EmbeddingFloat EmbeddingFormat = "float"
+)
+
+// MaxEmbeddingInputs is the most texts one request may carry, the limit of the OpenAI API the
+// gateway's providers implement. Split larger batches into several requests.
+const MaxEmbeddingInputs = 2048
+
+// EmbeddingRequest names the texts to embed and how.
+type EmbeddingRequest struct {
+	// Model is the embedding model's name or hex id; empty lets the gateway choose its default.
+	Model string
+	// Input holds the texts, one vector each, at most MaxEmbeddingInputs of them, none empty. It
+	// is always sent as a JSON list, even with one text, so that answers always have one entry per
+	// text at the same index.
+	Input []string
+	// EncodingFormat is the wire encoding; empty means EmbeddingBase64.
+	EncodingFormat EmbeddingFormat
+	// Dimensions shortens the vectors to this length, on models that support it; nil keeps the
+	// model's own length.
+	Dimensions *int
+	// User identifies your end user to the provider, for abuse monitoring.
+	User string
+	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
+	// or, failing that, the session tied to the API key.
+	SessionID string
+}
+
+// Validate reports the first rule the request breaks, as a *ValidationError. Create calls it
+// before sending anything.
+func (r *EmbeddingRequest) Validate() error {
+	switch n := len(r.Input); {
+	case n == 0:
+		return invalid("Input", "give at least one text")
+	case n > MaxEmbeddingInputs:
+		return invalid("Input", "%d texts is more than the %d one request may carry: split them into batches", n, MaxEmbeddingInputs)
+	}
+	for i, text := range r.Input {
+		if strings.TrimSpace(text) == "" {
+			return invalid(fmt.Sprintf("Input[%d]", i), "must not be empty")
+		}
+	}
+	switch r.EncodingFormat {
+	case "", EmbeddingBase64, EmbeddingFloat:
+	default:
+		return invalid("EncodingFormat", "%q is not float or base64", r.EncodingFormat)
+	}
+	if r.Dimensions != nil && *r.Dimensions < 1 {
+		return invalid("Dimensions", "must be at least 1, got %d", *r.Dimensions)
+	}
+	return nil
+}
+
+type wireEmbeddingRequest struct {
+	Input          []string        `json:"input"`
+	Model          string          `json:"model,omitempty"`
+	EncodingFormat EmbeddingFormat `json:"encoding_format"`
+	Dimensions     *int            `json:"dimensions,omitempty"`
+	User           string          `json:"user,omitempty"`
+	SessionID      string          `json:"session_id,omitempty"`
+}
+
+// EmbeddingResponse is the vectors for a request's texts.
+type EmbeddingResponse struct {
+	Object string         `json:"object"` // "list"
+	Model  string         `json:"model"`  // the model that made the vectors, as the provider names it
+	Data   []Embedding    `json:"data"`   // one per input text, in the order of EmbeddingRequest.Input
+	Usage  EmbeddingUsage `json:"usage"`
+}
+
+// Embedding is the vector of one text.
+type Embedding struct {
+	Object    string    `json:"object"` // "embedding"
+	Index     int       `json:"index"`  // the text's position in EmbeddingRequest.Input
+	Embedding []float32 `json:"embedding"`
+}
+
+// EmbeddingUsage is what a request cost in tokens.
+type EmbeddingUsage struct {
+	PromptTokens int `json:"prompt_tokens"`
+	TotalTokens  int `json:"total_tokens"`
+}
+
+// Create embeds the texts of req and returns one vector per text, in the order of req.Input.
+// Vectors are decoded from whichever encoding the server sent, a float array or base64, so a
+// server that ignores EncodingFormat cannot corrupt them. An answer that lacks a vector for some
+// text, or has one twice, is an *APIError rather than a silently shorter list. Like chat, the route
+// is billed and rate-limited: errors match ErrInsufficientBalance (402) and ErrRateLimited (429).
+//
+// POST /api/v1/embeddings
+func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, opts ...CallOption) (*EmbeddingResponse, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	wire := wireEmbeddingRequest{Input: req.Input, Model: req.Model, EncodingFormat: req.EncodingFormat,
+		Dimensions: req.Dimensions, User: req.User, SessionID: s.client.sessionFor(req.SessionID)}
+	if wire.EncodingFormat == "" {
+		wire.EncodingFormat = EmbeddingBase64
+	}
+	out := embeddingAnswer{inputs: len(req.Input)}
+	ar := apiRequest{method: http.MethodPost, path: "/embeddings"}
+	if err := s.client.doJSON(ctx, ar, wire, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out.EmbeddingResponse, nil
+}
+
+// embeddingAnswer decodes a response and checks it against the request while doJSON still holds
+// the body, so that an incomplete answer becomes an *APIError that keeps the body and request id.
+type embeddingAnswer struct {
+	EmbeddingResponse
+	inputs int
+}
+
+func (a *embeddingAnswer) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &a.EmbeddingResponse); err != nil {
+		return err
+	}
+	return a.inOrder(a.inputs)
+}
+
+// inOrder sorts the vectors by index and checks there is exactly one per input.
+func (r *EmbeddingResponse) inOrder(inputs int) error {
+	slices.SortStableFunc(r.Data, func(a, b Embedding) int { return cmp.Compare(a.Index, b.Index) })
+	for i, e := range r.Data {
+		if e.Index != i {
+			return fmt.Errorf("no vector for input %d, or more than one (indexes %s)", i, indexList(r.Data))
+		}
+	}
+	if len(r.Data) != inputs {
+		return fmt.Errorf("%d vectors for %d inputs", len(r.Data), inputs)
+	}
+	return nil
+}
+
+func indexList(data []Embedding) string {
+	const shown = 10
+	parts := make([]string, 0, shown+1)
+	for i, e := range data {
+		if i == shown {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprint(e.Index))
+	}
+	return strings.Join(parts, ",")
+}
+
+type wireEmbedding struct {
+	Object    string          `json:"object"`
+	Index     int             `json:"index"`
+	Embedding json.RawMessage `json:"embedding"`
+}
+
+// UnmarshalJSON reads a vector sent as a JSON array of numbers or as a base64 string of
+// little-endian float32s.
+func (e *Embedding) UnmarshalJSON(b []byte) error {
+	var w wireEmbedding
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	vector, err := decodeVector(w.Embedding)
+	if err != nil {
+		return fmt.Errorf("infergate: embedding %d: %w", w.Index, err)
+	}
+	*e = Embedding{Object: w.Object, Index: w.Index, Embedding: vector}
+	return nil
+}
+
+func decodeVector(raw json.RawMessage) ([]float32, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' {
+		var vector []float32
+		if err := json.Unmarshal(raw, &vector); err != nil {
+			return nil, fmt.Errorf("neither a list of numbers nor a base64 string: %w", err)
+		}
+		return vector, nil
+	}
+	var text string
+	if err := json.Unmarshal(raw, &text); err != nil {
+		return nil, err
+	}
+	return decodeBase64Vector(text)
+}
+
+// decodeBase64Vector reads the encoding OpenAI uses for base64 embeddings: standard base64 of the
+// float32 values, little-endian, one after the other.
+func decodeBase64Vector(text string) ([]float32, error) {
+	raw, err := base64.StdEncoding.DecodeString(text)
+	if err != nil {
+		return nil, fmt.Errorf("base64: %w", err)
+	}
+	if len(raw)%4 != 0 {
+		return nil, fmt.Errorf("base64 vector has %d bytes, not a whole number of float32s", len(raw))
+	}
+	vector := make([]float32, len(raw)/4)
+	for i := range vector {
+		vector[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return vector, nil
+}

@@ -1,0 +1,158 @@
+package infergate_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
+)
+
+func ExampleEmbeddingsService_Create() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	client := gw.Client()
+
+	resp, err := client.Embeddings.Create(context.Background(), infergate.EmbeddingRequest{
+		Model: "bge-m3",
+		Input: []string{"The cat sat on the mat.", "A dog barked."},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range resp.Data {
+		fmt.Printf("text %d: %d dimensions\n", e.Index, len(e.Embedding))
+	}
+	fmt.Println("tokens:", resp.Usage.TotalTokens)
+	// Output:
+	// text 0: 64 dimensions
+	// text 1: 64 dimensions
+	// tokens: 9
+}
+
+func ExampleAudioService_Speech() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	client := gw.Client()
+
+	audio, err := client.Audio.Speech(context.Background(), infergate.SpeechRequest{
+		Input:          "Hello!",
+		ResponseFormat: infergate.SpeechWAV,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer audio.Close()
+	header := make([]byte, 4)
+	if _, err := audio.Read(header); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s\n", header)
+	// Output: RIFF
+}
+
+func ExampleAudioService_SpeechToFile() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	client := gw.Client()
+	dir, err := os.MkdirTemp("", "speech")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	path := filepath.Join(dir, "hello.mp3")
+	err = client.Audio.SpeechToFile(context.Background(), path, infergate.SpeechRequest{Input: "Hello!"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	info, _ := os.Stat(path)
+	fmt.Println(info.Size() > 0)
+	// Output: true
+}
+
+func ExampleBillingService_Balance() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	client := gw.Client()
+
+	b, err := client.Billing.Balance(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s %s available (paid %s + staking %s)\n", b.TotalAvailable, b.Currency, b.Paid.Available, b.Staking.Available)
+	// Output: 32.375 USD available (paid 24.875 + staking 7.5)
+}
+
+func ExampleBillingService_Usage() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	gw.AddUsage(
+		gatewaytest.UsageRecord{ID: "u1", CreatedAt: gatewaytest.FixedTime, ModelName: "llama-3.3-70b", TokensTotal: 1200, AmountPaid: "0", AmountStake: "0.0012", AmountTotal: "0.0012"},
+		gatewaytest.UsageRecord{ID: "u2", CreatedAt: gatewaytest.FixedTime, ModelName: "bge-m3", TokensTotal: 300, AmountPaid: "0.0003", AmountStake: "0", AmountTotal: "0.0003"},
+	)
+	client := gw.Client()
+
+	var total infergate.Decimal
+	for rec, err := range client.Billing.Usage(context.Background(), infergate.UsageFilter{}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%-14s %5d tokens %s\n", rec.ModelName, rec.TokensTotal, rec.AmountTotal)
+		total = total.Add(rec.AmountTotal)
+	}
+	fmt.Println("total:", total)
+	// Output:
+	// bge-m3           300 tokens 0.0003
+	// llama-3.3-70b   1200 tokens 0.0012
+	// total: 0.0015
+}
+
+func ExampleKeysService() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	// The key routes take the access token (WithAccessToken), never the API key.
+	client := gw.Client(infergate.WithAccessToken(gatewaytest.AccessToken))
+	ctx := context.Background()
+
+	created, err := client.Keys.Create(ctx, "ci")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(created) // printing never shows the key itself
+	keys, err := client.Keys.List(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := client.Keys.SetDefault(ctx, keys[0].ID); err != nil {
+		log.Fatal(err)
+	}
+	def, err := client.Keys.Default(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(def.Name, def.IsDefault)
+	// Output:
+	// infergate.NewAPIKey{KeyPrefix: "sk-a2f5c6", Name: "ci", Key: [redacted]}
+	// ci true
+}
+
+func ExampleHealthService_Check() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	// GET /health needs no credential.
+	client, err := infergate.NewClient(infergate.WithBaseURL(gw.URL()), infergate.WithAPIKey(""))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	h, err := client.Health.Check(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(h.Status, h.Healthy(), h.ModelService.ModelCount, "models")
+	// Output: ok true 4 models
+}

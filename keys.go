@@ -1,0 +1,142 @@
+package infergate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// KeysService creates, lists and revokes the account's API keys. Get it as Client.Keys.
+//
+// These routes take the access token only (WithAccessToken or INFERGATE_ACCESS_TOKEN), the JWT of a
+// login: an API key cannot manage keys. Without an access token every method returns a
+// *ValidationError before sending anything.
+type KeysService struct{ client *Client }
+
+// APIKey describes one of the account's API keys. The key itself is never shown again after
+// Create; KeyPrefix tells keys apart.
+type APIKey struct {
+	ID        int       `json:"id"`
+	KeyPrefix string    `json:"key_prefix"` // the key's first characters, e.g. "sk-AbC123"
+	Name      string    `json:"name"`       // the name given at creation; may be empty
+	CreatedAt time.Time `json:"created_at"`
+	IsActive  bool      `json:"is_active"`  // false once deleted
+	IsDefault bool      `json:"is_default"` // the key the web application uses
+}
+
+// UnmarshalJSON reads a key, taking a creation time with or without a UTC offset (without one it
+// is UTC).
+func (k *APIKey) UnmarshalJSON(data []byte) error {
+	type plain APIKey
+	var w struct {
+		plain
+		CreatedAt timestamp `json:"created_at"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*k = APIKey(w.plain)
+	k.CreatedAt = time.Time(w.CreatedAt)
+	return nil
+}
+
+// NewAPIKey is a key just created. Key is the secret itself, shown this once only: store it
+// safely. Printing a NewAPIKey with fmt or slog shows the prefix, never the key.
+type NewAPIKey struct {
+	Key       string `json:"key"`
+	KeyPrefix string `json:"key_prefix"`
+	Name      string `json:"name"`
+}
+
+// String describes the key without its secret.
+func (k NewAPIKey) String() string {
+	return fmt.Sprintf("infergate.NewAPIKey{KeyPrefix: %q, Name: %q, Key: %s}", k.KeyPrefix, k.Name, secret{k.Key})
+}
+
+// Format prints the key the same way for every verb, %#v and %+v included, so no formatting of it
+// reveals the secret.
+func (k NewAPIKey) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, k.String()) }
+
+// LogValue keeps the secret out of slog records.
+func (k NewAPIKey) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("key_prefix", k.KeyPrefix), slog.String("name", k.Name),
+		slog.Any("key", secret{k.Key}))
+}
+
+// Create makes a new API key, optionally named. The answer is the only time the full key is
+// shown.
+//
+// POST /api/v1/auth/keys
+func (s *KeysService) Create(ctx context.Context, name string, opts ...CallOption) (*NewAPIKey, error) {
+	type keyName struct {
+		Name string `json:"name,omitempty"`
+	}
+	var out NewAPIKey
+	ar := apiRequest{method: http.MethodPost, path: "/auth/keys", auth: authAccessToken}
+	if err := s.client.doJSON(ctx, ar, keyName{name}, &out, opts); err != nil {
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode < 300 {
+			// A successful answer that could not be read may hold the new key: keep it out of the error.
+			apiErr.Body = nil
+		}
+		return nil, err
+	}
+	return &out, nil
+}
+
+// List returns every key of the account, revoked ones included (IsActive false).
+//
+// GET /api/v1/auth/keys
+func (s *KeysService) List(ctx context.Context, opts ...CallOption) ([]APIKey, error) {
+	var out []APIKey
+	ar := apiRequest{method: http.MethodGet, path: "/auth/keys", auth: authAccessToken}
+	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Delete revokes a key: calls made with it fail from then on. It returns the key as revoked.
+//
+// DELETE /api/v1/auth/keys/{id}
+func (s *KeysService) Delete(ctx context.Context, id int, opts ...CallOption) (*APIKey, error) {
+	return s.key(ctx, http.MethodDelete, id, "", opts)
+}
+
+// SetDefault makes a key the account's default, the one the web application uses, and returns it.
+//
+// PUT /api/v1/auth/keys/{id}/default
+func (s *KeysService) SetDefault(ctx context.Context, id int, opts ...CallOption) (*APIKey, error) {
+	return s.key(ctx, http.MethodPut, id, "/default", opts)
+}
+
+// Default returns the account's default key: the one set with SetDefault or, when none is, the
+// oldest active key. It returns nil and no error when the account has no active key.
+//
+// GET /api/v1/auth/keys/default
+func (s *KeysService) Default(ctx context.Context, opts ...CallOption) (*APIKey, error) {
+	var out *APIKey
+	ar := apiRequest{method: http.MethodGet, path: "/auth/keys/default", auth: authAccessToken}
+	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s *KeysService) key(ctx context.Context, method string, id int, suffix string, opts []CallOption) (*APIKey, error) {
+	if id < 1 {
+		return nil, invalid("ID", "an API key id is a positive number, got %d", id)
+	}
+	var out APIKey
+	ar := apiRequest{method: method, path: "/auth/keys/" + strconv.Itoa(id) + suffix, auth: authAccessToken}
+	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

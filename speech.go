@@ -1,0 +1,210 @@
+package infergate
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+)
+
+// SpeechFormat is the audio format of generated speech.
+type SpeechFormat string
+
+// The speech formats the gateway produces.
+const (
+	SpeechMP3  SpeechFormat = "mp3"  // MPEG audio layer III, the default
+	SpeechOpus SpeechFormat = "opus" // Opus in Ogg, small, for streaming and voice apps
+	SpeechAAC  SpeechFormat = "aac"  // AAC, as Apple devices prefer
+	SpeechFLAC SpeechFormat = "flac" // lossless, compressed
+	SpeechWAV  SpeechFormat = "wav"  // uncompressed PCM with a WAV header
+	SpeechPCM  SpeechFormat = "pcm"  // raw samples, no header
+)
+
+// DefaultVoice is the voice the gateway speaks with when SpeechRequest.Voice is empty.
+const DefaultVoice = "af_alloy"
+
+// SpeechRequest is the text to speak and how.
+type SpeechRequest struct {
+	Input string // the text to speak; required
+	// Model is the text-to-speech model's name or hex id; empty lets the gateway choose.
+	Model string
+	// Voice names the voice; empty means DefaultVoice.
+	Voice string
+	// ResponseFormat is the audio format; empty means SpeechMP3.
+	ResponseFormat SpeechFormat
+	// Speed is the speaking rate, 0.25 to 4.0; nil means normal speed (1.0).
+	Speed *float64
+	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
+	// or, failing that, the session tied to the API key.
+	SessionID string
+}
+
+// Validate reports the first rule the request breaks, as a *ValidationError. Speech calls it
+// before sending anything.
+func (r *SpeechRequest) Validate() error {
+	if strings.TrimSpace(r.Input) == "" {
+		return invalid("Input", "the text to speak is required")
+	}
+	switch r.ResponseFormat {
+	case "", SpeechMP3, SpeechOpus, SpeechAAC, SpeechFLAC, SpeechWAV, SpeechPCM:
+	default:
+		return invalid("ResponseFormat", "%q is not one of mp3, opus, aac, flac, wav, pcm", r.ResponseFormat)
+	}
+	if v := r.Speed; v != nil && !(*v >= 0.25 && *v <= 4) {
+		return invalid("Speed", "%v is outside 0.25 to 4.0", *v)
+	}
+	return nil
+}
+
+// The voice and format are always sent, so that the audio's format is known whatever the gateway's
+// defaults become.
+type wireSpeechRequest struct {
+	Input          string       `json:"input"`
+	Model          string       `json:"model,omitempty"`
+	Voice          string       `json:"voice"`
+	ResponseFormat SpeechFormat `json:"response_format"`
+	Speed          *float64     `json:"speed,omitempty"`
+	SessionID      string       `json:"session_id,omitempty"`
+}
+
+// Speech turns text into spoken audio and returns the audio as it arrives: the body is streamed,
+// never held in memory, so it can be played or saved while the rest is still being generated. The
+// caller must Close it. Reading it fails if the connection breaks before the audio is complete;
+// CallTimeout or ctx bounds the whole read. Errors before the audio starts are *APIError, including
+// a JSON error body sent with a successful status.
+//
+// POST /api/v1/audio/speech
+func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...CallOption) (io.ReadCloser, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	wire := wireSpeechRequest{Input: req.Input, Model: req.Model, Voice: req.Voice,
+		ResponseFormat: req.ResponseFormat, Speed: req.Speed, SessionID: s.client.sessionFor(req.SessionID)}
+	if wire.Voice == "" {
+		wire.Voice = DefaultVoice
+	}
+	if wire.ResponseFormat == "" {
+		wire.ResponseFormat = SpeechMP3
+	}
+	body, err := json.Marshal(wire)
+	if err != nil {
+		return nil, fmt.Errorf("infergate: encoding speech request: %w", err)
+	}
+	call := newCallConfig(opts)
+	ctx, cancel := call.context(ctx)
+	ar := apiRequest{method: http.MethodPost, path: "/audio/speech", body: body, contentType: "application/json",
+		accept: "audio/*, application/json;q=0.5"}
+	resp, err := s.client.send(ctx, ar, call)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	audio, isJSON := sniffJSON(resp)
+	if isJSON {
+		defer cancel()
+		defer resp.Body.Close()
+		return nil, s.client.notAudio(resp, audio)
+	}
+	return &speechBody{r: audio, body: resp.Body, release: cancel}, nil
+}
+
+// sniffJSON tells a JSON answer from audio: by its Content-Type, or, when that does not say audio,
+// by a first character of "{", which no audio format starts with. It returns the body to read on.
+func sniffJSON(resp *http.Response) (io.Reader, bool) {
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case mediaType == "application/json" || strings.HasSuffix(mediaType, "+json"):
+		return resp.Body, true
+	case strings.HasPrefix(mediaType, "audio/"):
+		return resp.Body, false
+	}
+	br := bufio.NewReader(resp.Body)
+	start, _ := br.Peek(64)
+	trimmed := bytes.TrimLeft(start, " \t\r\n")
+	return br, len(trimmed) > 0 && trimmed[0] == '{'
+}
+
+// SpeechTo writes the spoken text to w as it arrives and returns the number of bytes written.
+//
+// POST /api/v1/audio/speech
+func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequest, opts ...CallOption) (int64, error) {
+	audio, err := s.Speech(ctx, req, opts...)
+	if err != nil {
+		return 0, err
+	}
+	defer audio.Close()
+	n, err := io.Copy(w, audio)
+	if err != nil {
+		return n, fmt.Errorf("infergate: receiving speech: %w", err)
+	}
+	return n, nil
+}
+
+// SpeechToFile writes the spoken text to the file at path, replacing it. A failed call leaves no
+// partial file behind.
+//
+// POST /api/v1/audio/speech
+func (s *AudioService) SpeechToFile(ctx context.Context, path string, req SpeechRequest, opts ...CallOption) error {
+	audio, err := s.Speech(ctx, req, opts...)
+	if err != nil {
+		return err
+	}
+	defer audio.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("infergate: saving speech: %w", err)
+	}
+	_, err = io.Copy(f, audio)
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+		return fmt.Errorf("infergate: saving speech: %w", err)
+	}
+	return nil
+}
+
+// notAudio turns a JSON answer where audio was expected into an *APIError: the gateway's error
+// envelope when it is one, else a description of the surprise.
+func (c *Client) notAudio(resp *http.Response, body io.Reader) error {
+	raw, err := io.ReadAll(io.LimitReader(body, maxResponseBody))
+	if err != nil {
+		return fmt.Errorf("infergate: reading speech response: %w", err)
+	}
+	apiErr := newAPIError(resp.StatusCode, resp.Header, c.cfg.redact(raw))
+	if _, ok := decodeEnvelope(raw); !ok {
+		apiErr.Message = "expected audio, got a JSON answer: " + apiErr.Message
+	}
+	return apiErr
+}
+
+// speechBody is the audio stream; closing it also ends the call's context.
+type speechBody struct {
+	r       io.Reader // the body, possibly behind the buffer that sniffed it
+	body    io.ReadCloser
+	release context.CancelFunc
+	once    sync.Once
+}
+
+func (b *speechBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = fmt.Errorf("infergate: speech stream broke off: %w", err)
+	}
+	return n, err
+}
+
+func (b *speechBody) Close() error {
+	err := b.body.Close()
+	b.once.Do(b.release)
+	return err
+}
