@@ -174,10 +174,14 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 	if err != nil {
 		return nil, fmt.Errorf("infergate: reading transcription: %w", err)
 	}
-	if err := s.client.errorIn200(resp, raw); err != nil {
+	if err := s.client.errorIn200(ar, resp, raw); err != nil {
 		return nil, err
 	}
-	return decodeTranscription(resp, raw, req.ResponseFormat)
+	t, err := decodeTranscription(raw, req.ResponseFormat)
+	if err != nil {
+		return nil, s.client.cfg.newDecodeError(resp.StatusCode, resp.Header, raw, err)
+	}
+	return t, nil
 }
 
 // TranscribeFile transcribes the audio file at path: it opens the file, sends it as req.File (named

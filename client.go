@@ -104,6 +104,7 @@ type apiRequest struct {
 	auth        authKind
 	sessionID   string // per-request session, overriding the client's
 	stream      bool   // the caller reads the body itself, so it gets the stream's Accept header
+	successFlag bool   // the route reports failure in a 2xx as "success": false
 }
 
 // send performs the call with retries and returns the response for a 2xx status. Any other status
@@ -115,12 +116,12 @@ func (c *Client) send(ctx context.Context, ar apiRequest, call *callConfig) (*ht
 	}
 	resp, err := transport.Do(c.hc, c.policy(call), req)
 	if err != nil {
-		return nil, err
+		return nil, c.cfg.redactError(err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
-		apiErr := newAPIError(resp.StatusCode, resp.Header, c.cfg.redact(body))
+		apiErr := c.cfg.newAPIError(resp.StatusCode, resp.Header, body)
 		c.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "infergate: request failed",
 			slog.String("method", ar.method), slog.String("path", ar.path),
 			slog.Int("status", resp.StatusCode), slog.String("request_id", apiErr.RequestID))
@@ -208,31 +209,34 @@ func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []
 	if err != nil {
 		return fmt.Errorf("infergate: reading %s response: %w", ar.path, err)
 	}
-	if err := c.errorIn200(resp, body); err != nil {
+	if err := c.errorIn200(ar, resp, body); err != nil {
 		return err
 	}
 	if out == nil || len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return &APIError{StatusCode: resp.StatusCode, Header: resp.Header, Body: c.cfg.redact(body),
-			RequestID: resp.Header.Get("X-Request-Id"),
-			Message:   "response is not the expected JSON: " + err.Error()}
+		return c.cfg.newDecodeError(resp.StatusCode, resp.Header, body, err)
 	}
 	return nil
 }
 
 // errorIn200 catches the gateway routes that answer an error with a successful status: a body whose
-// top level has an "error" key is an error whatever the status says.
-func (c *Client) errorIn200(resp *http.Response, body []byte) error {
-	if !bytes.Contains(body, []byte(`"error"`)) {
+// top level has an "error" key reporting an error (not null, false or empty) is an error whatever the
+// status says, and so is "success": false on the routes that report failure that way.
+func (c *Client) errorIn200(ar apiRequest, resp *http.Response, body []byte) error {
+	if !bytes.Contains(body, []byte(`"error"`)) && !(ar.successFlag && bytes.Contains(body, []byte(`"success"`))) {
 		return nil
 	}
 	var env envelope
-	if json.Unmarshal(body, &env) != nil || !isPresent(env.Error) {
+	if json.Unmarshal(body, &env) != nil {
 		return nil
 	}
-	return newAPIError(resp.StatusCode, resp.Header, c.cfg.redact(body))
+	failed := ar.successFlag && env.Success != nil && !*env.Success
+	if !isErrorValue(env.Error) && !failed {
+		return nil
+	}
+	return c.cfg.newAPIError(resp.StatusCode, resp.Header, body)
 }
 
 func (c *Client) policy(call *callConfig) transport.Policy {
@@ -242,6 +246,7 @@ func (c *Client) policy(call *callConfig) transport.Policy {
 		BaseWait:      c.cfg.retryBaseWait,
 		MaxWait:       c.cfg.retryMaxWait,
 		Logger:        c.cfg.logger,
+		Redact:        c.cfg.redactError,
 	}
 	if call.maxRetries != nil {
 		p.MaxRetries = *call.maxRetries

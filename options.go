@@ -1,14 +1,14 @@
 package infergate
 
 import (
-	"bytes"
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,17 +92,6 @@ func (s secret) redacted() string {
 	return "[redacted]"
 }
 
-// redact blanks the client's credentials out of a server's answer before it becomes an error: some
-// servers echo the key they rejected, and errors end up in logs.
-func (c *config) redact(body []byte) []byte {
-	for _, s := range []secret{c.apiKey, c.accessToken} {
-		if s.value != "" && bytes.Contains(body, []byte(s.value)) {
-			body = bytes.ReplaceAll(body, []byte(s.value), []byte(s.redacted()))
-		}
-	}
-	return body
-}
-
 type config struct {
 	apiKey, accessToken secret
 	rawBaseURL          string
@@ -118,6 +107,7 @@ type config struct {
 	firstByteTimeout    time.Duration
 	idleTimeout         time.Duration
 	maxLine             int
+	secretForms         []string // the credentials as a server may write them back; see redact
 }
 
 func defaultConfig() *config {
@@ -138,11 +128,16 @@ func defaultConfig() *config {
 
 // finish validates the configuration and derives what the client needs.
 func (c *config) finish() error {
+	c.secretForms = secretForms(c.apiKey, c.accessToken)
 	if c.rawBaseURL == "" {
 		c.rawBaseURL = DefaultBaseURL
 	}
 	u, err := parseBaseURL(c.rawBaseURL)
 	if err != nil {
+		var invalidURL *ValidationError
+		if errors.As(err, &invalidURL) {
+			invalidURL.Reason = c.redactString(invalidURL.Reason)
+		}
 		return err
 	}
 	c.baseURL = u
@@ -155,17 +150,26 @@ func (c *config) finish() error {
 	return nil
 }
 
-// parseBaseURL accepts the service root or the API root and returns the API root.
+// parseBaseURL accepts the service root or the API root and returns the API root. Its errors show
+// the URL without user information or query, where credentials would be.
 func parseBaseURL(raw string) (*url.URL, error) {
+	shown := strconv.Quote(displayURL(raw))
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return nil, &ValidationError{Field: "BaseURL", Reason: fmt.Sprintf("cannot parse %q: %v", raw, err)}
+		reason := "is not a valid URL"
+		if _, shownErr := url.Parse(displayURL(raw)); shownErr != nil {
+			var urlErr *url.Error
+			if errors.As(shownErr, &urlErr) {
+				reason += ": " + urlErr.Err.Error()
+			}
+		}
+		return nil, &ValidationError{Field: "BaseURL", Reason: shown + " " + reason}
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, &ValidationError{Field: "BaseURL", Reason: fmt.Sprintf("%q must start with https:// or http://", raw)}
+		return nil, &ValidationError{Field: "BaseURL", Reason: shown + " must start with https:// or http://"}
 	}
 	if u.Host == "" {
-		return nil, &ValidationError{Field: "BaseURL", Reason: fmt.Sprintf("%q has no host", raw)}
+		return nil, &ValidationError{Field: "BaseURL", Reason: shown + " has no host"}
 	}
 	if u.User != nil {
 		return nil, &ValidationError{Field: "BaseURL", Reason: "must not carry credentials; use WithAPIKey"}
@@ -178,6 +182,28 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// displayURL is raw as it may appear in an error: without user information ("user:key@"), query
+// or fragment. It works on the text, so that it also cleans what url.Parse refuses.
+func displayURL(raw string) string {
+	s := strings.TrimSpace(raw)
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	authority := s
+	prefix := ""
+	if i := strings.Index(s, "//"); i >= 0 {
+		prefix, authority = s[:i+2], s[i+2:]
+	}
+	rest := ""
+	if i := strings.Index(authority, "/"); i >= 0 {
+		authority, rest = authority[:i], authority[i:]
+	}
+	if i := strings.LastIndex(authority, "@"); i >= 0 {
+		authority = "redacted@" + authority[i+1:]
+	}
+	return prefix + authority + rest
+}
+
 func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
@@ -186,8 +212,8 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// transportClient copies the user's HTTP client so that go-retryablehttp cannot close the idle
-// connections it shares with other calls.
+// transportClient copies the user's HTTP client, never changing it, so that go-retryablehttp cannot
+// close the idle connections it shares with other calls and so that the redirect policy applies.
 func (c *config) transportClient() *http.Client {
 	base := c.httpClient
 	if base == nil {
@@ -199,7 +225,48 @@ func (c *config) transportClient() *http.Client {
 		rt = http.DefaultTransport
 	}
 	hc.Transport = transport.KeepIdle(rt)
+	hc.CheckRedirect = keepCredentialsHome(base.CheckRedirect)
 	return &hc
+}
+
+// keepCredentialsHome wraps a redirect policy (Go's default when next is nil: at most 10 redirects)
+// so that credentials follow a redirect only to the origin of the first request: same scheme, host
+// and port. Go itself would forward Authorization to another port of the same host, and over an
+// https to http downgrade.
+func keepCredentialsHome(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if next != nil {
+			if err := next(req, via); err != nil {
+				if err == http.ErrUseLastResponse {
+					return err // compared by identity in net/http
+				}
+				return transport.Permanent(err) // asking again gets the same refusal
+			}
+		} else if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if len(via) > 0 && !sameOrigin(via[0].URL, req.URL) {
+			for _, h := range []string{"Authorization", "Proxy-Authorization", "Cookie"} {
+				req.Header.Del(h)
+			}
+		}
+		return nil
+	}
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 // CallOption changes one call: pass it after the request, e.g.
