@@ -161,18 +161,18 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 		// The bytes already sent are gone: a second attempt would upload a truncated file.
 		CallMaxRetries(0)(call)
 	}
-	ctx, cancel := call.context(ctx)
+	ctx, cancel := s.client.callContext(ctx, call)
 	defer cancel()
 	ar := apiRequest{method: http.MethodPost, path: "/audio/transcriptions", body: body.body(),
 		contentType: body.contentType}
 	resp, err := s.client.send(ctx, ar, call)
 	if err != nil {
-		return nil, err
+		return nil, timedOut(ctx, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
 	if err != nil {
-		return nil, fmt.Errorf("infergate: reading transcription: %w", err)
+		return nil, timedOut(ctx, fmt.Errorf("infergate: reading transcription: %w", err))
 	}
 	if err := s.client.errorIn200(ar, resp, raw); err != nil {
 		return nil, err

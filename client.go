@@ -135,6 +135,12 @@ func (c *Client) newRequest(ctx context.Context, ar apiRequest, call *callConfig
 	if err != nil {
 		return nil, err
 	}
+	if err := checkHeader("CallHeader", call.header); err != nil {
+		return nil, err
+	}
+	if call.timeout < 0 {
+		return nil, invalid("CallTimeout", "must not be negative, got %v", call.timeout)
+	}
 	u := *c.cfg.baseURL
 	u.Path += ar.path
 	u.RawPath = ""
@@ -191,8 +197,12 @@ func (c *Client) sessionFor(requested string) string {
 // doJSON sends a JSON body (when in is not nil) and decodes a JSON answer into out (when not nil).
 func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []CallOption) error {
 	call := newCallConfig(opts)
-	ctx, cancel := call.context(ctx)
+	ctx, cancel := c.callContext(ctx, call)
 	defer cancel()
+	return timedOut(ctx, c.roundTripJSON(ctx, ar, call, in, out))
+}
+
+func (c *Client) roundTripJSON(ctx context.Context, ar apiRequest, call *callConfig, in, out any) error {
 	if in != nil {
 		body, err := json.Marshal(in)
 		if err != nil {

@@ -34,6 +34,12 @@ func WithBaseURL(u string) Option { return func(c *config) { c.rawBaseURL = u } 
 // timeouts instead.
 func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
 
+// WithTimeout bounds every call that is not a stream, from its first attempt to the last byte of the
+// answer, retries and the waits between them included (default DefaultTimeout, 10 minutes). A call
+// that runs out fails with a *TimeoutError matching context.DeadlineExceeded. CallTimeout replaces it
+// for one call. Streams are bounded by WithStreamTimeouts instead. d must be positive.
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
 // WithMaxRetries sets how many times a failed call is retried (default 2). Zero disables retries.
 func WithMaxRetries(n int) Option { return func(c *config) { c.maxRetries = max(n, 0) } }
 
@@ -43,6 +49,7 @@ func WithMaxRetryAfter(d time.Duration) Option { return func(c *config) { c.maxR
 
 // WithRetryBackoff sets the backoff between retries: the first wait is about base, doubling per
 // attempt up to max, with jitter (defaults 500 ms and 8 s). A Retry-After from the server wins.
+// NewClient refuses a negative wait or a max below base.
 func WithRetryBackoff(base, max time.Duration) Option {
 	return func(c *config) { c.retryBaseWait, c.retryMaxWait = base, max }
 }
@@ -50,7 +57,8 @@ func WithRetryBackoff(base, max time.Duration) Option {
 // WithSessionID runs every request in the given provider session unless the request names its own.
 func WithSessionID(id string) Option { return func(c *config) { c.sessionID = id } }
 
-// WithHeader adds a header to every request.
+// WithHeader adds a header to every request. NewClient refuses a name that is not an HTTP token and
+// a value with a control character such as CR or LF.
 func WithHeader(key, value string) Option {
 	return func(c *config) { c.header.Add(key, value) }
 }
@@ -62,9 +70,13 @@ func WithLogger(logger *slog.Logger) Option { return func(c *config) { c.logger 
 // WithStreamTimeouts bounds a stream's silences: firstByte is the longest wait from sending the
 // request to the first byte of the answer (default 6 minutes, because a cold model can take minutes
 // to start), idle the longest gap between two reads after that (default 2 minutes). A stream that
-// stays silent longer fails with an error matching ErrStreamTimeout. Zero keeps a default.
+// stays silent longer fails with an error matching ErrStreamTimeout. Zero keeps a default; a
+// negative value makes NewClient fail.
 func WithStreamTimeouts(firstByte, idle time.Duration) Option {
 	return func(c *config) {
+		if firstByte < 0 || idle < 0 {
+			c.optionErrs = append(c.optionErrs, invalid("StreamTimeouts", "must not be negative, got %v and %v", firstByte, idle))
+		}
 		if firstByte > 0 {
 			c.firstByteTimeout = firstByte
 		}
@@ -107,6 +119,8 @@ type config struct {
 	firstByteTimeout    time.Duration
 	idleTimeout         time.Duration
 	maxLine             int
+	timeout             time.Duration
+	optionErrs          []error // values an Option refused, reported by NewClient
 	secretForms         []string // the credentials as a server may write them back; see redact
 }
 
@@ -123,12 +137,16 @@ func defaultConfig() *config {
 		logger:           slog.New(slog.DiscardHandler),
 		firstByteTimeout: 6 * time.Minute,
 		idleTimeout:      2 * time.Minute,
+		timeout:          DefaultTimeout,
 	}
 }
 
 // finish validates the configuration and derives what the client needs.
 func (c *config) finish() error {
 	c.secretForms = secretForms(c.apiKey, c.accessToken)
+	if err := c.check(); err != nil {
+		return err
+	}
 	if c.rawBaseURL == "" {
 		c.rawBaseURL = DefaultBaseURL
 	}
@@ -278,10 +296,12 @@ func CallMaxRetries(n int) CallOption {
 	return func(c *callConfig) { n = max(n, 0); c.maxRetries = &n }
 }
 
-// CallTimeout bounds one call, retries and, for a stream, the whole read of it.
+// CallTimeout bounds one call, retries included, instead of WithTimeout; for a stream, which
+// WithTimeout does not bound, it bounds the whole read of it.
 func CallTimeout(d time.Duration) CallOption { return func(c *callConfig) { c.timeout = d } }
 
-// CallHeader adds a header to one call.
+// CallHeader adds a header to one call. The call fails with a *ValidationError, before anything is
+// sent, for a name that is not an HTTP token or a value with a control character such as CR or LF.
 func CallHeader(key, value string) CallOption {
 	return func(c *callConfig) {
 		if c.header == nil {
