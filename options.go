@@ -120,7 +120,7 @@ type config struct {
 	idleTimeout         time.Duration
 	maxLine             int
 	timeout             time.Duration
-	optionErrs          []error // values an Option refused, reported by NewClient
+	optionErrs          []error  // values an Option refused, reported by NewClient
 	secretForms         []string // the credentials as a server may write them back; see redact
 }
 
