@@ -11,8 +11,9 @@
 //
 // Each API area is a service on the Client: Chat, Audio, Models, Bids, History and Sessions.
 // Failed calls return an *APIError (test it with errors.Is against ErrUnauthorized, ErrRateLimited
-// and the other sentinels); requests that break the API's rules are refused before anything is sent
-// with a *ValidationError.
+// and the other sentinels), a successful status whose body cannot be read a *DecodeError, and a call
+// that outlives WithTimeout (default 10 minutes) a *TimeoutError; requests that break the API's rules
+// are refused before anything is sent with a *ValidationError.
 package infergate
 
 import (
