@@ -13,11 +13,14 @@ import (
 	"net/textproto"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/infergate/infergate-go/internal/transport"
 )
 
 // AudioService transcribes audio. Get it as Client.Audio.
@@ -90,6 +93,9 @@ type TranscriptionRequest struct {
 // Validate reports the first rule the request breaks, as a *ValidationError. Transcribe calls it
 // before sending anything.
 func (r *TranscriptionRequest) Validate() error {
+	if r.File != nil && isNilPointer(r.File) {
+		return invalid("File", "is a nil %T", r.File)
+	}
 	hasFile, hasURL := r.File != nil, r.S3PresignedURL != ""
 	switch {
 	case hasFile && hasURL:
@@ -119,6 +125,17 @@ func (r *TranscriptionRequest) Validate() error {
 		return invalid("TimestampGranularities", "only apply with ResponseFormat verbose_json")
 	}
 	return nil
+}
+
+// isNilPointer reports whether a reader is a typed nil, such as a nil *os.File, which is not nil as
+// an io.Reader but panics when read.
+func isNilPointer(r io.Reader) bool {
+	v := reflect.ValueOf(r)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
 }
 
 func checkFileName(name string) error {
@@ -161,23 +178,27 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 		// The bytes already sent are gone: a second attempt would upload a truncated file.
 		CallMaxRetries(0)(call)
 	}
-	ctx, cancel := call.context(ctx)
+	ctx, cancel := s.client.callContext(ctx, call)
 	defer cancel()
 	ar := apiRequest{method: http.MethodPost, path: "/audio/transcriptions", body: body.body(),
 		contentType: body.contentType}
 	resp, err := s.client.send(ctx, ar, call)
 	if err != nil {
-		return nil, err
+		return nil, timedOut(ctx, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
 	if err != nil {
-		return nil, fmt.Errorf("infergate: reading transcription: %w", err)
+		return nil, timedOut(ctx, fmt.Errorf("infergate: reading transcription: %w", err))
 	}
-	if err := s.client.errorIn200(resp, raw); err != nil {
+	if err := s.client.errorIn200(ar, resp, raw); err != nil {
 		return nil, err
 	}
-	return decodeTranscription(resp, raw, req.ResponseFormat)
+	t, err := decodeTranscription(raw, req.ResponseFormat)
+	if err != nil {
+		return nil, s.client.cfg.newDecodeError(resp.StatusCode, resp.Header, raw, err)
+	}
+	return t, nil
 }
 
 // TranscribeFile transcribes the audio file at path: it opens the file, sends it as req.File (named
@@ -364,6 +385,10 @@ type sizedReader struct {
 func (s *sizedReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	s.remaining -= int64(n)
+	if err != nil && err != io.EOF {
+		// The file failed, not the network: sending it again would fail the same way.
+		err = transport.Permanent(fmt.Errorf("infergate: reading the audio file: %w", err))
+	}
 	return n, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -42,9 +43,11 @@ type RatedBid struct {
 	Score         float64
 	TotalSessions int64        // sessions the provider completed
 	Availability  Availability // empty when the gateway does not report it
-	MinDuration   time.Duration
-	MaxDuration   time.Duration
-	CreatedAt     time.Time // when the bid was placed; zero when not reported
+	// MinDuration and MaxDuration bound a session's length; a negative count of seconds reads as 0
+	// and one too long for a Duration as the longest Duration.
+	MinDuration time.Duration
+	MaxDuration time.Duration
+	CreatedAt   time.Time // when the bid was placed; zero when not reported
 }
 
 // Cost returns the price of a session of duration d: PricePerSecond times d's whole seconds, exactly.
@@ -202,10 +205,19 @@ func (n jsonNumber) int(dst *int64) (err error) {
 	return err
 }
 
+// seconds reads a whole number of seconds, clamped to what a Duration holds: a negative count is 0
+// and one beyond about 292 years is the longest Duration, instead of wrapping round.
 func (n jsonNumber) seconds(dst *time.Duration) error {
 	var s int64
 	err := n.int(&s)
-	*dst = time.Duration(s) * time.Second
+	switch {
+	case s < 0:
+		*dst = 0
+	case s > int64(math.MaxInt64/time.Second):
+		*dst = math.MaxInt64
+	default:
+		*dst = time.Duration(s) * time.Second
+	}
 	return err
 }
 

@@ -12,8 +12,9 @@
 // Each API area is a service on the Client: Chat, Audio, Embeddings, Models, Bids, History,
 // Sessions, Billing, Keys and Health.
 // Failed calls return an *APIError (test it with errors.Is against ErrUnauthorized, ErrRateLimited
-// and the other sentinels); requests that break the API's rules are refused before anything is sent
-// with a *ValidationError.
+// and the other sentinels), a successful status whose body cannot be read a *DecodeError, and a call
+// that outlives WithTimeout (default 10 minutes) a *TimeoutError; requests that break the API's rules
+// are refused before anything is sent with a *ValidationError.
 package infergate
 
 import (
@@ -117,6 +118,7 @@ type apiRequest struct {
 	sessionID   string // per-request session, overriding the client's
 	stream      bool   // the caller reads the body itself, so it gets the stream's Accept header
 	accept      string // the Accept header when neither JSON nor a stream of events is wanted
+	successFlag bool   // the route reports failure in a 2xx as "success": false
 	// outsideAPI puts path below the service root instead of the /api/v1 root, e.g. "/health".
 	outsideAPI bool
 }
@@ -130,12 +132,12 @@ func (c *Client) send(ctx context.Context, ar apiRequest, call *callConfig) (*ht
 	}
 	resp, err := transport.Do(c.hc, c.policy(call), req)
 	if err != nil {
-		return nil, err
+		return nil, c.cfg.redactError(err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
-		apiErr := newAPIError(resp.StatusCode, resp.Header, c.cfg.redact(body))
+		apiErr := c.cfg.newAPIError(resp.StatusCode, resp.Header, body)
 		c.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "infergate: request failed",
 			slog.String("method", ar.method), slog.String("path", ar.path),
 			slog.Int("status", resp.StatusCode), slog.String("request_id", apiErr.RequestID))
@@ -148,6 +150,12 @@ func (c *Client) newRequest(ctx context.Context, ar apiRequest, call *callConfig
 	credential, err := c.credential(ar.auth)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkHeader("CallHeader", call.header); err != nil {
+		return nil, err
+	}
+	if call.timeout < 0 {
+		return nil, invalid("CallTimeout", "must not be negative, got %v", call.timeout)
 	}
 	u := *c.cfg.baseURL
 	if ar.outsideAPI {
@@ -219,8 +227,12 @@ func (c *Client) sessionFor(requested string) string {
 // doJSON sends a JSON body (when in is not nil) and decodes a JSON answer into out (when not nil).
 func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []CallOption) error {
 	call := newCallConfig(opts)
-	ctx, cancel := call.context(ctx)
+	ctx, cancel := c.callContext(ctx, call)
 	defer cancel()
+	return timedOut(ctx, c.roundTripJSON(ctx, ar, call, in, out))
+}
+
+func (c *Client) roundTripJSON(ctx context.Context, ar apiRequest, call *callConfig, in, out any) error {
 	if in != nil {
 		body, err := json.Marshal(in)
 		if err != nil {
@@ -237,22 +249,20 @@ func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []
 	if err != nil {
 		return fmt.Errorf("infergate: reading %s response: %w", ar.path, err)
 	}
-	return c.decodeBody(resp, body, out)
+	return c.decodeBody(ar, resp, body, out)
 }
 
 // decodeBody turns a successful response's body into out (when not nil), or into the error the body
 // reports.
-func (c *Client) decodeBody(resp *http.Response, body []byte, out any) error {
-	if err := c.errorIn200(resp, body); err != nil {
+func (c *Client) decodeBody(ar apiRequest, resp *http.Response, body []byte, out any) error {
+	if err := c.errorIn200(ar, resp, body); err != nil {
 		return err
 	}
 	if out == nil || len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return &APIError{StatusCode: resp.StatusCode, Header: resp.Header, Body: c.cfg.redact(body),
-			RequestID: resp.Header.Get("X-Request-Id"),
-			Message:   "response is not the expected JSON: " + err.Error()}
+		return c.cfg.newDecodeError(resp.StatusCode, resp.Header, body, err)
 	}
 	if k, ok := out.(interface{ keepRaw([]byte) }); ok {
 		k.keepRaw(body) // the body is this call's own buffer, so it is kept without a copy
@@ -261,16 +271,21 @@ func (c *Client) decodeBody(resp *http.Response, body []byte, out any) error {
 }
 
 // errorIn200 catches the gateway routes that answer an error with a successful status: a body whose
-// top level has an "error" key is an error whatever the status says.
-func (c *Client) errorIn200(resp *http.Response, body []byte) error {
-	if !bytes.Contains(body, []byte(`"error"`)) {
+// top level has an "error" key reporting an error (not null, false or empty) is an error whatever the
+// status says, and so is "success": false on the routes that report failure that way.
+func (c *Client) errorIn200(ar apiRequest, resp *http.Response, body []byte) error {
+	if !bytes.Contains(body, []byte(`"error"`)) && !(ar.successFlag && bytes.Contains(body, []byte(`"success"`))) {
 		return nil
 	}
 	var env envelope
-	if json.Unmarshal(body, &env) != nil || !isPresent(env.Error) {
+	if json.Unmarshal(body, &env) != nil {
 		return nil
 	}
-	return newAPIError(resp.StatusCode, resp.Header, c.cfg.redact(body))
+	failed := ar.successFlag && env.Success != nil && !*env.Success
+	if !isErrorValue(env.Error) && !failed {
+		return nil
+	}
+	return c.cfg.newAPIError(resp.StatusCode, resp.Header, body)
 }
 
 func (c *Client) policy(call *callConfig) transport.Policy {
@@ -280,6 +295,7 @@ func (c *Client) policy(call *callConfig) transport.Policy {
 		BaseWait:      c.cfg.retryBaseWait,
 		MaxWait:       c.cfg.retryMaxWait,
 		Logger:        c.cfg.logger,
+		Redact:        c.cfg.redactError,
 	}
 	if call.maxRetries != nil {
 		p.MaxRetries = *call.maxRetries

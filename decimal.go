@@ -21,9 +21,43 @@ type Decimal struct {
 	scale    int32    // digits after the point; the value is unscaled × 10^-scale
 }
 
-// maxDecimalExponent bounds the exponent ParseDecimal accepts, so that a hostile "1e999999999"
-// cannot make it allocate gigabytes.
-const maxDecimalExponent = 1000
+// Bounds of a Decimal. They are far beyond any amount of money, and keep a hostile number from a
+// server ("1e-999999999", a million digits) from costing memory or minutes of CPU.
+const (
+	// MaxDecimalDigits is the most significant digits ParseDecimal reads in a number (leading and
+	// trailing zeros aside).
+	MaxDecimalDigits = 1000
+	// MaxDecimalScale is the most decimal places a Decimal holds. ParseDecimal refuses a number with
+	// more; arithmetic whose exact result has more (a product of two tiny amounts, say) rounds it to
+	// MaxDecimalScale places, half to even.
+	MaxDecimalScale = 1000
+	// maxDecimalExponent bounds the exponent ParseDecimal accepts, so that "1e999999999" cannot make
+	// it allocate gigabytes.
+	maxDecimalExponent = 1000
+	// maxDecimalText bounds the text ParseDecimal reads: room for what String writes of any Decimal
+	// it parsed (up to MaxDecimalDigits digits and 1000 zeros on either side of the point).
+	maxDecimalText = 3*MaxDecimalDigits + 16
+)
+
+// DecimalError is a number ParseDecimal (or a Decimal's UnmarshalJSON) refused: not a decimal
+// number, longer than 3,016 bytes, or beyond MaxDecimalDigits, MaxDecimalScale or an exponent of
+// ±1000.
+type DecimalError struct {
+	Input  string // the text refused, cut to its first 40 bytes
+	Reason string
+}
+
+// Error quotes the start of the input and says what is wrong with it.
+func (e *DecimalError) Error() string {
+	return fmt.Sprintf("infergate: parsing decimal %q: %s", e.Input, e.Reason)
+}
+
+func decimalError(input, format string, args ...any) *DecimalError {
+	if len(input) > 40 {
+		input = input[:40] + "…"
+	}
+	return &DecimalError{Input: input, Reason: fmt.Sprintf(format, args...)}
+}
 
 // weiPerTokenDigits is the number of decimal places between wei and the network's token.
 const weiPerTokenDigits = 18
@@ -31,23 +65,36 @@ const weiPerTokenDigits = 18
 var bigTen = big.NewInt(10)
 
 // ParseDecimal reads a decimal number such as "0.000125", "-3", "12.50" or, as JSON numbers may be
-// written, "1.25e-4". Exponents beyond ±1000 are refused.
+// written, "1.25e-4", in time linear in its length. It returns a *DecimalError for text that is not
+// a number, more than MaxDecimalDigits significant digits, more than MaxDecimalScale decimal places,
+// or an exponent beyond ±1000.
 func ParseDecimal(s string) (Decimal, error) {
+	// Leading and trailing zeros, sign, point and exponent aside, the text is its digits: a longer
+	// one is refused before any work that grows faster than its length.
+	if len(s) > maxDecimalText {
+		return Decimal{}, decimalError(s, "longer than %d bytes", maxDecimalText)
+	}
 	mantissa, exponent, err := splitExponent(s)
 	if err != nil {
-		return Decimal{}, fmt.Errorf("infergate: parsing decimal %q: %w", s, err)
+		return Decimal{}, decimalError(s, "%v", err)
 	}
 	negative := strings.HasPrefix(mantissa, "-")
 	mantissa = strings.TrimLeft(mantissa, "+-")
 	whole, fraction, _ := strings.Cut(mantissa, ".")
 	digits := whole + fraction
 	if digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return Decimal{}, fmt.Errorf("infergate: parsing decimal %q: not a decimal number", s)
+		return Decimal{}, decimalError(s, "not a decimal number")
+	}
+	if len(strings.Trim(digits, "0")) > MaxDecimalDigits {
+		return Decimal{}, decimalError(s, "more than %d significant digits", MaxDecimalDigits)
 	}
 	scale := int64(len(fraction)) - exponent
 	// Trailing zeros go before the digits become a big.Int, where removing them costs a division each.
 	for scale > 0 && len(digits) > 1 && digits[len(digits)-1] == '0' {
 		digits, scale = digits[:len(digits)-1], scale-1
+	}
+	if scale > MaxDecimalScale && strings.Trim(digits, "0") != "" {
+		return Decimal{}, decimalError(s, "more than %d decimal places", MaxDecimalScale)
 	}
 	unscaled, _ := new(big.Int).SetString(digits, 10)
 	if negative {
@@ -67,7 +114,7 @@ func splitExponent(s string) (string, int64, error) {
 	}
 	e, err := strconv.ParseInt(exp, 10, 32)
 	if err != nil || e > maxDecimalExponent || e < -maxDecimalExponent {
-		return "", 0, fmt.Errorf("exponent %q is not an integer within ±%d", exp, maxDecimalExponent)
+		return "", 0, fmt.Errorf("exponent %.20q is not an integer within ±%d", exp, maxDecimalExponent)
 	}
 	return mantissa, e, nil
 }
@@ -75,6 +122,10 @@ func splitExponent(s string) (string, int64, error) {
 // newDecimal builds unscaled × 10^-scale in its canonical form: no trailing zeros after the point,
 // and no negative scale. It takes ownership of unscaled.
 func newDecimal(unscaled *big.Int, scale int64) Decimal {
+	if scale > MaxDecimalScale {
+		roundHalfEven(unscaled, scale-MaxDecimalScale)
+		scale = MaxDecimalScale
+	}
 	if unscaled.Sign() == 0 {
 		return Decimal{}
 	}
@@ -94,12 +145,35 @@ func newDecimal(unscaled *big.Int, scale int64) Decimal {
 	return Decimal{unscaled: unscaled, scale: int32(scale)}
 }
 
+// roundHalfEven divides n by 10^places in place, rounding half to even.
+func roundHalfEven(n *big.Int, places int64) {
+	divisor := pow10(places)
+	var rem big.Int
+	n.QuoRem(n, divisor, &rem)
+	twice := new(big.Int).Abs(&rem)
+	switch twice.Lsh(twice, 1).Cmp(divisor) {
+	case 1:
+	case 0:
+		if n.Bit(0) == 0 {
+			return
+		}
+	default:
+		return
+	}
+	if rem.Sign() < 0 {
+		n.Sub(n, big.NewInt(1))
+	} else {
+		n.Add(n, big.NewInt(1))
+	}
+}
+
 func pow10(n int64) *big.Int {
 	return new(big.Int).Exp(bigTen, big.NewInt(n), nil)
 }
 
 // FromWei converts an amount in wei, given as an integer string such as "125000000000000", to tokens
-// (10^18 wei = 1 token): FromWei("125000000000000") is 0.000125.
+// (10^18 wei = 1 token): FromWei("125000000000000") is 0.000125. It refuses what ParseDecimal
+// refuses, and rounds beyond MaxDecimalScale places as Mul does.
 func FromWei(wei string) (Decimal, error) {
 	d, err := ParseDecimal(wei)
 	if err != nil {
@@ -141,7 +215,8 @@ func (d Decimal) Sub(x Decimal) Decimal {
 	return newDecimal(diff, int64(scale))
 }
 
-// Mul returns d × x.
+// Mul returns d × x, exactly while the product has at most MaxDecimalScale decimal places and
+// rounded there, half to even, beyond.
 func (d Decimal) Mul(x Decimal) Decimal {
 	product := d.mantissa()
 	product.Mul(product, x.mantissa())

@@ -114,7 +114,7 @@ type EmbeddingUsage struct {
 // Create embeds the texts of req and returns one vector per text, in the order of req.Input.
 // Vectors are decoded from whichever encoding the server sent, a float array or base64, so a
 // server that ignores EncodingFormat cannot corrupt them. An answer that lacks a vector for some
-// text, or has one twice, is an *APIError rather than a silently shorter list. Like chat, the route
+// text, or has one twice, is a *DecodeError rather than a silently shorter list. Like chat, the route
 // is billed and rate-limited: errors match ErrInsufficientBalance (402) and ErrRateLimited (429).
 //
 // POST /api/v1/embeddings
@@ -136,7 +136,7 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 }
 
 // embeddingAnswer decodes a response and checks it against the request while doJSON still holds
-// the body, so that an incomplete answer becomes an *APIError that keeps the body and request id.
+// the body, so that an incomplete answer becomes a *DecodeError that keeps the body and request id.
 type embeddingAnswer struct {
 	EmbeddingResponse
 	inputs int

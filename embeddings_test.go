@@ -47,9 +47,9 @@ func TestEmbeddingsDecodeWhicheverEncodingArrives(t *testing.T) {
 			mock, _ := recordAll(t, 200, tt.body, "application/json")
 			resp, err := mockClient(t, mock).Embeddings.Create(t.Context(), EmbeddingRequest{Input: []string{"a", "b"}})
 			if tt.wantErr != "" {
-				var apiErr *APIError
-				if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, tt.wantErr) || len(apiErr.Body) == 0 {
-					t.Fatalf("err = %v, want an *APIError keeping the body and saying %q", err, tt.wantErr)
+				var decodeErr *DecodeError
+				if !errors.As(err, &decodeErr) || !strings.Contains(decodeErr.Err.Error(), tt.wantErr) || len(decodeErr.Body) == 0 {
+					t.Fatalf("err = %v, want a *DecodeError keeping the body and saying %q", err, tt.wantErr)
 				}
 				return
 			}

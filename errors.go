@@ -96,15 +96,22 @@ func matchesSentinel(target error, status int, code string) bool {
 	return false
 }
 
-// newAPIError builds the typed error for a response whose body has been read.
-func newAPIError(status int, header http.Header, body []byte) *APIError {
-	e := &APIError{StatusCode: status, Header: header, Body: body, RequestID: header.Get("X-Request-Id")}
-	e.RetryAfter, _ = transport.RetryAfter(header)
+// newAPIError is the one way an *APIError is made, for a response whose body has been read. The
+// body, the headers and every field taken from them are redacted, so that a server echoing a
+// credential (in its body, a WWW-Authenticate header, or JSON-escaped) cannot put it into the error.
+func (c *config) newAPIError(status int, header http.Header, body []byte) *APIError {
+	h := c.redactHeader(header)
+	body = c.redact(body)
+	e := &APIError{StatusCode: status, Header: h, Body: body, RequestID: h.Get("X-Request-Id")}
+	e.RetryAfter, _ = transport.RetryAfter(h)
 	if f, ok := decodeEnvelope(body); ok {
 		e.Type, e.Code, e.Param, e.Message = f.Type, f.Code, f.Param, f.Message
 	} else {
 		e.Message = bodySnippet(body)
 	}
+	// A JSON escape the raw body did not show as the credential (\u0073k-...) decodes to it.
+	e.Type, e.Code, e.Param, e.Message = c.redactString(e.Type), c.redactString(e.Code),
+		c.redactString(e.Param), c.redactString(e.Message)
 	return e
 }
 
@@ -184,6 +191,9 @@ type envelope struct {
 	Error         json.RawMessage `json:"error"`
 	Detail        json.RawMessage `json:"detail"`
 	ProviderError *envelope       `json:"providerModelError"`
+	// Success and Message are how the session routes report a failure: {"success":false,"message":...}.
+	Success *bool           `json:"success"`
+	Message json.RawMessage `json:"message"`
 }
 
 type errorObject struct {
@@ -238,6 +248,12 @@ func (env *envelope) fields() (envelopeFields, bool) {
 		return f, true
 	case env.ProviderError != nil:
 		return env.ProviderError.fields()
+	case env.Success != nil && !*env.Success:
+		f.Message = scalarText(env.Message)
+		if f.Message == "" {
+			f.Message = "the gateway answered success: false"
+		}
+		return f, true
 	}
 	return f, false
 }
@@ -252,6 +268,16 @@ func joinLoc(loc []any) string {
 
 func isPresent(raw json.RawMessage) bool {
 	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
+}
+
+// isErrorValue reports whether a successful answer's "error" key reports an error: null, false, an
+// empty string, object or array (what some servers send beside a good answer) do not.
+func isErrorValue(raw json.RawMessage) bool {
+	switch string(bytes.TrimSpace(raw)) {
+	case "", "null", "false", `""`, "{}", "[]":
+		return false
+	}
+	return true
 }
 
 // scalarText renders a JSON string, number or boolean as plain text; null and absence give "".

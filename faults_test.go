@@ -209,7 +209,12 @@ func TestCreateFaults(t *testing.T) {
 			_, _ = io.WriteString(w, htmlPage)
 		},
 		wantHits: 1,
-		check:    wantAPIError(http.StatusOK, nil, "not the expected JSON"),
+		check: func(t *testing.T, _ *ChatCompletion, err error) {
+			var decodeErr *DecodeError
+			if !errors.As(err, &decodeErr) || decodeErr.StatusCode != http.StatusOK || string(decodeErr.Body) != htmlPage {
+				t.Errorf("got %v, want a *DecodeError keeping the body", err)
+			}
+		},
 	}, {
 		name: "HTML error page from a proxy",
 		handler: func(_ *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {

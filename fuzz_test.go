@@ -177,14 +177,20 @@ func FuzzErrorBody(f *testing.F) {
 		`{"providerModelError":{"providerModelError":{"error":{"message":"deep"}}}}`,
 		`<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>`, `<title>unclosed`, ``, `null`,
 		`[1,2]`, `1e300`, `inf`, `9999999999999`, `{"detail":{"nested":true}}`, "\xff\xfe", strings.Repeat(`{"providerModelError":`, 50),
+		`{"success":false,"message":"key ` + secretKey + ` has no stake"}`, `{"error":"\u0073k-live-SECRETKEY0123456789abcdef"}`,
 	} {
 		f.Add([]byte(body), 500)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, status int) {
 		status = 100 + abs(status)%500
 		header := http.Header{"X-Request-Id": {"ab12cd34"}, "Retry-After": {string(body[:min(len(body), 16)])}}
-		e := newAPIError(status, header, body)
+		cfg := &config{secretForms: secretForms(secret{secretKey})}
+		header.Set("WWW-Authenticate", "Bearer "+string(body))
+		e := cfg.newAPIError(status, header, body)
 		text := e.Error()
+		if out := fmt.Sprintf("%v %+v %#v %s", e, e, e, e.Body); strings.Contains(out, secretKey) {
+			t.Fatalf("APIError leaks the key: %s", out)
+		}
 		if !strings.HasPrefix(text, fmt.Sprintf("infergate: %d ", status)) {
 			t.Fatalf("error text %q does not start with the status", text)
 		}
@@ -203,7 +209,7 @@ func FuzzErrorBody(f *testing.F) {
 			t.Fatal("a skipped stream error must not match ErrIncompleteStream")
 		}
 		resp := &http.Response{StatusCode: 200, Header: header, Body: io.NopCloser(bytes.NewReader(body))}
-		if err := (&Client{cfg: &config{}}).errorIn200(resp, body); err != nil && !bytes.Contains(body, []byte(`"error"`)) {
+		if err := (&Client{cfg: cfg}).errorIn200(apiRequest{}, resp, body); err != nil && !bytes.Contains(body, []byte(`"error"`)) {
 			t.Fatalf("a 200 body without an error key was taken as an error: %v", err)
 		}
 	})

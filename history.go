@@ -113,13 +113,13 @@ func (s *HistoryService) chat(ctx context.Context, method, path string, in any, 
 //		fmt.Println(chat.Title)
 //	}
 //
-// Pages are fetched by offset, so a chat created while the loop runs can make another show twice.
+// Pages are fetched by offset; a chat that shifts into a page already read (one was created while
+// the loop runs) is not yielded twice. A server that repeats pages ends the loop with a
+// *PaginationError.
 //
 // GET /api/v1/chat-history/chats
 func (s *HistoryService) List(ctx context.Context, opts ...CallOption) iter.Seq2[Chat, error] {
-	return paginate(func(c Chat) string { return c.ID }, func(skip int) ([]Chat, error) {
-		return fetchPage[Chat](ctx, s.client, "/chat-history/chats", "chats", skip, opts)
-	})
+	return paginate(historyPager(ctx, s.client, "/chat-history/chats", "chats", func(c Chat) string { return c.ID }, opts))
 }
 
 // Archive hides a chat from the list but keeps it on the gateway.
@@ -169,56 +169,38 @@ func (s *HistoryService) AddMessage(ctx context.Context, chatID string, msg NewM
 }
 
 // Messages returns a chat's messages in the gateway's order, fetching them a page at a time as the
-// loop asks for more. An error ends the sequence.
+// loop asks for more. An error ends the sequence; no message is yielded twice, and a server that
+// repeats pages ends it with a *PaginationError.
 //
 // GET /api/v1/chat-history/chats/{chat_id}/messages
 func (s *HistoryService) Messages(ctx context.Context, chatID string, opts ...CallOption) iter.Seq2[StoredMessage, error] {
 	path, err := chatPath(chatID)
-	return paginate(func(m StoredMessage) string { return m.ID }, func(skip int) ([]StoredMessage, error) {
-		if err != nil {
-			return nil, err
-		}
-		return fetchPage[StoredMessage](ctx, s.client, path+"/messages", "messages", skip, opts)
-	})
+	if err != nil {
+		return func(yield func(StoredMessage, error) bool) { yield(StoredMessage{}, err) }
+	}
+	return paginate(historyPager(ctx, s.client, path+"/messages", "messages", func(m StoredMessage) string { return m.ID }, opts))
 }
 
-// paginate yields the items of successive pages until a page comes back short. It also stops when
-// a server that ignores skip sends the same page again, or one that ignores limit sends everything
-// at once, rather than loop forever.
-func paginate[T any](id func(T) string, fetch func(skip int) ([]T, error)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		previousFirst := ""
-		for skip := 0; ; {
-			page, err := fetch(skip)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
+// historyPager lists a chat-history route page by page. Items are told apart by id, or by their
+// whole content when the server sends none, so that none is yielded twice.
+func historyPager[T Chat | StoredMessage](ctx context.Context, c *Client, path, field string, id func(T) string, opts []CallOption) pager[T] {
+	return pager[T]{
+		path: path, pageSize: historyPageSize,
+		key: func(item T) string {
+			if k := id(item); k != "" {
+				return "id:" + k
 			}
-			if len(page) > 0 && skip > 0 && id(page[0]) == previousFirst {
-				return
-			}
-			for _, item := range page {
-				if !yield(item, nil) {
-					return
-				}
-			}
-			if len(page) != historyPageSize {
-				return
-			}
-			previousFirst, skip = id(page[0]), skip+len(page)
-		}
+			content, _ := json.Marshal(item)
+			return "content:" + string(content)
+		},
+		fetch: func(skip, limit int) (page[T], error) {
+			out := listOf[T]{field: field}
+			ar := apiRequest{method: http.MethodGet, path: path, auth: authHistory, query: url.Values{
+				"skip": {strconv.Itoa(skip)}, "limit": {strconv.Itoa(limit)}}}
+			err := c.doJSON(ctx, ar, nil, &out, opts)
+			return page[T]{items: out.items}, err
+		},
 	}
-}
-
-func fetchPage[T any](ctx context.Context, c *Client, path, field string, skip int, opts []CallOption) ([]T, error) {
-	out := listOf[T]{field: field}
-	ar := apiRequest{method: http.MethodGet, path: path, auth: authHistory, query: url.Values{
-		"skip": {strconv.Itoa(skip)}, "limit": {strconv.Itoa(historyPageSize)}}}
-	if err := c.doJSON(ctx, ar, nil, &out, opts); err != nil {
-		return nil, err
-	}
-	return out.items, nil
 }
 
 // chatPath validates a chat id and returns its route. The id is escaped, so that one holding "/" or

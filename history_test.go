@@ -185,7 +185,7 @@ func TestHistoryList(t *testing.T) {
 		{name: "full page then empty page", pages: []string{chatPage(0, 50), `[]`}, failAt: -1, wantIDs: 50},
 		{name: "no chats", pages: []string{`[]`}, failAt: -1, wantIDs: 0},
 		{name: "caller stops early: no second request", pages: []string{chatPage(0, 50)}, failAt: -1, stopAfter: 10, wantIDs: 10},
-		{name: "server ignoring skip: the repeated page is dropped", pages: []string{chatPage(0, 50), chatPage(0, 50)}, failAt: -1, wantIDs: 50},
+		{name: "server ignoring skip: the repeated page ends the loop", pages: []string{chatPage(0, 50), chatPage(0, 50)}, failAt: -1, wantIDs: 50, wantErr: true},
 		{name: "server ignoring limit: one request", pages: []string{chatPage(0, 51)}, failAt: -1, wantIDs: 51},
 		{name: "error on the second page ends the loop", pages: []string{chatPage(0, 50), `{"detail":"boom"}`}, failAt: 1, wantIDs: 50, wantErr: true},
 	}
@@ -214,7 +214,8 @@ func TestHistoryList(t *testing.T) {
 					break
 				}
 			}
-			if (gotErr != nil) != tt.wantErr || (tt.wantErr && !errors.Is(gotErr, ErrServer)) {
+			var pagination *PaginationError
+			if (gotErr != nil) != tt.wantErr || (tt.wantErr && !errors.Is(gotErr, ErrServer) && !errors.As(gotErr, &pagination)) {
 				t.Errorf("err = %v, want error: %v", gotErr, tt.wantErr)
 			}
 			if len(got) != tt.wantIDs {

@@ -80,10 +80,10 @@ func (s *KeysService) Create(ctx context.Context, name string, opts ...CallOptio
 	var out NewAPIKey
 	ar := apiRequest{method: http.MethodPost, path: "/auth/keys", auth: authAccessToken}
 	if err := s.client.doJSON(ctx, ar, keyName{name}, &out, opts); err != nil {
-		var apiErr *APIError
-		if errors.As(err, &apiErr) && apiErr.StatusCode < 300 {
+		var decodeErr *DecodeError
+		if errors.As(err, &decodeErr) {
 			// A successful answer that could not be read may hold the new key: keep it out of the error.
-			apiErr.Body = nil
+			decodeErr.Body = nil
 		}
 		return nil, err
 	}

@@ -35,12 +35,12 @@ func TestKeysCreateShowsTheKeyOnlyWhereAsked(t *testing.T) {
 func TestKeysCreateUnreadableAnswerKeepsTheKeyOutOfTheError(t *testing.T) {
 	mock, _ := recordAll(t, 200, `{"key":"`+newKeySecret+`","key_prefix":7}`, "")
 	_, err := mockClient(t, mock, WithAccessToken(catalogJWT)).Keys.Create(t.Context(), "")
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) {
+	var decodeErr *DecodeError
+	if !errors.As(err, &decodeErr) {
 		t.Fatalf("err = %v", err)
 	}
-	if strings.Contains(fmt.Sprintf("%v %+v %s", err, apiErr, apiErr.Body), "secretsecret") {
-		t.Errorf("the new key leaked into the error: %+v", apiErr)
+	if strings.Contains(fmt.Sprintf("%v %+v %s", err, decodeErr, decodeErr.Body), "secretsecret") {
+		t.Errorf("the new key leaked into the error: %+v", decodeErr)
 	}
 }
 

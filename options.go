@@ -1,14 +1,14 @@
 package infergate
 
 import (
-	"bytes"
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,6 +34,12 @@ func WithBaseURL(u string) Option { return func(c *config) { c.rawBaseURL = u } 
 // timeouts instead.
 func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
 
+// WithTimeout bounds every call that is not a stream, from its first attempt to the last byte of the
+// answer, retries and the waits between them included (default DefaultTimeout, 10 minutes). A call
+// that runs out fails with a *TimeoutError matching context.DeadlineExceeded. CallTimeout replaces it
+// for one call. Streams are bounded by WithStreamTimeouts instead. d must be positive.
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
 // WithMaxRetries sets how many times a failed call is retried (default 2). Zero disables retries.
 func WithMaxRetries(n int) Option { return func(c *config) { c.maxRetries = max(n, 0) } }
 
@@ -43,6 +49,7 @@ func WithMaxRetryAfter(d time.Duration) Option { return func(c *config) { c.maxR
 
 // WithRetryBackoff sets the backoff between retries: the first wait is about base, doubling per
 // attempt up to max, with jitter (defaults 500 ms and 8 s). A Retry-After from the server wins.
+// NewClient refuses a negative wait or a max below base.
 func WithRetryBackoff(base, max time.Duration) Option {
 	return func(c *config) { c.retryBaseWait, c.retryMaxWait = base, max }
 }
@@ -50,7 +57,8 @@ func WithRetryBackoff(base, max time.Duration) Option {
 // WithSessionID runs every request in the given provider session unless the request names its own.
 func WithSessionID(id string) Option { return func(c *config) { c.sessionID = id } }
 
-// WithHeader adds a header to every request.
+// WithHeader adds a header to every request. NewClient refuses a name that is not an HTTP token and
+// a value with a control character such as CR or LF.
 func WithHeader(key, value string) Option {
 	return func(c *config) { c.header.Add(key, value) }
 }
@@ -62,9 +70,13 @@ func WithLogger(logger *slog.Logger) Option { return func(c *config) { c.logger 
 // WithStreamTimeouts bounds a stream's silences: firstByte is the longest wait from sending the
 // request to the first byte of the answer (default 6 minutes, because a cold model can take minutes
 // to start), idle the longest gap between two reads after that (default 2 minutes). A stream that
-// stays silent longer fails with an error matching ErrStreamTimeout. Zero keeps a default.
+// stays silent longer fails with an error matching ErrStreamTimeout. Zero keeps a default; a
+// negative value makes NewClient fail.
 func WithStreamTimeouts(firstByte, idle time.Duration) Option {
 	return func(c *config) {
+		if firstByte < 0 || idle < 0 {
+			c.optionErrs = append(c.optionErrs, invalid("StreamTimeouts", "must not be negative, got %v and %v", firstByte, idle))
+		}
 		if firstByte > 0 {
 			c.firstByteTimeout = firstByte
 		}
@@ -92,17 +104,6 @@ func (s secret) redacted() string {
 	return "[redacted]"
 }
 
-// redact blanks the client's credentials out of a server's answer before it becomes an error: some
-// servers echo the key they rejected, and errors end up in logs.
-func (c *config) redact(body []byte) []byte {
-	for _, s := range []secret{c.apiKey, c.accessToken} {
-		if s.value != "" && bytes.Contains(body, []byte(s.value)) {
-			body = bytes.ReplaceAll(body, []byte(s.value), []byte(s.redacted()))
-		}
-	}
-	return body
-}
-
 type config struct {
 	apiKey, accessToken secret
 	rawBaseURL          string
@@ -118,6 +119,9 @@ type config struct {
 	firstByteTimeout    time.Duration
 	idleTimeout         time.Duration
 	maxLine             int
+	timeout             time.Duration
+	optionErrs          []error  // values an Option refused, reported by NewClient
+	secretForms         []string // the credentials as a server may write them back; see redact
 }
 
 func defaultConfig() *config {
@@ -133,16 +137,25 @@ func defaultConfig() *config {
 		logger:           slog.New(slog.DiscardHandler),
 		firstByteTimeout: 6 * time.Minute,
 		idleTimeout:      2 * time.Minute,
+		timeout:          DefaultTimeout,
 	}
 }
 
 // finish validates the configuration and derives what the client needs.
 func (c *config) finish() error {
+	c.secretForms = secretForms(c.apiKey, c.accessToken)
+	if err := c.check(); err != nil {
+		return err
+	}
 	if c.rawBaseURL == "" {
 		c.rawBaseURL = DefaultBaseURL
 	}
 	u, err := parseBaseURL(c.rawBaseURL)
 	if err != nil {
+		var invalidURL *ValidationError
+		if errors.As(err, &invalidURL) {
+			invalidURL.Reason = c.redactString(invalidURL.Reason)
+		}
 		return err
 	}
 	c.baseURL = u
@@ -155,17 +168,26 @@ func (c *config) finish() error {
 	return nil
 }
 
-// parseBaseURL accepts the service root or the API root and returns the API root.
+// parseBaseURL accepts the service root or the API root and returns the API root. Its errors show
+// the URL without user information or query, where credentials would be.
 func parseBaseURL(raw string) (*url.URL, error) {
+	shown := strconv.Quote(displayURL(raw))
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return nil, &ValidationError{Field: "BaseURL", Reason: fmt.Sprintf("cannot parse %q: %v", raw, err)}
+		reason := "is not a valid URL"
+		if _, shownErr := url.Parse(displayURL(raw)); shownErr != nil {
+			var urlErr *url.Error
+			if errors.As(shownErr, &urlErr) {
+				reason += ": " + urlErr.Err.Error()
+			}
+		}
+		return nil, &ValidationError{Field: "BaseURL", Reason: shown + " " + reason}
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, &ValidationError{Field: "BaseURL", Reason: fmt.Sprintf("%q must start with https:// or http://", raw)}
+		return nil, &ValidationError{Field: "BaseURL", Reason: shown + " must start with https:// or http://"}
 	}
 	if u.Host == "" {
-		return nil, &ValidationError{Field: "BaseURL", Reason: fmt.Sprintf("%q has no host", raw)}
+		return nil, &ValidationError{Field: "BaseURL", Reason: shown + " has no host"}
 	}
 	if u.User != nil {
 		return nil, &ValidationError{Field: "BaseURL", Reason: "must not carry credentials; use WithAPIKey"}
@@ -178,6 +200,28 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// displayURL is raw as it may appear in an error: without user information ("user:key@"), query
+// or fragment. It works on the text, so that it also cleans what url.Parse refuses.
+func displayURL(raw string) string {
+	s := strings.TrimSpace(raw)
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	authority := s
+	prefix := ""
+	if i := strings.Index(s, "//"); i >= 0 {
+		prefix, authority = s[:i+2], s[i+2:]
+	}
+	rest := ""
+	if i := strings.Index(authority, "/"); i >= 0 {
+		authority, rest = authority[:i], authority[i:]
+	}
+	if i := strings.LastIndex(authority, "@"); i >= 0 {
+		authority = "redacted@" + authority[i+1:]
+	}
+	return prefix + authority + rest
+}
+
 func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
@@ -186,8 +230,8 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// transportClient copies the user's HTTP client so that go-retryablehttp cannot close the idle
-// connections it shares with other calls.
+// transportClient copies the user's HTTP client, never changing it, so that go-retryablehttp cannot
+// close the idle connections it shares with other calls and so that the redirect policy applies.
 func (c *config) transportClient() *http.Client {
 	base := c.httpClient
 	if base == nil {
@@ -199,7 +243,48 @@ func (c *config) transportClient() *http.Client {
 		rt = http.DefaultTransport
 	}
 	hc.Transport = transport.KeepIdle(rt)
+	hc.CheckRedirect = keepCredentialsHome(base.CheckRedirect)
 	return &hc
+}
+
+// keepCredentialsHome wraps a redirect policy (Go's default when next is nil: at most 10 redirects)
+// so that credentials follow a redirect only to the origin of the first request: same scheme, host
+// and port. Go itself would forward Authorization to another port of the same host, and over an
+// https to http downgrade.
+func keepCredentialsHome(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if next != nil {
+			if err := next(req, via); err != nil {
+				if err == http.ErrUseLastResponse {
+					return err // compared by identity in net/http
+				}
+				return transport.Permanent(err) // asking again gets the same refusal
+			}
+		} else if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if len(via) > 0 && !sameOrigin(via[0].URL, req.URL) {
+			for _, h := range []string{"Authorization", "Proxy-Authorization", "Cookie"} {
+				req.Header.Del(h)
+			}
+		}
+		return nil
+	}
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 // CallOption changes one call: pass it after the request, e.g.
@@ -211,10 +296,12 @@ func CallMaxRetries(n int) CallOption {
 	return func(c *callConfig) { n = max(n, 0); c.maxRetries = &n }
 }
 
-// CallTimeout bounds one call, retries and, for a stream, the whole read of it.
+// CallTimeout bounds one call, retries included, instead of WithTimeout; for a stream, which
+// WithTimeout does not bound, it bounds the whole read of it.
 func CallTimeout(d time.Duration) CallOption { return func(c *callConfig) { c.timeout = d } }
 
-// CallHeader adds a header to one call.
+// CallHeader adds a header to one call. The call fails with a *ValidationError, before anything is
+// sent, for a name that is not an HTTP token or a value with a control character such as CR or LF.
 func CallHeader(key, value string) CallOption {
 	return func(c *callConfig) {
 		if c.header == nil {

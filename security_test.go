@@ -259,10 +259,17 @@ func renameChat(c *Client) error {
 }
 
 // TestAPIKeyNotForwardedToAnotherHost redirects calls from 127.0.0.1 to a server reached as
-// localhost, a different host: the call must follow the redirect without the Authorization header.
-// A redirect within the same host keeps it, which shows the server would have seen it.
+// localhost, a different host, and to another port of 127.0.0.1, a different origin: the call must
+// follow the redirect without the Authorization header. A redirect within the same origin keeps it,
+// which shows the server would have seen it.
 func TestAPIKeyNotForwardedToAnotherHost(t *testing.T) {
-	target := newAuthRecorder(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, completionJSON("moved")) })
+	target := newAuthRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
+			http.Redirect(w, r, "/moved/same-origin", http.StatusTemporaryRedirect)
+			return
+		}
+		_, _ = io.WriteString(w, completionJSON("moved"))
+	})
 	_, port, _ := net.SplitHostPort(target.Listener.Addr().String())
 	otherHost := "http://localhost:" + port
 	tests := []struct {
@@ -274,7 +281,7 @@ func TestAPIKeyNotForwardedToAnotherHost(t *testing.T) {
 		{"307 to another host", http.StatusTemporaryRedirect, otherHost, ""},
 		{"308 to another host", http.StatusPermanentRedirect, otherHost, ""},
 		{"302 to another host", http.StatusFound, otherHost, ""},
-		{"307 within the same host", http.StatusTemporaryRedirect, target.URL, "Bearer " + secretKey},
+		{"307 to another port of the same host", http.StatusTemporaryRedirect, target.URL, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -291,6 +298,15 @@ func TestAPIKeyNotForwardedToAnotherHost(t *testing.T) {
 			}
 		})
 	}
+	t.Run("307 within the same origin", func(t *testing.T) {
+		client, _ := newTestClient(t, target.URL, WithAPIKey(secretKey))
+		if _, err := client.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := target.auth("/moved/same-origin"); len(got) != 1 || got[0] != "Bearer "+secretKey {
+			t.Errorf("same-origin redirect got Authorization %q, want the key", got)
+		}
+	})
 }
 
 // TestPlainHTTPWarning checks the warning about credentials over plain http: once per client, when

@@ -1,9 +1,7 @@
 package infergate
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -51,12 +49,6 @@ type Session struct {
 	Model        string `json:"model,omitempty"`          // the model it serves, for sessions opened for a model
 	APIKeyPrefix string `json:"api_key_prefix,omitempty"` // the start of the API key it is tied to
 	Message      string `json:"message,omitempty"`        // the gateway's description of what happened
-}
-
-// sessionAnswer is the gateway's reply to opening or closing a session.
-type sessionAnswer struct {
-	Success *bool `json:"success"`
-	Session
 }
 
 // SessionState is the state of the API key's session as a ping reports it.
@@ -108,7 +100,7 @@ func (s *SessionsService) open(ctx context.Context, path string, query url.Value
 	if err != nil {
 		return nil, err
 	}
-	return s.call(ctx, apiRequest{method: http.MethodPost, path: path, query: query}, body, opts)
+	return s.call(ctx, apiRequest{method: http.MethodPost, path: path, query: query, successFlag: true}, body, opts)
 }
 
 // Close closes the session tied to the API key. The returned Session's ID is the closed session, or
@@ -116,24 +108,17 @@ func (s *SessionsService) open(ctx context.Context, path string, query url.Value
 //
 // POST /api/v1/session/closesession
 func (s *SessionsService) Close(ctx context.Context, opts ...CallOption) (*Session, error) {
-	return s.call(ctx, apiRequest{method: http.MethodPost, path: "/session/closesession"}, nil, opts)
+	return s.call(ctx, apiRequest{method: http.MethodPost, path: "/session/closesession", successFlag: true}, nil, opts)
 }
 
-// call sends a session request and turns the ways the gateway reports failure into errors.
+// call sends a session request. Its route reports failure as "success": false, which doJSON turns
+// into an *APIError like any other.
 func (s *SessionsService) call(ctx context.Context, ar apiRequest, in any, opts []CallOption) (*Session, error) {
-	var raw json.RawMessage
-	if err := s.client.doJSON(ctx, ar, in, &raw, opts); err != nil {
+	var out Session
+	if err := s.client.doJSON(ctx, ar, in, &out, opts); err != nil {
 		return nil, sessionsError(err)
 	}
-	var out sessionAnswer
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, &APIError{StatusCode: http.StatusOK, Body: raw, Message: "session answer is not the expected JSON: " + err.Error()}
-	}
-	if out.Success != nil && !*out.Success {
-		return nil, &APIError{StatusCode: http.StatusOK, Body: raw,
-			Message: cmp.Or(out.Message, "the gateway answered success: false")}
-	}
-	return &out.Session, nil
+	return &out, nil
 }
 
 // Ping checks the session tied to the API key. A dead, expired or missing session is a state in the

@@ -180,7 +180,7 @@ func (c *Client) notAudio(resp *http.Response, body io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("infergate: reading speech response: %w", err)
 	}
-	apiErr := newAPIError(resp.StatusCode, resp.Header, c.cfg.redact(raw))
+	apiErr := c.cfg.newAPIError(resp.StatusCode, resp.Header, raw)
 	if _, ok := decodeEnvelope(raw); !ok {
 		apiErr.Message = "expected audio, got a JSON answer: " + apiErr.Message
 	}

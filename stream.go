@@ -130,7 +130,7 @@ func readWholeObject(br *bufio.Reader) (head []byte, whole bool) {
 // takeWhole makes a whole JSON completion the stream's one chunk, and an error body the call's error.
 func (s *ChatStream) takeWhole(c *Client, resp *http.Response, body []byte) error {
 	var whole ChatCompletion
-	if err := c.decodeBody(resp, body, &whole); err != nil {
+	if err := c.decodeBody(apiRequest{path: "/chat/completions"}, resp, body, &whole); err != nil {
 		return err
 	}
 	chunk := chunkOf(&whole)
@@ -250,7 +250,7 @@ func (s *ChatStream) decode(data []byte) bool {
 		s.skip(data)
 		return false
 	}
-	if isPresent(s.wire.Error) {
+	if isErrorValue(s.wire.Error) {
 		s.skip(data)
 		return false
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,7 +14,7 @@ import (
 // decodeTranscription shapes a successful answer by the format asked for. JSON formats tolerate a
 // plain-text body (some providers answer text whatever was asked); text formats tolerate a body
 // that is a JSON string (what a server returning a bare string as JSON sends).
-func decodeTranscription(resp *http.Response, raw []byte, format ResponseFormat) (*Transcription, error) {
+func decodeTranscription(raw []byte, format ResponseFormat) (*Transcription, error) {
 	if format == "" {
 		format = FormatJSON
 	}
@@ -25,9 +24,7 @@ func decodeTranscription(resp *http.Response, raw []byte, format ResponseFormat)
 	case (format == FormatJSON || format == FormatVerboseJSON) && bytes.HasPrefix(trimmed, []byte("{")):
 		var w wireTranscription
 		if err := json.Unmarshal(trimmed, &w); err != nil {
-			return nil, &APIError{StatusCode: resp.StatusCode, Header: resp.Header, Body: raw,
-				RequestID: resp.Header.Get("X-Request-Id"),
-				Message:   "transcription is not the expected JSON: " + err.Error()}
+			return nil, err
 		}
 		w.fill(t)
 	default:

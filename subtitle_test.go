@@ -145,8 +145,12 @@ func TestTranscriptionBadJSON(t *testing.T) {
 	client, _, _ := audioMock(t, 200, `{"text": 42}`)
 	_, err := client.Audio.Transcribe(context.Background(),
 		infergate.TranscriptionRequest{S3PresignedURL: "https://bucket.test/a.wav"})
+	var decodeErr *infergate.DecodeError
+	if !errors.As(err, &decodeErr) || decodeErr.StatusCode != 200 || string(decodeErr.Body) != `{"text": 42}` {
+		t.Fatalf("err = %v, want a *DecodeError keeping the body", err)
+	}
 	var apiErr *infergate.APIError
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != 200 || string(apiErr.Body) != `{"text": 42}` {
-		t.Fatalf("err = %v, want an *APIError keeping the body", err)
+	if errors.As(err, &apiErr) {
+		t.Errorf("a 200 that fails to decode is not an *APIError: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ package transport
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -28,6 +29,9 @@ type Policy struct {
 	BaseWait      time.Duration // first backoff; doubles per attempt
 	MaxWait       time.Duration // longest computed backoff
 	Logger        *slog.Logger  // never nil
+	// Redact makes an attempt's error safe to log (no credentials, no URL query values); nil logs
+	// it with only RedactURLError applied.
+	Redact func(error) error
 }
 
 // Do sends req, retrying transient failures per p. It returns the last attempt's response whatever
@@ -58,14 +62,17 @@ func Do(hc *http.Client, p Policy, req *retryablehttp.Request) (*http.Response, 
 			wait = w
 			p.Logger.LogAttrs(ctx, slog.LevelInfo, "infergate: retrying",
 				slog.String("method", req.Method), slog.String("path", req.URL.Path),
-				slog.Int("attempt", attempts), slog.Duration("wait", w), outcome(resp, err))
+				slog.Int("attempt", attempts), slog.Duration("wait", w), p.outcome(resp, err))
 			return true, nil
 		},
 		Backoff: func(time.Duration, time.Duration, int, *http.Response) time.Duration { return wait },
 		ErrorHandler: func(resp *http.Response, err error, tries int) (*http.Response, error) {
-			if resp != nil {
+			// A redirect refused by the redirect policy comes with the redirect itself, its body
+			// closed; the refusal says more than the 3xx.
+			if resp != nil && (err == nil || resp.StatusCode < 300 || resp.StatusCode > 399) {
 				return resp, nil
 			}
+			err = RedactURLError(err)
 			if tries > 1 {
 				return nil, fmt.Errorf("infergate: %s %s: giving up after %d attempts: %w", req.Method, req.URL.Path, tries, err)
 			}
@@ -75,9 +82,12 @@ func Do(hc *http.Client, p Policy, req *retryablehttp.Request) (*http.Response, 
 	return rc.Do(req)
 }
 
-func outcome(resp *http.Response, err error) slog.Attr {
+func (p Policy) outcome(resp *http.Response, err error) slog.Attr {
 	if err != nil {
-		return slog.String("error", err.Error())
+		if p.Redact != nil {
+			err = p.Redact(err)
+		}
+		return slog.String("error", RedactURLError(err).Error())
 	}
 	return slog.Int("status", resp.StatusCode)
 }
@@ -85,18 +95,7 @@ func outcome(resp *http.Response, err error) slog.Attr {
 // retryable reports whether an attempt failed in a way that another attempt may fix.
 func retryable(resp *http.Response, err error) bool {
 	if err != nil {
-		var certErr *x509.UnknownAuthorityError
-		var hostErr x509.HostnameError
-		var urlErr *url.Error
-		switch {
-		case errors.As(err, &certErr), errors.As(err, &hostErr):
-			return false
-		case errors.As(err, &urlErr) && strings.Contains(urlErr.Err.Error(), "unsupported protocol scheme"):
-			return false
-		case strings.Contains(err.Error(), "stopped after") && strings.Contains(err.Error(), "redirects"):
-			return false
-		}
-		return true
+		return !permanent(err)
 	}
 	switch resp.StatusCode {
 	case http.StatusRequestTimeout, http.StatusConflict, http.StatusTooManyRequests,
@@ -105,6 +104,93 @@ func retryable(resp *http.Response, err error) bool {
 		return true
 	}
 	return false
+}
+
+// permanent reports whether an error will come back however often the request is sent: a
+// certificate that is not trusted (the x509 errors reach us as values or pointers, bare or inside a
+// *tls.CertificateVerificationError), a request Go refuses to send (bad header, unknown scheme), a
+// redirect loop, or a failure the SDK marked with Permanent.
+func permanent(err error) bool {
+	var (
+		perm        *permanentError
+		authority   x509.UnknownAuthorityError
+		authorityP  *x509.UnknownAuthorityError
+		hostname    x509.HostnameError
+		hostnameP   *x509.HostnameError
+		invalidCert x509.CertificateInvalidError
+		invalidP    *x509.CertificateInvalidError
+		verify      *tls.CertificateVerificationError
+		record      tls.RecordHeaderError
+	)
+	if errors.As(err, &perm) || errors.As(err, &authority) || errors.As(err, &authorityP) ||
+		errors.As(err, &hostname) || errors.As(err, &hostnameP) || errors.As(err, &invalidCert) ||
+		errors.As(err, &invalidP) || errors.As(err, &verify) || errors.As(err, &record) {
+		return true
+	}
+	text := err.Error()
+	return strings.Contains(text, "unsupported protocol scheme") || strings.Contains(text, "invalid header field") ||
+		(strings.Contains(text, "stopped after") && strings.Contains(text, "redirects"))
+}
+
+// Permanent marks an error that a retry cannot fix, such as a failed read of the file being
+// uploaded; the call then ends at once.
+func Permanent(err error) error { return &permanentError{err} }
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+// RedactURLError returns err with the URL of a *url.Error at its top redacted (see RedactURL), as
+// http.Client reports every failure with the URL it was fetching, which after a redirect is the
+// server's choice.
+func RedactURLError(err error) error {
+	var urlErr *url.Error
+	if !errors.As(err, &urlErr) {
+		return err
+	}
+	if safe := RedactURL(urlErr.URL); safe != urlErr.URL {
+		redacted := &url.Error{Op: urlErr.Op, URL: safe, Err: urlErr.Err}
+		if urlErr == err {
+			return redacted
+		}
+		return &replacedURLError{text: strings.ReplaceAll(err.Error(), urlErr.URL, safe), err: err, urlErr: redacted}
+	}
+	return err
+}
+
+// replacedURLError is an error chain whose *url.Error had its URL redacted.
+type replacedURLError struct {
+	text   string
+	err    error
+	urlErr *url.Error
+}
+
+func (e *replacedURLError) Error() string { return e.text }
+func (e *replacedURLError) Unwrap() error { return e.urlErr }
+func (e *replacedURLError) Is(target error) bool {
+	return errors.Is(e.err, target)
+}
+
+// RedactURL blanks out a URL's user information and query values, where credentials travel
+// ("https://user:key@host", "/login?token=key"). Text that is not a URL is returned unchanged.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.User == nil && u.RawQuery == "" && u.Fragment == "") {
+		return raw
+	}
+	if u.User != nil {
+		u.User = url.User("redacted")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"redacted"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
 }
 
 // backoff returns the wait before the next attempt, and whether the server chose it.
@@ -117,6 +203,9 @@ func (p Policy) backoff(attempt int, resp *http.Response) (time.Duration, bool) 
 	w := p.BaseWait << (attempt - 1)
 	if w > p.MaxWait || w <= 0 {
 		w = p.MaxWait
+	}
+	if w <= 0 {
+		return 0, false
 	}
 	// Jitter over the upper half keeps a herd of clients from retrying in lockstep.
 	return w/2 + rand.N(w/2+1), false

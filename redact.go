@@ -1,0 +1,138 @@
+package infergate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/infergate/infergate-go/internal/transport"
+)
+
+// redactedText replaces a credential wherever the SDK repeats what a server or a caller wrote.
+const redactedText = "[redacted]"
+
+// secretForms lists the ways the client's credentials can be written back by a server: as they are,
+// JSON-escaped and URL-escaped. Longer forms come first so that one is never half replaced.
+func secretForms(secrets ...secret) []string {
+	var forms []string
+	for _, s := range secrets {
+		if s.value == "" {
+			continue
+		}
+		quoted, _ := json.Marshal(s.value)
+		forms = append(forms, s.value, string(quoted[1:len(quoted)-1]), url.QueryEscape(s.value), url.PathEscape(s.value))
+	}
+	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(forms)
+}
+
+// redact blanks the client's credentials out of bytes a server sent, before they become part of an
+// error or a log record: some servers echo the key they rejected.
+func (c *config) redact(body []byte) []byte {
+	for _, form := range c.secretForms {
+		if bytes.Contains(body, []byte(form)) {
+			body = bytes.ReplaceAll(body, []byte(form), []byte(redactedText))
+		}
+	}
+	return body
+}
+
+func (c *config) redactString(s string) string {
+	for _, form := range c.secretForms {
+		s = strings.ReplaceAll(s, form, redactedText)
+	}
+	return s
+}
+
+func (c *config) hasSecret(s string) bool {
+	for _, form := range c.secretForms {
+		if strings.Contains(s, form) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactHeader returns a copy of a response's headers with credentials blanked out of every value,
+// so that an error holding them can be printed with %#v. The URLs of Location headers also lose
+// their query values and user information, as redirects carry tokens there.
+func (c *config) redactHeader(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		isURL := k == "Location" || k == "Content-Location"
+		clean := make([]string, len(vs))
+		for i, v := range vs {
+			if isURL {
+				v = transport.RedactURL(v)
+			}
+			clean[i] = c.redactString(v)
+		}
+		out[k] = clean
+	}
+	return out
+}
+
+// redactError makes an error safe to return or log: URLs in it lose their query values and user
+// information (a redirect can point at ".../login?token=<key>"), and an error whose text still
+// holds a credential is replaced by its redacted text. The replacement still matches, with
+// errors.Is, every sentinel the original matched (context.DeadlineExceeded, say), but it no longer
+// unwraps to the original, whose text would give the credential away.
+func (c *config) redactError(err error) error {
+	if err == nil {
+		return nil
+	}
+	err = transport.RedactURLError(err)
+	text := err.Error()
+	if !c.hasSecret(text) {
+		return err
+	}
+	return &redactedError{text: c.redactString(text), is: func(target error) bool { return errors.Is(err, target) }}
+}
+
+// redactedError is an error whose text had to be redacted.
+type redactedError struct {
+	text string
+	is   func(error) bool // errors.Is against the original, kept out of reach of Unwrap
+}
+
+func (e *redactedError) Error() string        { return e.text }
+func (e *redactedError) Is(target error) bool { return e.is(target) }
+
+// DecodeError is a successful response whose body is not what the route answers: broken or
+// truncated JSON, or JSON of another shape. It keeps what the server sent, with credentials
+// redacted, and the reason decoding failed (errors.As reaches a *json.SyntaxError, say).
+type DecodeError struct {
+	StatusCode int         // the HTTP status, a 2xx
+	RequestID  string      // X-Request-Id of the response: quote it when reporting a problem
+	Header     http.Header // the response headers, credentials redacted
+	Body       []byte      // the response body, credentials redacted
+	Err        error       // why the body could not be decoded
+}
+
+// Error says which response could not be read and why. It never contains credentials.
+func (e *DecodeError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "infergate: %d %s response is not the expected JSON", e.StatusCode, http.StatusText(e.StatusCode))
+	if e.RequestID != "" {
+		b.WriteString(" (request " + e.RequestID + ")")
+	}
+	if e.Err != nil {
+		b.WriteString(": " + e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the decoding failure.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// newDecodeError is the one way a *DecodeError is made: everything from the server is redacted.
+func (c *config) newDecodeError(status int, header http.Header, body []byte, cause error) *DecodeError {
+	h := c.redactHeader(header)
+	return &DecodeError{StatusCode: status, RequestID: h.Get("X-Request-Id"), Header: h,
+		Body: c.redact(bytes.Clone(body)), Err: c.redactError(cause)}
+}
