@@ -165,24 +165,29 @@ func (r *TranscriptionRequest) uploadName() string {
 // Transcription.Raw keeps the exact answer, whatever its format.
 //
 // POST /api/v1/audio/transcriptions
-func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest, opts ...CallOption) (*Transcription, error) {
+func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest, opts ...Option) (*Transcription, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	body, err := s.newUpload(ctx, &req)
+	c, err := s.client.with(opts)
 	if err != nil {
 		return nil, err
 	}
-	call := newCallConfig(opts)
-	if !body.rewindable() {
-		// The bytes already sent are gone: a second attempt would upload a truncated file.
-		CallMaxRetries(0)(call)
+	body, err := c.newUpload(ctx, &req)
+	if err != nil {
+		return nil, err
 	}
-	ctx, cancel := s.client.callContext(ctx, call)
+	if !body.rewindable() && c.cfg.maxRetries > 0 {
+		// The bytes already sent are gone: a second attempt would upload a truncated file.
+		if c, err = c.with([]Option{WithMaxRetries(0)}); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := c.callContext(ctx)
 	defer cancel()
 	ar := apiRequest{method: http.MethodPost, path: "/audio/transcriptions", body: body.body(),
 		contentType: body.contentType}
-	resp, err := s.client.send(ctx, ar, call)
+	resp, err := c.send(ctx, ar)
 	if err != nil {
 		return nil, timedOut(ctx, err)
 	}
@@ -191,12 +196,12 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 	if err != nil {
 		return nil, timedOut(ctx, fmt.Errorf("infergate: reading transcription: %w", err))
 	}
-	if err := s.client.errorIn200(ar, resp, raw); err != nil {
+	if err := c.errorIn200(ar, resp, raw); err != nil {
 		return nil, err
 	}
 	t, err := decodeTranscription(raw, req.ResponseFormat)
 	if err != nil {
-		return nil, s.client.cfg.newDecodeError(resp.StatusCode, resp.Header, raw, err)
+		return nil, c.cfg.newDecodeError(resp.StatusCode, resp.Header, raw, err)
 	}
 	return t, nil
 }
@@ -206,7 +211,7 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 // like any other call.
 //
 // POST /api/v1/audio/transcriptions
-func (s *AudioService) TranscribeFile(ctx context.Context, path string, req TranscriptionRequest, opts ...CallOption) (*Transcription, error) {
+func (s *AudioService) TranscribeFile(ctx context.Context, path string, req TranscriptionRequest, opts ...Option) (*Transcription, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("infergate: opening audio: %w", err)
@@ -231,10 +236,10 @@ type upload struct {
 	used           atomic.Bool
 }
 
-func (s *AudioService) newUpload(ctx context.Context, req *TranscriptionRequest) (*upload, error) {
+func (c *Client) newUpload(ctx context.Context, req *TranscriptionRequest) (*upload, error) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
-	for _, f := range s.formFields(req) {
+	for _, f := range c.formFields(req) {
 		if err := mw.WriteField(f[0], f[1]); err != nil {
 			return nil, fmt.Errorf("infergate: encoding transcription form: %w", err)
 		}
@@ -249,7 +254,7 @@ func (s *AudioService) newUpload(ctx context.Context, req *TranscriptionRequest)
 			return nil, err
 		}
 		if u.at != nil && u.size > LargeUploadSize {
-			s.client.cfg.logger.LogAttrs(ctx, slog.LevelWarn,
+			c.cfg.logger.LogAttrs(ctx, slog.LevelWarn,
 				"infergate: audio file is over 25 MB; the gateway recommends S3PresignedURL for large files",
 				slog.String("file", name), slog.Int64("bytes", u.size))
 		}
@@ -265,7 +270,7 @@ func (s *AudioService) newUpload(ctx context.Context, req *TranscriptionRequest)
 
 // formFields lists the form values in a stable order; unset options are left out so that the
 // gateway applies its defaults.
-func (s *AudioService) formFields(req *TranscriptionRequest) [][2]string {
+func (c *Client) formFields(req *TranscriptionRequest) [][2]string {
 	var fields [][2]string
 	add := func(name, value string) {
 		if value != "" {
@@ -290,7 +295,7 @@ func (s *AudioService) formFields(req *TranscriptionRequest) [][2]string {
 		add("enable_diarization", "true")
 	}
 	add("output_content", req.OutputContent)
-	add("session_id", s.client.sessionFor(req.SessionID))
+	add("session_id", c.sessionFor(req.SessionID))
 	return fields
 }
 

@@ -73,28 +73,32 @@ func BestBid(bids []RatedBid) (best RatedBid, ok bool) {
 // catalogue (an unknown name gives an error matching ErrNotFound, and no bid request is made).
 //
 // GET /api/v1/models/ratedbids
-func (s *BidsService) Rated(ctx context.Context, model string, opts ...CallOption) ([]RatedBid, error) {
+func (s *BidsService) Rated(ctx context.Context, model string, opts ...Option) ([]RatedBid, error) {
 	if strings.TrimSpace(model) == "" {
 		return nil, invalid("Model", "a model name or hex id is required")
 	}
-	modelID, err := s.resolve(ctx, model, opts)
+	c, err := s.client.with(opts)
+	if err != nil {
+		return nil, err
+	}
+	modelID, err := c.resolveModel(ctx, model)
 	if err != nil {
 		return nil, err
 	}
 	out := listOf[RatedBid]{field: "bids"}
 	ar := apiRequest{method: http.MethodGet, path: "/models/ratedbids", query: url.Values{"model_id": {modelID}}}
-	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
 		return nil, err
 	}
 	return out.items, nil
 }
 
-// resolve turns a model name into the hex id the ratedbids route insists on.
-func (s *BidsService) resolve(ctx context.Context, model string, opts []CallOption) (string, error) {
+// resolveModel turns a model name into the hex id the ratedbids route insists on.
+func (c *Client) resolveModel(ctx context.Context, model string) (string, error) {
 	if IsHexID(model) {
 		return model, nil
 	}
-	m, err := s.client.Models.Get(ctx, model, opts...)
+	m, err := c.findModel(ctx, model)
 	if err != nil {
 		return "", err
 	}

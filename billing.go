@@ -78,7 +78,7 @@ func (b *StakingBalance) UnmarshalJSON(data []byte) error {
 // Balance returns what the account can spend.
 //
 // GET /api/v1/billing/balance
-func (s *BillingService) Balance(ctx context.Context, opts ...CallOption) (*Balance, error) {
+func (s *BillingService) Balance(ctx context.Context, opts ...Option) (*Balance, error) {
 	var out Balance
 	ar := apiRequest{method: http.MethodGet, path: "/billing/balance", auth: authHistory}
 	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
@@ -160,7 +160,7 @@ func (f UsageFilter) query() (url.Values, error) {
 // onto the next page; the loop remembers the ids it has yielded to do so.
 //
 // GET /api/v1/billing/usage
-func (s *BillingService) Usage(ctx context.Context, filter UsageFilter, opts ...CallOption) iter.Seq2[UsageRecord, error] {
+func (s *BillingService) Usage(ctx context.Context, filter UsageFilter, opts ...Option) iter.Seq2[UsageRecord, error] {
 	query, err := filter.query()
 	return pageUsage(func(offset int) (*usagePage, error) {
 		if err != nil {
@@ -173,7 +173,7 @@ func (s *BillingService) Usage(ctx context.Context, filter UsageFilter, opts ...
 // UsageForMonth returns the billed calls of one calendar month (in UTC), newest first, like Usage.
 //
 // GET /api/v1/billing/usage/month
-func (s *BillingService) UsageForMonth(ctx context.Context, year int, month time.Month, opts ...CallOption) iter.Seq2[UsageRecord, error] {
+func (s *BillingService) UsageForMonth(ctx context.Context, year int, month time.Month, opts ...Option) iter.Seq2[UsageRecord, error] {
 	var err error
 	switch {
 	case year < 1 || year > 9999:
@@ -196,7 +196,7 @@ type usagePage struct {
 	HasMore bool          `json:"has_more"`
 }
 
-func (s *BillingService) fetchUsage(ctx context.Context, path string, filter url.Values, offset int, opts []CallOption) (*usagePage, error) {
+func (s *BillingService) fetchUsage(ctx context.Context, path string, filter url.Values, offset int, opts []Option) (*usagePage, error) {
 	q := url.Values{"limit": {strconv.Itoa(usagePageSize)}, "offset": {strconv.Itoa(offset)}}
 	for k, v := range filter {
 		q[k] = v

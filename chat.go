@@ -212,27 +212,31 @@ type namedToolChoice struct {
 // Create sends the conversation and returns the model's answer.
 //
 // POST /api/v1/chat/completions
-func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...CallOption) (*ChatCompletion, error) {
-	body, err := s.encode(&req, false)
+func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Option) (*ChatCompletion, error) {
+	c, err := s.client.with(opts)
+	if err != nil {
+		return nil, err
+	}
+	body, err := c.encodeChat(&req, false)
 	if err != nil {
 		return nil, err
 	}
 	var out ChatCompletion
 	ar := apiRequest{method: http.MethodPost, path: "/chat/completions", body: body, contentType: "application/json"}
-	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// encode validates the request and renders its body.
-func (s *ChatService) encode(req *ChatRequest, stream bool) ([]byte, error) {
+// encodeChat validates the request and renders its body.
+func (c *Client) encodeChat(req *ChatRequest, stream bool) ([]byte, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if req.SessionID == "" && s.client.cfg.sessionID != "" {
+	if req.SessionID == "" && c.cfg.sessionID != "" {
 		withSession := *req
-		withSession.SessionID = s.client.cfg.sessionID
+		withSession.SessionID = c.cfg.sessionID
 		req = &withSession
 	}
 	body, err := json.Marshal(wireChatRequest{ChatRequest: req, Stream: stream})

@@ -69,10 +69,15 @@ type Client struct {
 func NewClient(opts ...Option) (*Client, error) {
 	cfg := defaultConfig()
 	for _, opt := range opts {
-		opt(cfg)
+		if opt != nil {
+			opt(cfg)
+		}
 	}
 	if err := cfg.finish(); err != nil {
 		return nil, err
+	}
+	if cfg.responseInfo != nil {
+		return nil, invalid("ResponseInfo", "WithResponseInfo is an option for one call: pass it to the method")
 	}
 	c := &Client{cfg: cfg, hc: cfg.transportClient()}
 	c.Chat = &ChatService{client: c}
@@ -125,15 +130,16 @@ type apiRequest struct {
 
 // send performs the call with retries and returns the response for a 2xx status. Any other status
 // becomes an *APIError; the response body is then already closed.
-func (c *Client) send(ctx context.Context, ar apiRequest, call *callConfig) (*http.Response, error) {
-	req, err := c.newRequest(ctx, ar, call)
+func (c *Client) send(ctx context.Context, ar apiRequest) (*http.Response, error) {
+	req, err := c.newRequest(ctx, ar)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := transport.Do(c.hc, c.policy(call), req)
+	resp, err := transport.Do(c.hc, c.policy(), req)
 	if err != nil {
 		return nil, c.cfg.redactError(err)
 	}
+	c.cfg.record(resp)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
@@ -146,16 +152,10 @@ func (c *Client) send(ctx context.Context, ar apiRequest, call *callConfig) (*ht
 	return resp, nil
 }
 
-func (c *Client) newRequest(ctx context.Context, ar apiRequest, call *callConfig) (*retryablehttp.Request, error) {
+func (c *Client) newRequest(ctx context.Context, ar apiRequest) (*retryablehttp.Request, error) {
 	credential, err := c.credential(ar.auth)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkHeader("CallHeader", call.header); err != nil {
-		return nil, err
-	}
-	if call.timeout < 0 {
-		return nil, invalid("CallTimeout", "must not be negative, got %v", call.timeout)
 	}
 	u := *c.cfg.baseURL
 	if ar.outsideAPI {
@@ -177,9 +177,6 @@ func (c *Client) newRequest(ctx context.Context, ar apiRequest, call *callConfig
 	}
 	h := req.Header
 	for k, v := range c.cfg.header {
-		h[k] = v
-	}
-	for k, v := range call.header {
 		h[k] = v
 	}
 	if credential != "" {
@@ -225,14 +222,17 @@ func (c *Client) sessionFor(requested string) string {
 }
 
 // doJSON sends a JSON body (when in is not nil) and decodes a JSON answer into out (when not nil).
-func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []CallOption) error {
-	call := newCallConfig(opts)
-	ctx, cancel := c.callContext(ctx, call)
+func (c *Client) doJSON(ctx context.Context, ar apiRequest, in, out any, opts []Option) error {
+	c, err := c.with(opts)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.callContext(ctx)
 	defer cancel()
-	return timedOut(ctx, c.roundTripJSON(ctx, ar, call, in, out))
+	return timedOut(ctx, c.roundTripJSON(ctx, ar, in, out))
 }
 
-func (c *Client) roundTripJSON(ctx context.Context, ar apiRequest, call *callConfig, in, out any) error {
+func (c *Client) roundTripJSON(ctx context.Context, ar apiRequest, in, out any) error {
 	if in != nil {
 		body, err := json.Marshal(in)
 		if err != nil {
@@ -240,7 +240,7 @@ func (c *Client) roundTripJSON(ctx context.Context, ar apiRequest, call *callCon
 		}
 		ar.body, ar.contentType = body, "application/json"
 	}
-	resp, err := c.send(ctx, ar, call)
+	resp, err := c.send(ctx, ar)
 	if err != nil {
 		return err
 	}
@@ -288,7 +288,7 @@ func (c *Client) errorIn200(ar apiRequest, resp *http.Response, body []byte) err
 	return c.cfg.newAPIError(resp.StatusCode, resp.Header, body)
 }
 
-func (c *Client) policy(call *callConfig) transport.Policy {
+func (c *Client) policy() transport.Policy {
 	p := transport.Policy{
 		MaxRetries:    c.cfg.maxRetries,
 		MaxRetryAfter: c.cfg.maxRetryAfter,
@@ -296,9 +296,6 @@ func (c *Client) policy(call *callConfig) transport.Policy {
 		MaxWait:       c.cfg.retryMaxWait,
 		Logger:        c.cfg.logger,
 		Redact:        c.cfg.redactError,
-	}
-	if call.maxRetries != nil {
-		p.MaxRetries = *call.maxRetries
 	}
 	return p
 }

@@ -38,7 +38,7 @@ func TestSharedClient(t *testing.T) {
 			defer wg.Done()
 			for i := range perWorker {
 				text := fmt.Sprintf("w%d-%d", g, i)
-				opts := []CallOption{CallHeader("X-Caller", text), CallTimeout(20 * time.Second), CallMaxRetries(1 + i%3)}
+				opts := []Option{WithHeader("X-Caller", text), WithTimeout(20 * time.Second), WithMaxRetries(1 + i%3)}
 				var got string
 				var err error
 				if i%2 == 0 {

@@ -118,18 +118,22 @@ type EmbeddingUsage struct {
 // is billed and rate-limited: errors match ErrInsufficientBalance (402) and ErrRateLimited (429).
 //
 // POST /api/v1/embeddings
-func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, opts ...CallOption) (*EmbeddingResponse, error) {
+func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, opts ...Option) (*EmbeddingResponse, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	c, err := s.client.with(opts)
+	if err != nil {
+		return nil, err
+	}
 	wire := wireEmbeddingRequest{Input: req.Input, Model: req.Model, EncodingFormat: req.EncodingFormat,
-		Dimensions: req.Dimensions, User: req.User, SessionID: s.client.sessionFor(req.SessionID)}
+		Dimensions: req.Dimensions, User: req.User, SessionID: c.sessionFor(req.SessionID)}
 	if wire.EncodingFormat == "" {
 		wire.EncodingFormat = EmbeddingBase64
 	}
 	out := embeddingAnswer{inputs: len(req.Input)}
 	ar := apiRequest{method: http.MethodPost, path: "/embeddings"}
-	if err := s.client.doJSON(ctx, ar, wire, &out, opts); err != nil {
+	if err := c.doJSON(ctx, ar, wire, &out, nil); err != nil {
 		return nil, err
 	}
 	return &out.EmbeddingResponse, nil

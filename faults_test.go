@@ -63,7 +63,7 @@ const htmlPage = "<html><head><title>502 Bad Gateway</title></head><body><center
 type createFault struct {
 	name     string
 	handler  func(t *testing.T, hit int64, w http.ResponseWriter, r *http.Request)
-	call     []CallOption
+	call     []Option
 	wantHits int64
 	check    func(t *testing.T, resp *ChatCompletion, err error)
 }
@@ -128,7 +128,7 @@ func TestCreateFaults(t *testing.T) {
 	}, {
 		name:     "stall before headers ends at the call timeout",
 		handler:  func(_ *testing.T, _ int64, _ http.ResponseWriter, r *http.Request) { stall(r) },
-		call:     []CallOption{CallTimeout(300 * time.Millisecond)},
+		call:     []Option{WithTimeout(300 * time.Millisecond)},
 		wantHits: 1,
 		check: func(t *testing.T, _ *ChatCompletion, err error) {
 			if !errors.Is(err, context.DeadlineExceeded) {
@@ -143,7 +143,7 @@ func TestCreateFaults(t *testing.T) {
 			w.(http.Flusher).Flush()
 			stall(r)
 		},
-		call:     []CallOption{CallTimeout(300 * time.Millisecond)},
+		call:     []Option{WithTimeout(300 * time.Millisecond)},
 		wantHits: 1,
 		check: func(t *testing.T, _ *ChatCompletion, err error) {
 			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "reading") {
@@ -159,7 +159,7 @@ func TestCreateFaults(t *testing.T) {
 			}
 			_, _ = io.WriteString(w, completionJSON("recovered"))
 		},
-		call:     []CallOption{CallMaxRetries(3)},
+		call:     []Option{WithMaxRetries(3)},
 		wantHits: 4,
 		check:    wantText("recovered"),
 	}, {
@@ -199,7 +199,7 @@ func TestCreateFaults(t *testing.T) {
 		handler: func(_ *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
 			failWith(http.StatusServiceUnavailable, "Retry-After", "30")(w)
 		},
-		call:     []CallOption{CallTimeout(2 * time.Second)},
+		call:     []Option{WithTimeout(2 * time.Second)},
 		wantHits: 1,
 		check:    wantAPIError(http.StatusServiceUnavailable, ErrServer, "retry after 30s"),
 	}, {

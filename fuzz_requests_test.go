@@ -48,7 +48,7 @@ func FuzzRequests(f *testing.F) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		header := CallHeader(headerName, headerValue)
+		header := WithHeader(headerName, headerValue)
 		chat := ChatRequest{Model: name, Messages: []Message{UserMessage(text), AssistantMessage(name)},
 			Temperature: &number, TopP: &number, N: &count, MaxTokens: &count, Stop: strings.Fields(text),
 			Tools: []Tool{FunctionTool(name, text, map[string]any{"type": "object"})}, ToolChoice: ToolChoiceFunction(text)}
@@ -59,7 +59,7 @@ func FuzzRequests(f *testing.F) {
 		calls := map[string]func() error{
 			"Chat.Create": func() error { _, err := client.Chat.Create(ctx, chat, header); return err },
 			"Audio.Transcribe": func() error {
-				_, err := client.Audio.Transcribe(ctx, audio, header, CallTimeout(time.Duration(duration)))
+				_, err := client.Audio.Transcribe(ctx, audio, header, WithTimeout(time.Duration(duration)))
 				return err
 			},
 			"History.Create":     func() error { _, err := client.History.Create(ctx, text, header); return err },
@@ -88,7 +88,7 @@ func FuzzRequests(f *testing.F) {
 			}
 		}
 		if audio.Validate() == nil {
-			if _, err := client.Audio.newUpload(ctx, &audio); err != nil {
+			if _, err := client.newUpload(ctx, &audio); err != nil {
 				t.Fatalf("a valid transcription request does not encode: %v", err)
 			}
 		}

@@ -37,20 +37,20 @@ func trickle(_ int64, w http.ResponseWriter, r *http.Request) {
 // spent, with a *TimeoutError naming the bound and matching context.DeadlineExceeded.
 func TestWithTimeoutBoundsEveryPlainCall(t *testing.T) {
 	checkGoroutines(t)
-	calls := map[string]func(context.Context, *Client, ...CallOption) error{
-		"Chat.Create": func(ctx context.Context, c *Client, opts ...CallOption) error {
+	calls := map[string]func(context.Context, *Client, ...Option) error{
+		"Chat.Create": func(ctx context.Context, c *Client, opts ...Option) error {
 			_, err := c.Chat.Create(ctx, ChatRequest{Messages: []Message{UserMessage("x")}}, opts...)
 			return err
 		},
-		"Models.List": func(ctx context.Context, c *Client, opts ...CallOption) error {
+		"Models.List": func(ctx context.Context, c *Client, opts ...Option) error {
 			_, err := c.Models.List(ctx, opts...)
 			return err
 		},
-		"Audio.Transcribe": func(ctx context.Context, c *Client, opts ...CallOption) error {
+		"Audio.Transcribe": func(ctx context.Context, c *Client, opts ...Option) error {
 			_, err := c.Audio.Transcribe(ctx, TranscriptionRequest{File: strings.NewReader("RIFF"), FileName: "a.wav"}, opts...)
 			return err
 		},
-		"History.List": func(ctx context.Context, c *Client, opts ...CallOption) error {
+		"History.List": func(ctx context.Context, c *Client, opts ...Option) error {
 			for _, err := range c.History.List(ctx, opts...) {
 				return err
 			}
@@ -74,9 +74,9 @@ func TestWithTimeoutBoundsEveryPlainCall(t *testing.T) {
 				}
 
 				client, _ = newTestClient(t, srv.URL, WithTimeout(time.Hour))
-				err = within(t, 10*time.Second, func() error { return call(context.Background(), client, CallTimeout(200*time.Millisecond)) })
-				if !errors.As(err, &bound) || bound.Option != "CallTimeout" {
-					t.Fatalf("err = %v, want a CallTimeout *TimeoutError", err)
+				err = within(t, 10*time.Second, func() error { return call(context.Background(), client, WithTimeout(200*time.Millisecond)) })
+				if !errors.As(err, &bound) || bound.Option != "WithTimeout" || bound.Timeout != 200*time.Millisecond {
+					t.Fatalf("err = %v, want the call's WithTimeout *TimeoutError", err)
 				}
 			})
 		}
@@ -161,7 +161,7 @@ func TestOptionsValidated(t *testing.T) {
 func TestBadCallHeaderNeverSent(t *testing.T) {
 	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `[]`) })
 	client, _ := newTestClient(t, srv.URL)
-	for _, opt := range []CallOption{CallHeader("X-Trace", "a\r\nb"), CallHeader("X-Trace", "a\x00"), CallTimeout(-time.Second)} {
+	for _, opt := range []Option{WithHeader("X-Trace", "a\r\nb"), WithHeader("X-Trace", "a\x00"), WithTimeout(-time.Second)} {
 		_, err := client.Models.List(t.Context(), opt)
 		var invalid *ValidationError
 		if !errors.As(err, &invalid) {

@@ -77,7 +77,7 @@ func (h *Health) Healthy() bool {
 // in front of a gateway that is down is an *APIError matching ErrServer.
 //
 // GET /health
-func (s *HealthService) Check(ctx context.Context, opts ...CallOption) (*Health, error) {
+func (s *HealthService) Check(ctx context.Context, opts ...Option) (*Health, error) {
 	var out Health
 	ar := apiRequest{method: http.MethodGet, path: "/health", auth: authNone, outsideAPI: true}
 	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {

@@ -57,7 +57,7 @@ type NewMessage struct {
 // Create starts a new, empty chat.
 //
 // POST /api/v1/chat-history/chats
-func (s *HistoryService) Create(ctx context.Context, title string, opts ...CallOption) (*Chat, error) {
+func (s *HistoryService) Create(ctx context.Context, title string, opts ...Option) (*Chat, error) {
 	if err := validateTitle(title); err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (s *HistoryService) Create(ctx context.Context, title string, opts ...CallO
 // Get returns a chat with its messages.
 //
 // GET /api/v1/chat-history/chats/{chat_id}
-func (s *HistoryService) Get(ctx context.Context, chatID string, opts ...CallOption) (*Chat, error) {
+func (s *HistoryService) Get(ctx context.Context, chatID string, opts ...Option) (*Chat, error) {
 	path, err := chatPath(chatID)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (s *HistoryService) Get(ctx context.Context, chatID string, opts ...CallOpt
 // The gateway refreshes the chat's UpdatedAt.
 //
 // PUT /api/v1/chat-history/chats/{chat_id}
-func (s *HistoryService) Rename(ctx context.Context, chatID, title string, opts ...CallOption) (*Chat, error) {
+func (s *HistoryService) Rename(ctx context.Context, chatID, title string, opts ...Option) (*Chat, error) {
 	path, err := chatPath(chatID)
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ type chatTitle struct {
 	Title string `json:"title"`
 }
 
-func (s *HistoryService) chat(ctx context.Context, method, path string, in any, opts []CallOption) (*Chat, error) {
+func (s *HistoryService) chat(ctx context.Context, method, path string, in any, opts []Option) (*Chat, error) {
 	var out Chat
 	ar := apiRequest{method: method, path: path, auth: authHistory}
 	if err := s.client.doJSON(ctx, ar, in, &out, opts); err != nil {
@@ -118,25 +118,25 @@ func (s *HistoryService) chat(ctx context.Context, method, path string, in any, 
 // *PaginationError.
 //
 // GET /api/v1/chat-history/chats
-func (s *HistoryService) List(ctx context.Context, opts ...CallOption) iter.Seq2[Chat, error] {
+func (s *HistoryService) List(ctx context.Context, opts ...Option) iter.Seq2[Chat, error] {
 	return paginate(historyPager(ctx, s.client, "/chat-history/chats", "chats", func(c Chat) string { return c.ID }, opts))
 }
 
 // Archive hides a chat from the list but keeps it on the gateway.
 //
 // DELETE /api/v1/chat-history/chats/{chat_id}?archive_only=true
-func (s *HistoryService) Archive(ctx context.Context, chatID string, opts ...CallOption) error {
+func (s *HistoryService) Archive(ctx context.Context, chatID string, opts ...Option) error {
 	return s.remove(ctx, chatID, true, opts)
 }
 
 // Delete removes a chat and its messages for good. Use Archive to hide it instead.
 //
 // DELETE /api/v1/chat-history/chats/{chat_id}?archive_only=false
-func (s *HistoryService) Delete(ctx context.Context, chatID string, opts ...CallOption) error {
+func (s *HistoryService) Delete(ctx context.Context, chatID string, opts ...Option) error {
 	return s.remove(ctx, chatID, false, opts)
 }
 
-func (s *HistoryService) remove(ctx context.Context, chatID string, archiveOnly bool, opts []CallOption) error {
+func (s *HistoryService) remove(ctx context.Context, chatID string, archiveOnly bool, opts []Option) error {
 	path, err := chatPath(chatID)
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ func (s *HistoryService) remove(ctx context.Context, chatID string, archiveOnly 
 // AddMessage appends a message to a chat's history and returns it as stored.
 //
 // POST /api/v1/chat-history/chats/{chat_id}/messages
-func (s *HistoryService) AddMessage(ctx context.Context, chatID string, msg NewMessage, opts ...CallOption) (*StoredMessage, error) {
+func (s *HistoryService) AddMessage(ctx context.Context, chatID string, msg NewMessage, opts ...Option) (*StoredMessage, error) {
 	path, err := chatPath(chatID)
 	if err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func (s *HistoryService) AddMessage(ctx context.Context, chatID string, msg NewM
 // repeats pages ends it with a *PaginationError.
 //
 // GET /api/v1/chat-history/chats/{chat_id}/messages
-func (s *HistoryService) Messages(ctx context.Context, chatID string, opts ...CallOption) iter.Seq2[StoredMessage, error] {
+func (s *HistoryService) Messages(ctx context.Context, chatID string, opts ...Option) iter.Seq2[StoredMessage, error] {
 	path, err := chatPath(chatID)
 	if err != nil {
 		return func(yield func(StoredMessage, error) bool) { yield(StoredMessage{}, err) }
@@ -183,7 +183,7 @@ func (s *HistoryService) Messages(ctx context.Context, chatID string, opts ...Ca
 
 // historyPager lists a chat-history route page by page. Items are told apart by id, or by their
 // whole content when the server sends none, so that none is yielded twice.
-func historyPager[T Chat | StoredMessage](ctx context.Context, c *Client, path, field string, id func(T) string, opts []CallOption) pager[T] {
+func historyPager[T Chat | StoredMessage](ctx context.Context, c *Client, path, field string, id func(T) string, opts []Option) pager[T] {
 	return pager[T]{
 		path: path, pageSize: historyPageSize,
 		key: func(item T) string {

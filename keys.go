@@ -73,7 +73,7 @@ func (k NewAPIKey) LogValue() slog.Value {
 // shown.
 //
 // POST /api/v1/auth/keys
-func (s *KeysService) Create(ctx context.Context, name string, opts ...CallOption) (*NewAPIKey, error) {
+func (s *KeysService) Create(ctx context.Context, name string, opts ...Option) (*NewAPIKey, error) {
 	type keyName struct {
 		Name string `json:"name,omitempty"`
 	}
@@ -93,7 +93,7 @@ func (s *KeysService) Create(ctx context.Context, name string, opts ...CallOptio
 // List returns every key of the account, revoked ones included (IsActive false).
 //
 // GET /api/v1/auth/keys
-func (s *KeysService) List(ctx context.Context, opts ...CallOption) ([]APIKey, error) {
+func (s *KeysService) List(ctx context.Context, opts ...Option) ([]APIKey, error) {
 	var out []APIKey
 	ar := apiRequest{method: http.MethodGet, path: "/auth/keys", auth: authAccessToken}
 	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
@@ -105,14 +105,14 @@ func (s *KeysService) List(ctx context.Context, opts ...CallOption) ([]APIKey, e
 // Delete revokes a key: calls made with it fail from then on. It returns the key as revoked.
 //
 // DELETE /api/v1/auth/keys/{id}
-func (s *KeysService) Delete(ctx context.Context, id int, opts ...CallOption) (*APIKey, error) {
+func (s *KeysService) Delete(ctx context.Context, id int, opts ...Option) (*APIKey, error) {
 	return s.key(ctx, http.MethodDelete, id, "", opts)
 }
 
 // SetDefault makes a key the account's default, the one the web application uses, and returns it.
 //
 // PUT /api/v1/auth/keys/{id}/default
-func (s *KeysService) SetDefault(ctx context.Context, id int, opts ...CallOption) (*APIKey, error) {
+func (s *KeysService) SetDefault(ctx context.Context, id int, opts ...Option) (*APIKey, error) {
 	return s.key(ctx, http.MethodPut, id, "/default", opts)
 }
 
@@ -120,7 +120,7 @@ func (s *KeysService) SetDefault(ctx context.Context, id int, opts ...CallOption
 // oldest active key. It returns nil and no error when the account has no active key.
 //
 // GET /api/v1/auth/keys/default
-func (s *KeysService) Default(ctx context.Context, opts ...CallOption) (*APIKey, error) {
+func (s *KeysService) Default(ctx context.Context, opts ...Option) (*APIKey, error) {
 	var out *APIKey
 	ar := apiRequest{method: http.MethodGet, path: "/auth/keys/default", auth: authAccessToken}
 	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
@@ -129,7 +129,7 @@ func (s *KeysService) Default(ctx context.Context, opts ...CallOption) (*APIKey,
 	return out, nil
 }
 
-func (s *KeysService) key(ctx context.Context, method string, id int, suffix string, opts []CallOption) (*APIKey, error) {
+func (s *KeysService) key(ctx context.Context, method string, id int, suffix string, opts []Option) (*APIKey, error) {
 	if id < 1 {
 		return nil, invalid("ID", "an API key id is a positive number, got %d", id)
 	}

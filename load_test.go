@@ -46,7 +46,7 @@ func echoHandler(t *testing.T) func(int64, http.ResponseWriter, *http.Request) {
 }
 
 // streamText reads a whole stream and returns its text.
-func streamText(ctx context.Context, c *Client, text string, opts ...CallOption) (string, error) {
+func streamText(ctx context.Context, c *Client, text string, opts ...Option) (string, error) {
 	stream, err := c.Chat.Stream(ctx, ChatRequest{Messages: []Message{UserMessage(text)}}, opts...)
 	if err != nil {
 		return "", err
@@ -100,7 +100,7 @@ func TestLoad(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			text := fmt.Sprintf("stream-%d", i)
-			if got, err := streamText(ctx, client, text, CallHeader("X-Caller", text)); err != nil || got != "echo: "+text {
+			if got, err := streamText(ctx, client, text, WithHeader("X-Caller", text)); err != nil || got != "echo: "+text {
 				failures.Add(1)
 				t.Errorf("stream %d: got %q, %v", i, got, err)
 			}
@@ -108,7 +108,7 @@ func TestLoad(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			text := fmt.Sprintf("call-%d", i)
-			resp, err := client.Chat.Create(ctx, ChatRequest{Messages: []Message{UserMessage(text)}}, CallHeader("X-Caller", text))
+			resp, err := client.Chat.Create(ctx, ChatRequest{Messages: []Message{UserMessage(text)}}, WithHeader("X-Caller", text))
 			if err != nil || resp.Text() != "echo: "+text {
 				failures.Add(1)
 				t.Errorf("call %d: got %v, %v", i, resp, err)

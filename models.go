@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ModelsService lists the models the gateway serves. Get it as Client.Models.
@@ -17,6 +20,39 @@ type ModelsService struct {
 	// deployedRoute is set once the contract's route answered 404 and the deployed gateway's route
 	// answered instead, so that later calls go straight to the route that works.
 	deployedRoute atomic.Bool
+	cache         catalogCache
+}
+
+// DefaultCatalogTTL is how long Models.Get and Bids.Rated reuse the catalogue, as long as the gateway
+// caches it itself.
+const DefaultCatalogTTL = 5 * time.Minute
+
+// WithCatalogTTL sets how long Models.Get and Bids.Rated reuse a downloaded model catalogue (default
+// DefaultCatalogTTL); zero or less always downloads it. Models.List always downloads it, and
+// refreshes the copy they reuse.
+func WithCatalogTTL(d time.Duration) Option { return func(c *config) { c.catalogTTL = d } }
+
+// catalogCache keeps the last catalogue downloaded, for the API root it came from.
+type catalogCache struct {
+	mu      sync.Mutex
+	root    string
+	models  []Model
+	fetched time.Time
+}
+
+func (cc *catalogCache) get(root string, ttl time.Duration) ([]Model, bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if ttl <= 0 || cc.root != root || time.Since(cc.fetched) >= ttl {
+		return nil, false
+	}
+	return cc.models, true
+}
+
+func (cc *catalogCache) put(root string, models []Model) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.root, cc.models, cc.fetched = root, models, time.Now()
 }
 
 // The catalogue's routes: the one the API contract names, and the one the deployed gateway serves.
@@ -63,40 +99,68 @@ func (m Model) IsWebSearch() bool { return hasWebSuffix(m.ID) }
 // the route that worked.
 //
 // GET /api/v1/chat/models (falling back to GET /api/v1/models)
-func (s *ModelsService) List(ctx context.Context, opts ...CallOption) ([]Model, error) {
-	if s.deployedRoute.Load() {
-		return s.list(ctx, modelsRouteDeployed, opts)
+func (s *ModelsService) List(ctx context.Context, opts ...Option) ([]Model, error) {
+	c, err := s.client.with(opts)
+	if err != nil {
+		return nil, err
 	}
-	models, err := s.list(ctx, modelsRouteContract, opts)
+	return c.listModels(ctx)
+}
+
+// listModels downloads the catalogue from the route that works and keeps it for catalog. The
+// returned slice is the caller's: the cache holds its own copy.
+func (c *Client) listModels(ctx context.Context) ([]Model, error) {
+	s := c.Models
+	if s.deployedRoute.Load() {
+		return c.listModelsAt(ctx, modelsRouteDeployed)
+	}
+	models, err := c.listModelsAt(ctx, modelsRouteContract)
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound {
 		return models, err
 	}
-	models, err = s.list(ctx, modelsRouteDeployed, opts)
+	models, err = c.listModelsAt(ctx, modelsRouteDeployed)
 	if err == nil {
 		s.deployedRoute.Store(true)
 	}
 	return models, err
 }
 
-func (s *ModelsService) list(ctx context.Context, path string, opts []CallOption) ([]Model, error) {
+func (c *Client) listModelsAt(ctx context.Context, path string) ([]Model, error) {
 	out := listOf[Model]{field: "data"}
 	ar := apiRequest{method: http.MethodGet, path: path, contentType: "application/json"}
-	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
 		return nil, err
 	}
+	c.Models.cache.put(c.cfg.baseURL.String(), slices.Clone(out.items))
 	return out.items, nil
+}
+
+// catalog returns the catalogue, downloading it only when the cached one is older than the TTL.
+func (c *Client) catalog(ctx context.Context) ([]Model, error) {
+	if models, ok := c.Models.cache.get(c.cfg.baseURL.String(), c.cfg.catalogTTL); ok {
+		return models, nil
+	}
+	return c.listModels(ctx)
 }
 
 // Get finds a model in the catalogue by name (case-insensitive, as the gateway treats names) or by
 // hex blockchain id. A model that is not listed gives an error matching ErrNotFound.
 //
 // GET /api/v1/chat/models (falling back to GET /api/v1/models)
-func (s *ModelsService) Get(ctx context.Context, nameOrID string, opts ...CallOption) (Model, error) {
+func (s *ModelsService) Get(ctx context.Context, nameOrID string, opts ...Option) (Model, error) {
 	if strings.TrimSpace(nameOrID) == "" {
 		return Model{}, invalid("Model", "a model name or hex id is required")
 	}
-	models, err := s.List(ctx, opts...)
+	c, err := s.client.with(opts)
+	if err != nil {
+		return Model{}, err
+	}
+	return c.findModel(ctx, nameOrID)
+}
+
+func (c *Client) findModel(ctx context.Context, nameOrID string) (Model, error) {
+	models, err := c.catalog(ctx)
 	if err != nil {
 		return Model{}, err
 	}

@@ -1,13 +1,13 @@
 package infergate
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +15,10 @@ import (
 	"github.com/infergate/infergate-go/internal/transport"
 )
 
-// Option configures a Client in NewClient.
+// Option configures the client, or one call. Pass options to NewClient for every call of the client,
+// or after a method's other arguments for that call only, where they override the client's:
+//
+//	client.Chat.Create(ctx, req, infergate.WithAPIKey("sk-tenant-b"), infergate.WithTimeout(30*time.Second))
 type Option func(*config)
 
 // WithAPIKey sets the API key sent as a bearer token. It overrides INFERGATE_API_KEY.
@@ -30,14 +33,14 @@ func WithAccessToken(jwt string) Option { return func(c *config) { c.accessToken
 func WithBaseURL(u string) Option { return func(c *config) { c.rawBaseURL = u } }
 
 // WithHTTPClient sets the HTTP client that carries requests (for proxies, TLS settings or tests).
-// Its Timeout, if any, also bounds streams, so leave it zero and use CallTimeout or the stream
-// timeouts instead.
+// Its Timeout, if any, also bounds streams, so leave it zero and use WithTimeout or the stream
+// timeouts instead. The client is copied, never changed.
 func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
 
 // WithTimeout bounds every call that is not a stream, from its first attempt to the last byte of the
 // answer, retries and the waits between them included (default DefaultTimeout, 10 minutes). A call
-// that runs out fails with a *TimeoutError matching context.DeadlineExceeded. CallTimeout replaces it
-// for one call. Streams are bounded by WithStreamTimeouts instead. d must be positive.
+// that runs out fails with a *TimeoutError matching context.DeadlineExceeded. Streams are bounded by
+// WithStreamTimeouts instead (and by their context). d must be positive.
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // WithMaxRetries sets how many times a failed call is retried (default 2). Zero disables retries.
@@ -57,8 +60,9 @@ func WithRetryBackoff(base, max time.Duration) Option {
 // WithSessionID runs every request in the given provider session unless the request names its own.
 func WithSessionID(id string) Option { return func(c *config) { c.sessionID = id } }
 
-// WithHeader adds a header to every request. NewClient refuses a name that is not an HTTP token and
-// a value with a control character such as CR or LF.
+// WithHeader adds a header to every request (to one call's, passed to a method). A name that is not
+// an HTTP token, or a value with a control character such as CR or LF, is a *ValidationError before
+// anything is sent.
 func WithHeader(key, value string) Option {
 	return func(c *config) { c.header.Add(key, value) }
 }
@@ -120,6 +124,9 @@ type config struct {
 	idleTimeout         time.Duration
 	maxLine             int
 	timeout             time.Duration
+	middleware          []Middleware
+	catalogTTL          time.Duration
+	responseInfo        *ResponseInfo
 	optionErrs          []error  // values an Option refused, reported by NewClient
 	secretForms         []string // the credentials as a server may write them back; see redact
 }
@@ -138,6 +145,7 @@ func defaultConfig() *config {
 		firstByteTimeout: 6 * time.Minute,
 		idleTimeout:      2 * time.Minute,
 		timeout:          DefaultTimeout,
+		catalogTTL:       DefaultCatalogTTL,
 	}
 }
 
@@ -242,7 +250,7 @@ func (c *config) transportClient() *http.Client {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	hc.Transport = transport.KeepIdle(rt)
+	hc.Transport = transport.KeepIdle(withMiddleware(rt, c.middleware))
 	hc.CheckRedirect = keepCredentialsHome(base.CheckRedirect)
 	return &hc
 }
@@ -287,47 +295,35 @@ func effectivePort(u *url.URL) string {
 	return "80"
 }
 
-// CallOption changes one call: pass it after the request, e.g.
-// client.Chat.Create(ctx, req, infergate.CallMaxRetries(0)).
-type CallOption func(*callConfig)
-
-// CallMaxRetries overrides the client's retry count for one call.
-func CallMaxRetries(n int) CallOption {
-	return func(c *callConfig) { n = max(n, 0); c.maxRetries = &n }
-}
-
-// CallTimeout bounds one call, retries included, instead of WithTimeout; for a stream, which
-// WithTimeout does not bound, it bounds the whole read of it.
-func CallTimeout(d time.Duration) CallOption { return func(c *callConfig) { c.timeout = d } }
-
-// CallHeader adds a header to one call. The call fails with a *ValidationError, before anything is
-// sent, for a name that is not an HTTP token or a value with a control character such as CR or LF.
-func CallHeader(key, value string) CallOption {
-	return func(c *callConfig) {
-		if c.header == nil {
-			c.header = http.Header{}
-		}
-		c.header.Add(key, value)
+// with returns the client one call runs on: c itself when the call passes no options, else a copy
+// whose configuration is c's with the call's options applied on top. The copy shares c's connection
+// pool and caches.
+func (c *Client) with(opts []Option) (*Client, error) {
+	if len(opts) == 0 {
+		return c, nil
 	}
-}
-
-type callConfig struct {
-	maxRetries *int
-	timeout    time.Duration
-	header     http.Header
-}
-
-func newCallConfig(opts []CallOption) *callConfig {
-	call := &callConfig{}
+	cfg := c.cfg.clone()
 	for _, opt := range opts {
-		opt(call)
+		if opt != nil {
+			opt(cfg)
+		}
 	}
-	return call
+	if err := cfg.finish(); err != nil {
+		return nil, err
+	}
+	call := *c
+	call.cfg = cfg
+	if cfg.httpClient != c.cfg.httpClient || len(cfg.middleware) != len(c.cfg.middleware) {
+		call.hc = cfg.transportClient()
+	}
+	return &call, nil
 }
 
-func (c *callConfig) context(ctx context.Context) (context.Context, context.CancelFunc) {
-	if c.timeout > 0 {
-		return context.WithTimeout(ctx, c.timeout)
-	}
-	return context.WithCancel(ctx)
+// clone copies the configuration so that a call's options cannot change the client's.
+func (c *config) clone() *config {
+	out := *c
+	out.header = c.header.Clone()
+	out.middleware = slices.Clip(c.middleware)
+	out.optionErrs = nil
+	return &out
 }

@@ -102,7 +102,7 @@ func TestRetryGivesBackLastAttemptsError(t *testing.T) {
 	mock.RegisterResponder(http.MethodPost, chatURL, sequence(
 		status(500, `{"error":"first"}`),
 		status(503, `{"error":{"message":"last one","type":"server_error","code":503}}`, "X-Request-Id", "ab12cd34")))
-	_, err := c.Chat.Create(context.Background(), hello(), infergate.CallMaxRetries(1))
+	_, err := c.Chat.Create(context.Background(), hello(), infergate.WithMaxRetries(1))
 	var apiErr *infergate.APIError
 	if !errors.As(err, &apiErr) {
 		t.Fatalf("err = %v, want *APIError", err)
@@ -114,7 +114,7 @@ func TestRetryGivesBackLastAttemptsError(t *testing.T) {
 		t.Errorf("raw body lost: %q", apiErr.Body)
 	}
 	if mock.GetTotalCallCount() != 2 {
-		t.Errorf("CallMaxRetries(1) made %d calls, want 2", mock.GetTotalCallCount())
+		t.Errorf("WithMaxRetries(1) made %d calls, want 2", mock.GetTotalCallCount())
 	}
 }
 

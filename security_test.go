@@ -82,7 +82,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 				outputs = append(outputs, fmt.Sprintf("%s: %v | %+v | %#v", what, err, err, err))
 			}
 			chat := func(scenario string) error {
-				_, err := client.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}}, CallHeader("X-Scenario", scenario))
+				_, err := client.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}}, WithHeader("X-Scenario", scenario))
 				return err
 			}
 			for _, scenario := range []string{"401", "401-echo", "503"} {
@@ -91,9 +91,9 @@ func TestCredentialsNeverLeak(t *testing.T) {
 			if err := chat("401-echo"); err == nil || !strings.Contains(err.Error(), "Incorrect API key provided: [redacted]") {
 				t.Errorf("echoed key: got %v, want the message with the key redacted", err)
 			}
-			_, err := client.Chat.Stream(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}}, CallHeader("X-Scenario", "401"))
+			_, err := client.Chat.Stream(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}}, WithHeader("X-Scenario", "401"))
 			record("stream 401", err)
-			_, err = streamText(context.Background(), client, "x", CallHeader("X-Scenario", "stream"))
+			_, err = streamText(context.Background(), client, "x", WithHeader("X-Scenario", "stream"))
 			record("stream error event", err)
 			_, err = client.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}, Temperature: Ptr(9.0)})
 			record("validation", err)
@@ -227,7 +227,7 @@ func TestAccessTokenOnlyForHistory(t *testing.T) {
 	}))
 	defer srv.Close()
 	for _, jwt := range []string{secretJWT, ""} {
-		client, _ := newTestClient(t, srv.URL, WithAPIKey(secretKey), WithAccessToken(jwt), WithMaxRetries(0))
+		client, _ := newTestClient(t, srv.URL, WithAPIKey(secretKey), WithAccessToken(jwt), WithMaxRetries(0), WithCatalogTTL(0))
 		for name, call := range everyRoute {
 			mu.Lock()
 			requests = nil

@@ -77,7 +77,7 @@ func (s SessionStatus) Alive() bool { return s.State == SessionAlive }
 // CreateFromBid opens a session with the provider of a bid, as returned by BidsService.Rated.
 //
 // POST /api/v1/session/bidsession
-func (s *SessionsService) CreateFromBid(ctx context.Context, bidID string, so SessionOptions, opts ...CallOption) (*Session, error) {
+func (s *SessionsService) CreateFromBid(ctx context.Context, bidID string, so SessionOptions, opts ...Option) (*Session, error) {
 	if strings.TrimSpace(bidID) == "" {
 		return nil, invalid("BidID", "a bid id is required")
 	}
@@ -88,14 +88,14 @@ func (s *SessionsService) CreateFromBid(ctx context.Context, bidID string, so Se
 // the provider.
 //
 // POST /api/v1/session/modelsession
-func (s *SessionsService) CreateForModel(ctx context.Context, model string, so SessionOptions, opts ...CallOption) (*Session, error) {
+func (s *SessionsService) CreateForModel(ctx context.Context, model string, so SessionOptions, opts ...Option) (*Session, error) {
 	if strings.TrimSpace(model) == "" {
 		return nil, invalid("Model", "a model name or hex id is required")
 	}
 	return s.open(ctx, "/session/modelsession", url.Values{"model_id": {model}}, so, opts)
 }
 
-func (s *SessionsService) open(ctx context.Context, path string, query url.Values, so SessionOptions, opts []CallOption) (*Session, error) {
+func (s *SessionsService) open(ctx context.Context, path string, query url.Values, so SessionOptions, opts []Option) (*Session, error) {
 	body, err := so.wire()
 	if err != nil {
 		return nil, err
@@ -107,13 +107,13 @@ func (s *SessionsService) open(ctx context.Context, path string, query url.Value
 // empty when there was none.
 //
 // POST /api/v1/session/closesession
-func (s *SessionsService) Close(ctx context.Context, opts ...CallOption) (*Session, error) {
+func (s *SessionsService) Close(ctx context.Context, opts ...Option) (*Session, error) {
 	return s.call(ctx, apiRequest{method: http.MethodPost, path: "/session/closesession", successFlag: true}, nil, opts)
 }
 
 // call sends a session request. Its route reports failure as "success": false, which doJSON turns
 // into an *APIError like any other.
-func (s *SessionsService) call(ctx context.Context, ar apiRequest, in any, opts []CallOption) (*Session, error) {
+func (s *SessionsService) call(ctx context.Context, ar apiRequest, in any, opts []Option) (*Session, error) {
 	var out Session
 	if err := s.client.doJSON(ctx, ar, in, &out, opts); err != nil {
 		return nil, sessionsError(err)
@@ -125,7 +125,7 @@ func (s *SessionsService) call(ctx context.Context, ar apiRequest, in any, opts 
 // answer, not an error: an error means the ping itself failed.
 //
 // POST /api/v1/session/pingsession
-func (s *SessionsService) Ping(ctx context.Context, opts ...CallOption) (*SessionStatus, error) {
+func (s *SessionsService) Ping(ctx context.Context, opts ...Option) (*SessionStatus, error) {
 	var out SessionStatus
 	ar := apiRequest{method: http.MethodPost, path: "/session/pingsession"}
 	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {

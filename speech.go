@@ -78,16 +78,20 @@ type wireSpeechRequest struct {
 // Speech turns text into spoken audio and returns the audio as it arrives: the body is streamed,
 // never held in memory, so it can be played or saved while the rest is still being generated. The
 // caller must Close it. Reading it fails if the connection breaks before the audio is complete;
-// CallTimeout or ctx bounds the whole read. Errors before the audio starts are *APIError, including
+// ctx bounds the whole read (WithTimeout does not: audio is a stream). Errors before the audio starts are *APIError, including
 // a JSON error body sent with a successful status.
 //
 // POST /api/v1/audio/speech
-func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...CallOption) (io.ReadCloser, error) {
+func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Option) (io.ReadCloser, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	c, err := s.client.with(opts)
+	if err != nil {
+		return nil, err
+	}
 	wire := wireSpeechRequest{Input: req.Input, Model: req.Model, Voice: req.Voice,
-		ResponseFormat: req.ResponseFormat, Speed: req.Speed, SessionID: s.client.sessionFor(req.SessionID)}
+		ResponseFormat: req.ResponseFormat, Speed: req.Speed, SessionID: c.sessionFor(req.SessionID)}
 	if wire.Voice == "" {
 		wire.Voice = DefaultVoice
 	}
@@ -98,11 +102,10 @@ func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Ca
 	if err != nil {
 		return nil, fmt.Errorf("infergate: encoding speech request: %w", err)
 	}
-	call := newCallConfig(opts)
-	ctx, cancel := call.context(ctx)
+	ctx, cancel := context.WithCancel(ctx)
 	ar := apiRequest{method: http.MethodPost, path: "/audio/speech", body: body, contentType: "application/json",
 		accept: "audio/*, application/json;q=0.5"}
-	resp, err := s.client.send(ctx, ar, call)
+	resp, err := c.send(ctx, ar)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -111,7 +114,7 @@ func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Ca
 	if isJSON {
 		defer cancel()
 		defer resp.Body.Close()
-		return nil, s.client.notAudio(resp, audio)
+		return nil, c.notAudio(resp, audio)
 	}
 	return &speechBody{r: audio, body: resp.Body, release: cancel}, nil
 }
@@ -135,7 +138,7 @@ func sniffJSON(resp *http.Response) (io.Reader, bool) {
 // SpeechTo writes the spoken text to w as it arrives and returns the number of bytes written.
 //
 // POST /api/v1/audio/speech
-func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequest, opts ...CallOption) (int64, error) {
+func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequest, opts ...Option) (int64, error) {
 	audio, err := s.Speech(ctx, req, opts...)
 	if err != nil {
 		return 0, err
@@ -152,7 +155,7 @@ func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequ
 // partial file behind.
 //
 // POST /api/v1/audio/speech
-func (s *AudioService) SpeechToFile(ctx context.Context, path string, req SpeechRequest, opts ...CallOption) error {
+func (s *AudioService) SpeechToFile(ctx context.Context, path string, req SpeechRequest, opts ...Option) error {
 	audio, err := s.Speech(ctx, req, opts...)
 	if err != nil {
 		return err

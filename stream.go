@@ -61,14 +61,16 @@ type ChatStream struct {
 // only before the answer starts; once bytes arrive, a failure is reported by Err.
 //
 // POST /api/v1/chat/completions (with "stream": true)
-func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...CallOption) (*ChatStream, error) {
-	body, err := s.encode(&req, true)
+func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Option) (*ChatStream, error) {
+	c, err := s.client.with(opts)
 	if err != nil {
 		return nil, err
 	}
-	c := s.client
-	call := newCallConfig(opts)
-	callCtx, cancelCall := call.context(ctx)
+	body, err := c.encodeChat(&req, true)
+	if err != nil {
+		return nil, err
+	}
+	callCtx, cancelCall := context.WithCancel(ctx)
 	streamCtx, cancel := context.WithCancelCause(callCtx)
 	dog := &watchdog{firstByte: c.cfg.firstByteTimeout, idle: c.cfg.idleTimeout, cancel: cancel}
 	dog.timer = time.AfterFunc(dog.firstByte, dog.fire)
@@ -78,7 +80,7 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...CallO
 		cancelCall()
 	})
 	ar := apiRequest{method: http.MethodPost, path: "/chat/completions", body: body, contentType: "application/json", stream: true}
-	resp, err := c.send(streamCtx, ar, call)
+	resp, err := c.send(streamCtx, ar)
 	if err != nil {
 		release()
 		if cause := context.Cause(streamCtx); errors.Is(cause, ErrStreamTimeout) {

@@ -11,11 +11,11 @@ import (
 // long because a gateway's first byte can take minutes while a cold model starts.
 const DefaultTimeout = 10 * time.Minute
 
-// TimeoutError is a call that did not finish within its bound: WithTimeout's (DefaultTimeout unless
-// set) or, for that call, CallTimeout's. It matches context.DeadlineExceeded. A deadline of the
+// TimeoutError is a call that did not finish within its bound: WithTimeout's, the client's or the
+// call's (DefaultTimeout unless set). It matches context.DeadlineExceeded. A deadline of the
 // caller's own context gives context.DeadlineExceeded itself; streams end with ErrStreamTimeout.
 type TimeoutError struct {
-	Option  string        // which bound fired: "WithTimeout" or "CallTimeout"
+	Option  string        // which bound fired: "WithTimeout"
 	Timeout time.Duration // its length
 }
 
@@ -28,12 +28,9 @@ func (e *TimeoutError) Error() string {
 func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // callContext bounds a call that is not a stream, attempts, waits between them and the read of the
-// answer included: by CallTimeout when the call sets one, else by the client's WithTimeout.
-func (c *Client) callContext(ctx context.Context, call *callConfig) (context.Context, context.CancelFunc) {
+// answer included, by WithTimeout.
+func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	bound := &TimeoutError{Option: "WithTimeout", Timeout: c.cfg.timeout}
-	if call.timeout > 0 {
-		bound = &TimeoutError{Option: "CallTimeout", Timeout: call.timeout}
-	}
 	return context.WithTimeoutCause(ctx, bound.Timeout, bound)
 }
 

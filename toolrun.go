@@ -87,7 +87,7 @@ type ToolRun struct {
 	ctx    context.Context
 	req    ChatRequest
 	loop   ToolLoop
-	opts   []CallOption
+	opts   []Option
 	tools  map[string]*FuncTool
 	result ToolRunResult
 	err    error
@@ -104,7 +104,7 @@ type ToolRun struct {
 // Nothing is sent until Events is ranged over or Wait is called.
 //
 // POST /api/v1/chat/completions (with "stream": true), once per model turn
-func (s *ChatService) RunTools(ctx context.Context, req ChatRequest, loop ToolLoop, opts ...CallOption) *ToolRun {
+func (s *ChatService) RunTools(ctx context.Context, req ChatRequest, loop ToolLoop, opts ...Option) *ToolRun {
 	return &ToolRun{svc: s, ctx: ctx, req: req, loop: loop, opts: opts}
 }
 

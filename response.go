@@ -1,0 +1,85 @@
+package infergate
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ResponseInfo is what the server said about a call besides its answer. Pass WithResponseInfo to a
+// method to have it filled in.
+type ResponseInfo struct {
+	StatusCode int
+	Header     http.Header
+	RequestID  string // X-Request-Id: quote it when reporting a problem
+	RateLimits RateLimits
+}
+
+// WithResponseInfo fills info with the response's status, headers, request id and rate limits once
+// the call has its answer: for a stream, once it opens. It is an option for one call: NewClient
+// refuses it, because concurrent calls would write the same struct. After a failed attempt that was
+// retried, info describes the last response.
+func WithResponseInfo(info *ResponseInfo) Option { return func(c *config) { c.responseInfo = info } }
+
+// RateLimits are the limits a response announced in its X-RateLimit-* headers. A count the server
+// did not send is -1; a reset it did not send is the zero time.
+type RateLimits struct {
+	LimitRequests, RemainingRequests int64
+	LimitTokens, RemainingTokens     int64
+	// ResetRequests and ResetTokens are when the windows reset. This gateway sends an ISO-8601
+	// time, OpenAI a duration such as "6m0s", counted from when the response arrived.
+	ResetRequests, ResetTokens time.Time
+}
+
+// parseRateLimits reads the X-RateLimit-* headers of a response that arrived at now.
+func parseRateLimits(h http.Header, now time.Time) RateLimits {
+	return RateLimits{
+		LimitRequests:     headerInt(h, "X-RateLimit-Limit-Requests"),
+		RemainingRequests: headerInt(h, "X-RateLimit-Remaining-Requests"),
+		LimitTokens:       headerInt(h, "X-RateLimit-Limit-Tokens"),
+		RemainingTokens:   headerInt(h, "X-RateLimit-Remaining-Tokens"),
+		ResetRequests:     headerReset(h, "X-RateLimit-Reset-Requests", now),
+		ResetTokens:       headerReset(h, "X-RateLimit-Reset-Tokens", now),
+	}
+}
+
+func headerInt(h http.Header, name string) int64 {
+	n, err := strconv.ParseInt(strings.TrimSpace(h.Get(name)), 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
+// resetLayouts are the timestamp forms seen in reset headers; one without a zone is UTC.
+var resetLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", time.RFC1123}
+
+func headerReset(h http.Header, name string, now time.Time) time.Time {
+	v := strings.TrimSpace(h.Get(name))
+	if v == "" {
+		return time.Time{}
+	}
+	for _, layout := range resetLayouts {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t
+		}
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(d)
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 && secs < 1e9 {
+		return now.Add(time.Duration(secs * float64(time.Second)))
+	}
+	return time.Time{}
+}
+
+// record fills the call's ResponseInfo, when it asked for one.
+func (c *config) record(resp *http.Response) {
+	if c.responseInfo == nil {
+		return
+	}
+	header := c.redactHeader(resp.Header)
+	*c.responseInfo = ResponseInfo{StatusCode: resp.StatusCode, Header: header,
+		RequestID: header.Get("X-Request-Id"), RateLimits: parseRateLimits(header, time.Now())}
+}
