@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -27,7 +28,8 @@ type FuncTool struct {
 //   - property names come from `json` tags, and descriptions from `jsonschema:"..."` tags;
 //   - a field is optional when its json tag has omitempty or omitzero, or when it is a pointer;
 //     every other field is required, and properties the struct does not name are refused;
-//   - `enum:"celsius,fahrenheit"` on a string field lists its allowed values;
+//   - `enum:"celsius,fahrenheit"` on a string field (or a slice of strings) lists its allowed
+//     values; on any other field it is refused;
 //   - nested structs, slices, maps with string keys and time.Time (an RFC 3339 string) work.
 //
 // The result is sent to the model as text: a string as it is, anything else as JSON. An error from
@@ -152,9 +154,7 @@ func schemaFor(t reflect.Type) (*jsonschema.Schema, error) {
 
 // refine walks a type beside its schema.
 func refine(t reflect.Type, s *jsonschema.Schema) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t = deref(t)
 	if s == nil {
 		return nil
 	}
@@ -180,12 +180,8 @@ func refineStruct(t reflect.Type, s *jsonschema.Schema) error {
 			s.Required = removeString(s.Required, name)
 		}
 		if tag, ok := f.Tag.Lookup("enum"); ok {
-			target := prop
-			if k := f.Type.Kind(); (k == reflect.Slice || k == reflect.Array) && prop.Items != nil {
-				target = prop.Items // the allowed values of each element
-			}
-			for _, v := range strings.Split(tag, ",") {
-				target.Enum = append(target.Enum, v)
+			if err := addEnum(f, prop, tag); err != nil {
+				return err
 			}
 		}
 		if err := refine(f.Type, prop); err != nil {
@@ -193,6 +189,32 @@ func refineStruct(t reflect.Type, s *jsonschema.Schema) error {
 		}
 	}
 	return nil
+}
+
+// addEnum lists a string field's allowed values (each element's, for a slice). A nullable field
+// (a pointer) also allows null, which its type admits and a model sends for "not given".
+func addEnum(f reflect.StructField, prop *jsonschema.Schema, tag string) error {
+	t, target := f.Type, prop
+	if k := deref(t).Kind(); (k == reflect.Slice || k == reflect.Array) && prop.Items != nil {
+		t, target = deref(t).Elem(), prop.Items
+	}
+	if deref(t).Kind() != reflect.String {
+		return fmt.Errorf("field %s: an enum tag needs a string field, not %s", f.Name, t)
+	}
+	for _, v := range strings.Split(tag, ",") {
+		target.Enum = append(target.Enum, v)
+	}
+	if slices.Contains(target.Types, "null") || target.Type == "null" {
+		target.Enum = append(target.Enum, nil)
+	}
+	return nil
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
 }
 
 // jsonName is the property name encoding/json gives a struct field; ok is false for fields it

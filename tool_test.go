@@ -170,3 +170,43 @@ func FuzzFuncToolCall(f *testing.F) {
 		}
 	})
 }
+
+// TestNewToolEnums: an optional (pointer) enum field accepts null, which its schema's type allows
+// and models send for "not given"; an enum tag on a field that is not a string is refused, since
+// its string values could never match and the tool could never be called.
+func TestNewToolEnums(t *testing.T) {
+	type args struct {
+		Unit  *string  `json:"unit" enum:"celsius,fahrenheit"`
+		Units []string `json:"units,omitempty" enum:"celsius,fahrenheit"`
+	}
+	tool, err := infergate.NewTool("enums", "", func(_ context.Context, in args) (string, error) {
+		if in.Unit == nil {
+			return "no unit", nil
+		}
+		return *in.Unit, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, want := range map[string]string{
+		`{"unit":null}`:                          "no unit",
+		`{}`:                                     "no unit",
+		`{"unit":"celsius","units":["celsius"]}`: "celsius",
+	} {
+		if got, err := tool.Call(context.Background(), args); err != nil || got != want {
+			t.Errorf("Call(%s) = %q, %v; want %q", args, got, err, want)
+		}
+	}
+	for _, args := range []string{`{"unit":"kelvin"}`, `{"units":["kelvin"]}`, `{"units":[null]}`} {
+		if _, err := tool.Call(context.Background(), args); err == nil {
+			t.Errorf("Call(%s) ran on a value outside the enum", args)
+		}
+	}
+	if _, err := infergate.NewTool("count", "", func(context.Context, struct {
+		N int `json:"n" enum:"1,2"`
+	}) (string, error) {
+		return "", nil
+	}); !isValidation(err) {
+		t.Errorf("an enum on an int field: %v, want a ValidationError", err)
+	}
+}
