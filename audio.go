@@ -26,19 +26,19 @@ import (
 // AudioService transcribes audio. Get it as Client.Audio.
 type AudioService struct{ client *Client }
 
-// ResponseFormat selects the shape of a transcription.
-type ResponseFormat string
+// TranscriptionFormat selects the shape of a transcription.
+type TranscriptionFormat string
 
 // The transcription formats the gateway produces.
 const (
-	FormatJSON        ResponseFormat = "json"         // the text only (the default)
-	FormatText        ResponseFormat = "text"         // plain text
-	FormatSRT         ResponseFormat = "srt"          // SubRip subtitles
-	FormatVerboseJSON ResponseFormat = "verbose_json" // text, language, duration, segments and words
-	FormatVTT         ResponseFormat = "vtt"          // WebVTT subtitles
+	TranscriptionJSON        TranscriptionFormat = "json"         // the text only (the default)
+	TranscriptionText        TranscriptionFormat = "text"         // plain text
+	TranscriptionSRT         TranscriptionFormat = "srt"          // SubRip subtitles
+	TranscriptionVerboseJSON TranscriptionFormat = "verbose_json" // text, language, duration, segments and words
+	TranscriptionVTT         TranscriptionFormat = "vtt"          // WebVTT subtitles
 )
 
-// TimestampGranularity asks for timestamps per word or per segment in a FormatVerboseJSON answer.
+// TimestampGranularity asks for timestamps per word or per segment in a TranscriptionVerboseJSON answer.
 type TimestampGranularity string
 
 // The timestamp granularities.
@@ -76,11 +76,11 @@ type TranscriptionRequest struct {
 	Model    string // the transcription model's name or hex id; empty lets the gateway choose
 	Language string // the spoken language as a code such as "en"; empty detects it
 	Prompt   string // text that guides spelling of names and terms
-	// ResponseFormat is the answer's shape; empty means FormatJSON.
-	ResponseFormat ResponseFormat
+	// ResponseFormat is the answer's shape; empty means TranscriptionJSON.
+	ResponseFormat TranscriptionFormat
 	// Temperature is the sampling temperature, 0 to 1; nil leaves it to the model.
 	Temperature *float64
-	// TimestampGranularities asks for word and/or segment timestamps; FormatVerboseJSON only.
+	// TimestampGranularities asks for word and/or segment timestamps; TranscriptionVerboseJSON only.
 	TimestampGranularities []TimestampGranularity
 	// EnableDiarization labels speakers, on models that support it (see TranscriptionSegment.Speaker).
 	EnableDiarization bool
@@ -109,7 +109,7 @@ func (r *TranscriptionRequest) Validate() error {
 		}
 	}
 	switch r.ResponseFormat {
-	case "", FormatJSON, FormatText, FormatSRT, FormatVerboseJSON, FormatVTT:
+	case "", TranscriptionJSON, TranscriptionText, TranscriptionSRT, TranscriptionVerboseJSON, TranscriptionVTT:
 	default:
 		return invalid("ResponseFormat", "%q is not one of json, text, srt, verbose_json, vtt", r.ResponseFormat)
 	}
@@ -121,7 +121,7 @@ func (r *TranscriptionRequest) Validate() error {
 			return invalid("TimestampGranularities", "%q is not word or segment", g)
 		}
 	}
-	if len(r.TimestampGranularities) > 0 && r.ResponseFormat != FormatVerboseJSON {
+	if len(r.TimestampGranularities) > 0 && r.ResponseFormat != TranscriptionVerboseJSON {
 		return invalid("TimestampGranularities", "only apply with ResponseFormat verbose_json")
 	}
 	return nil
@@ -424,7 +424,7 @@ type Transcription struct {
 	Segments []TranscriptionSegment
 	Words    []TranscriptionWord // per-word timings, when word granularity was asked for
 	Usage    *TranscriptionUsage // what the transcription cost, when the gateway says
-	Format   ResponseFormat      // the format the answer was asked in
+	Format   TranscriptionFormat      // the format the answer was asked in
 	Raw      []byte              // the response body exactly as received, e.g. for diarization details
 }
 

@@ -126,7 +126,7 @@ func TestTranscribeSendsForm(t *testing.T) {
 			name: "every field with a file",
 			req: infergate.TranscriptionRequest{
 				File: bytes.NewReader(audio), FileName: "talk.WAV", Model: "whisper-large-v3",
-				Language: "en", Prompt: "Morpheus, infergate", ResponseFormat: infergate.FormatVerboseJSON,
+				Language: "en", Prompt: "Morpheus, infergate", ResponseFormat: infergate.TranscriptionVerboseJSON,
 				Temperature:            infergate.Ptr(0.0),
 				TimestampGranularities: []infergate.TimestampGranularity{infergate.GranularityWord, infergate.GranularitySegment},
 				EnableDiarization:      true, OutputContent: "transcript", SessionID: "0xsession",
@@ -207,7 +207,7 @@ func TestTranscribeValidation(t *testing.T) {
 		{"temperature above 1", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", Temperature: infergate.Ptr(1.5)}, "Temperature"},
 		{"granularities without verbose_json", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x",
 			TimestampGranularities: []infergate.TimestampGranularity{infergate.GranularityWord}}, "TimestampGranularities"},
-		{"unknown granularity", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", ResponseFormat: infergate.FormatVerboseJSON,
+		{"unknown granularity", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", ResponseFormat: infergate.TranscriptionVerboseJSON,
 			TimestampGranularities: []infergate.TimestampGranularity{"sentence"}}, "TimestampGranularities"},
 	}
 	for _, tt := range tests {

@@ -66,7 +66,7 @@ func ExampleAudioService_Transcribe_subtitles() {
 	t, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
 		File:           strings.NewReader("...audio bytes..."),
 		FileName:       "clip.wav",
-		ResponseFormat: infergate.FormatSRT,
+		ResponseFormat: infergate.TranscriptionSRT,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -90,7 +90,7 @@ func ExampleAudioService_Transcribe_diarization() {
 
 	t, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
 		S3PresignedURL:         "https://bucket.example/interview.m4a?X-Amz-Signature=...",
-		ResponseFormat:         infergate.FormatVerboseJSON,
+		ResponseFormat:         infergate.TranscriptionVerboseJSON,
 		TimestampGranularities: []infergate.TimestampGranularity{infergate.GranularitySegment},
 		EnableDiarization:      true,
 	})

@@ -158,7 +158,7 @@ func ExampleHistoryService_Get() {
 	client := newHistoryExampleClient(srv.URL)
 	ctx := context.Background()
 
-	if _, err := client.History.AddMessage(ctx, "chat-1", infergate.NewMessage{Role: infergate.RoleUser, Content: "Where to?"}); err != nil {
+	if _, err := client.History.AddMessage(ctx, "chat-1", infergate.AddMessageRequest{Role: infergate.RoleUser, Content: "Where to?"}); err != nil {
 		log.Fatal(err)
 	}
 	chat, err := client.History.Get(ctx, "chat-1")
@@ -224,7 +224,7 @@ func ExampleHistoryService_AddMessage() {
 	client := newHistoryExampleClient(srv.URL)
 
 	m, err := client.History.AddMessage(context.Background(), "chat-1",
-		infergate.NewMessage{Role: infergate.RoleAssistant, Content: "Lisbon.", Tokens: infergate.Ptr(2)})
+		infergate.AddMessageRequest{Role: infergate.RoleAssistant, Content: "Lisbon.", Tokens: infergate.Ptr(2)})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func ExampleHistoryService_Messages() {
 	defer srv.Close()
 	client := newHistoryExampleClient(srv.URL)
 	ctx := context.Background()
-	for _, m := range []infergate.NewMessage{
+	for _, m := range []infergate.AddMessageRequest{
 		{Role: infergate.RoleUser, Content: "Where to?"},
 		{Role: infergate.RoleAssistant, Content: "Lisbon."},
 	} {

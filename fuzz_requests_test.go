@@ -53,9 +53,9 @@ func FuzzRequests(f *testing.F) {
 			Temperature: &number, TopP: &number, N: &count, MaxTokens: &count, Stop: strings.Fields(text),
 			Tools: []Tool{FunctionTool(name, text, map[string]any{"type": "object"})}, ToolChoice: ToolChoiceFunction(text)}
 		audio := TranscriptionRequest{File: strings.NewReader(text), FileName: name, Temperature: &number,
-			ResponseFormat: ResponseFormat(text), Language: text,
+			ResponseFormat: TranscriptionFormat(text), Language: text,
 			TimestampGranularities: []TimestampGranularity{TimestampGranularity(name)}}
-		msg := NewMessage{Role: Role(name), Content: text, Tokens: &count}
+		msg := AddMessageRequest{Role: Role(name), Content: text, Tokens: &count}
 		calls := map[string]func() error{
 			"Chat.Create": func() error { _, err := client.Chat.Create(ctx, chat, header); return err },
 			"Audio.Transcribe": func() error {

@@ -25,8 +25,8 @@ const MaxChatTitle = 200
 // historyPageSize is how many chats or messages one List or Messages request fetches.
 const historyPageSize = 50
 
-// Chat is a stored conversation.
-type Chat struct {
+// StoredChat is a stored conversation.
+type StoredChat struct {
 	ID        string
 	Title     string
 	CreatedAt time.Time
@@ -47,8 +47,8 @@ type StoredMessage struct {
 	Tokens    int // tokens the message took, when recorded; 0 otherwise
 }
 
-// NewMessage is a message to add to a chat's history.
-type NewMessage struct {
+// AddMessageRequest is a message to add to a chat's history.
+type AddMessageRequest struct {
 	Role    Role   `json:"role"`             // RoleUser or RoleAssistant
 	Content string `json:"content"`          // the message text
 	Tokens  *int   `json:"tokens,omitempty"` // tokens the message took, if known (set with Ptr)
@@ -57,7 +57,7 @@ type NewMessage struct {
 // Create starts a new, empty chat.
 //
 // POST /api/v1/chat-history/chats
-func (s *HistoryService) Create(ctx context.Context, title string, opts ...Option) (*Chat, error) {
+func (s *HistoryService) Create(ctx context.Context, title string, opts ...Option) (*StoredChat, error) {
 	if err := validateTitle(title); err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (s *HistoryService) Create(ctx context.Context, title string, opts ...Optio
 // Get returns a chat with its messages.
 //
 // GET /api/v1/chat-history/chats/{chat_id}
-func (s *HistoryService) Get(ctx context.Context, chatID string, opts ...Option) (*Chat, error) {
+func (s *HistoryService) Get(ctx context.Context, chatID string, opts ...Option) (*StoredChat, error) {
 	path, err := chatPath(chatID)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (s *HistoryService) Get(ctx context.Context, chatID string, opts ...Option)
 // The gateway refreshes the chat's UpdatedAt.
 //
 // PUT /api/v1/chat-history/chats/{chat_id}
-func (s *HistoryService) Rename(ctx context.Context, chatID, title string, opts ...Option) (*Chat, error) {
+func (s *HistoryService) Rename(ctx context.Context, chatID, title string, opts ...Option) (*StoredChat, error) {
 	path, err := chatPath(chatID)
 	if err != nil {
 		return nil, err
@@ -94,8 +94,8 @@ type chatTitle struct {
 	Title string `json:"title"`
 }
 
-func (s *HistoryService) chat(ctx context.Context, method, path string, in any, opts []Option) (*Chat, error) {
-	var out Chat
+func (s *HistoryService) chat(ctx context.Context, method, path string, in any, opts []Option) (*StoredChat, error) {
+	var out StoredChat
 	ar := apiRequest{method: method, path: path, auth: authHistory}
 	if err := s.client.doJSON(ctx, ar, in, &out, opts); err != nil {
 		return nil, err
@@ -118,8 +118,8 @@ func (s *HistoryService) chat(ctx context.Context, method, path string, in any, 
 // *PaginationError.
 //
 // GET /api/v1/chat-history/chats
-func (s *HistoryService) List(ctx context.Context, opts ...Option) iter.Seq2[Chat, error] {
-	return paginate(historyPager(ctx, s.client, "/chat-history/chats", "chats", func(c Chat) string { return c.ID }, opts))
+func (s *HistoryService) List(ctx context.Context, opts ...Option) iter.Seq2[StoredChat, error] {
+	return paginate(historyPager(ctx, s.client, "/chat-history/chats", "chats", func(c StoredChat) string { return c.ID }, opts))
 }
 
 // Archive hides a chat from the list but keeps it on the gateway.
@@ -149,7 +149,7 @@ func (s *HistoryService) remove(ctx context.Context, chatID string, archiveOnly 
 // AddMessage appends a message to a chat's history and returns it as stored.
 //
 // POST /api/v1/chat-history/chats/{chat_id}/messages
-func (s *HistoryService) AddMessage(ctx context.Context, chatID string, msg NewMessage, opts ...Option) (*StoredMessage, error) {
+func (s *HistoryService) AddMessage(ctx context.Context, chatID string, msg AddMessageRequest, opts ...Option) (*StoredMessage, error) {
 	path, err := chatPath(chatID)
 	if err != nil {
 		return nil, err
@@ -183,7 +183,7 @@ func (s *HistoryService) Messages(ctx context.Context, chatID string, opts ...Op
 
 // historyPager lists a chat-history route page by page. Items are told apart by id, or by their
 // whole content when the server sends none, so that none is yielded twice.
-func historyPager[T Chat | StoredMessage](ctx context.Context, c *Client, path, field string, id func(T) string, opts []Option) pager[T] {
+func historyPager[T StoredChat | StoredMessage](ctx context.Context, c *Client, path, field string, id func(T) string, opts []Option) pager[T] {
 	return pager[T]{
 		path: path, pageSize: historyPageSize,
 		key: func(item T) string {
@@ -234,12 +234,12 @@ type wireChat struct {
 
 // UnmarshalJSON reads a chat, taking timestamps with or without a UTC offset (those without are UTC)
 // and a null message_count as 0.
-func (c *Chat) UnmarshalJSON(b []byte) error {
+func (c *StoredChat) UnmarshalJSON(b []byte) error {
 	var w wireChat
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*c = Chat{ID: w.ID, Title: w.Title, CreatedAt: time.Time(w.CreatedAt), UpdatedAt: time.Time(w.UpdatedAt),
+	*c = StoredChat{ID: w.ID, Title: w.Title, CreatedAt: time.Time(w.CreatedAt), UpdatedAt: time.Time(w.UpdatedAt),
 		Messages: w.Messages}
 	if w.MessageCount != nil {
 		c.MessageCount = *w.MessageCount
@@ -248,7 +248,7 @@ func (c *Chat) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes the chat in the gateway's shape, with RFC 3339 timestamps.
-func (c Chat) MarshalJSON() ([]byte, error) {
+func (c StoredChat) MarshalJSON() ([]byte, error) {
 	return json.Marshal(wireChat{ID: c.ID, Title: c.Title, CreatedAt: timestamp(c.CreatedAt),
 		UpdatedAt: timestamp(c.UpdatedAt), MessageCount: &c.MessageCount, Messages: c.Messages})
 }

@@ -18,7 +18,7 @@ const chatID = "3f2b8c1e-8d4a-4c55-9a41-5b0f7f0e9c11"
 const storedChat = `{"id":"` + chatID + `","title":"Trip plans","created_at":"2025-10-15T12:34:56.789012",
 	"updated_at":"2025-10-16T08:00:00Z","message_count":2}`
 
-var storedChatWant = &Chat{ID: chatID, Title: "Trip plans",
+var storedChatWant = &StoredChat{ID: chatID, Title: "Trip plans",
 	CreatedAt:    time.Date(2025, 10, 15, 12, 34, 56, 789012000, time.UTC),
 	UpdatedAt:    time.Date(2025, 10, 16, 8, 0, 0, 0, time.UTC),
 	MessageCount: 2}
@@ -36,57 +36,57 @@ func TestHistoryChatMethods(t *testing.T) {
 	chatRoute := "/chat-history/chats/" + chatID
 	tests := []struct {
 		name        string
-		call        func(context.Context, *HistoryService) (*Chat, error)
+		call        func(context.Context, *HistoryService) (*StoredChat, error)
 		method      string
 		route       string // as registered and as sent, escaped
 		status      int
 		answer      string
 		wantBody    string
-		want        *Chat
+		want        *StoredChat
 		jwt         bool // the client has an access token
 		wantAPIKeys bool // the API key, not the JWT, is sent
 	}{
 		{
 			name: "rename with JWT", method: http.MethodPut, route: chatRoute, status: 200, jwt: true,
-			call: func(ctx context.Context, s *HistoryService) (*Chat, error) {
+			call: func(ctx context.Context, s *HistoryService) (*StoredChat, error) {
 				return s.Rename(ctx, chatID, "Trip plans")
 			},
 			answer: storedChat, wantBody: `{"title":"Trip plans"}`, want: storedChatWant,
 		},
 		{
 			name: "rename falls back to the API key", method: http.MethodPut, route: chatRoute, status: 200, wantAPIKeys: true,
-			call: func(ctx context.Context, s *HistoryService) (*Chat, error) {
+			call: func(ctx context.Context, s *HistoryService) (*StoredChat, error) {
 				return s.Rename(ctx, chatID, "Trip plans")
 			},
 			answer: storedChat, wantBody: `{"title":"Trip plans"}`, want: storedChatWant,
 		},
 		{
 			name: "rename escapes the chat id", method: http.MethodPut, route: "/chat-history/chats/a%2Fb%3Fc%20d", status: 200, jwt: true,
-			call: func(ctx context.Context, s *HistoryService) (*Chat, error) {
+			call: func(ctx context.Context, s *HistoryService) (*StoredChat, error) {
 				return s.Rename(ctx, "a/b?c d", "Ünïcödé title ✓")
 			},
 			answer: storedChat, wantBody: `{"title":"Ünïcödé title ✓"}`, want: storedChatWant,
 		},
 		{
 			name: "create", method: http.MethodPost, route: "/chat-history/chats", status: 201, jwt: true,
-			call: func(ctx context.Context, s *HistoryService) (*Chat, error) {
+			call: func(ctx context.Context, s *HistoryService) (*StoredChat, error) {
 				return s.Create(ctx, "New chat")
 			},
 			answer:   `{"id":"c1","title":"New chat","created_at":"2025-10-15T12:00:00+02:00","updated_at":"2025-10-15 10:00:00","message_count":null}`,
 			wantBody: `{"title":"New chat"}`,
-			want: &Chat{ID: "c1", Title: "New chat", CreatedAt: time.Date(2025, 10, 15, 10, 0, 0, 0, time.UTC),
+			want: &StoredChat{ID: "c1", Title: "New chat", CreatedAt: time.Date(2025, 10, 15, 10, 0, 0, 0, time.UTC),
 				UpdatedAt: time.Date(2025, 10, 15, 10, 0, 0, 0, time.UTC)},
 		},
 		{
 			name: "get with messages", method: http.MethodGet, route: chatRoute, status: 200, jwt: true,
-			call: func(ctx context.Context, s *HistoryService) (*Chat, error) {
+			call: func(ctx context.Context, s *HistoryService) (*StoredChat, error) {
 				return s.Get(ctx, chatID)
 			},
 			answer: `{"id":"` + chatID + `","title":"Trip plans","created_at":"2025-10-15T12:34:56.789012",
 				"updated_at":"2025-10-16T08:00:00Z","message_count":2,"messages":[
 				{"id":"m1","role":"user","content":"Where to?","sequence":1,"created_at":"2025-10-15T12:35:00","tokens":4},
 				{"id":"m2","role":"assistant","content":"Lisbon.","sequence":2,"created_at":"2025-10-15T12:35:02.5Z","tokens":null}]}`,
-			want: &Chat{ID: chatID, Title: "Trip plans", CreatedAt: storedChatWant.CreatedAt, UpdatedAt: storedChatWant.UpdatedAt,
+			want: &StoredChat{ID: chatID, Title: "Trip plans", CreatedAt: storedChatWant.CreatedAt, UpdatedAt: storedChatWant.UpdatedAt,
 				MessageCount: 2, Messages: []StoredMessage{
 					{ID: "m1", Role: RoleUser, Content: "Where to?", Sequence: 1, CreatedAt: time.Date(2025, 10, 15, 12, 35, 0, 0, time.UTC), Tokens: 4},
 					{ID: "m2", Role: RoleAssistant, Content: "Lisbon.", Sequence: 2, CreatedAt: time.Date(2025, 10, 15, 12, 35, 2, 5e8, time.UTC)},
@@ -139,10 +139,10 @@ func TestHistoryRemove(t *testing.T) {
 func TestHistoryAddMessage(t *testing.T) {
 	tests := []struct {
 		name, wantBody string
-		msg            NewMessage
+		msg            AddMessageRequest
 	}{
-		{"user with tokens", `{"role":"user","content":"Hi","tokens":3}`, NewMessage{Role: RoleUser, Content: "Hi", Tokens: Ptr(3)}},
-		{"assistant without tokens", `{"role":"assistant","content":"Hello!"}`, NewMessage{Role: RoleAssistant, Content: "Hello!"}},
+		{"user with tokens", `{"role":"user","content":"Hi","tokens":3}`, AddMessageRequest{Role: RoleUser, Content: "Hi", Tokens: Ptr(3)}},
+		{"assistant without tokens", `{"role":"assistant","content":"Hello!"}`, AddMessageRequest{Role: RoleAssistant, Content: "Hello!"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,7 +202,7 @@ func TestHistoryList(t *testing.T) {
 				m.on(http.MethodGet, route, status, page)
 				want = append(want, historyCall(http.MethodGet, route, catalogJWT, ""))
 			}
-			var got []Chat
+			var got []StoredChat
 			var gotErr error
 			for chat, err := range m.client(WithAccessToken(catalogJWT)).History.List(t.Context()) {
 				if err != nil {
@@ -260,7 +260,7 @@ var historyCalls = map[string]func(context.Context, *Client) error{
 	},
 	"Delete": func(ctx context.Context, c *Client) error { return c.History.Delete(ctx, chatID) },
 	"AddMessage": func(ctx context.Context, c *Client) error {
-		_, err := c.History.AddMessage(ctx, chatID, NewMessage{Role: RoleUser, Content: "x"})
+		_, err := c.History.AddMessage(ctx, chatID, AddMessageRequest{Role: RoleUser, Content: "x"})
 		return err
 	},
 	"List":     func(ctx context.Context, c *Client) error { return firstIterError(c.History.List(ctx)) },
@@ -295,11 +295,11 @@ func TestHistoryValidation(t *testing.T) {
 		{"delete: dot id", "ChatID", func(ctx context.Context, s *HistoryService) error { return s.Delete(ctx, ".") }},
 		{"archive: empty id", "ChatID", func(ctx context.Context, s *HistoryService) error { return s.Archive(ctx, "") }},
 		{"add: system role", "Role", func(ctx context.Context, s *HistoryService) error {
-			_, err := s.AddMessage(ctx, chatID, NewMessage{Role: RoleSystem, Content: "x"})
+			_, err := s.AddMessage(ctx, chatID, AddMessageRequest{Role: RoleSystem, Content: "x"})
 			return err
 		}},
 		{"add: negative tokens", "Tokens", func(ctx context.Context, s *HistoryService) error {
-			_, err := s.AddMessage(ctx, chatID, NewMessage{Role: RoleUser, Content: "x", Tokens: Ptr(-1)})
+			_, err := s.AddMessage(ctx, chatID, AddMessageRequest{Role: RoleUser, Content: "x", Tokens: Ptr(-1)})
 			return err
 		}},
 		{"messages: empty id", "ChatID", func(ctx context.Context, s *HistoryService) error {
@@ -342,7 +342,7 @@ func TestChatJSON(t *testing.T) {
 			`{"id":"c","title":"t","created_at":"2025-10-15T12:34:56+05:30","updated_at":null,"message_count":0}`},
 	}
 	for _, tt := range tests {
-		var c Chat
+		var c StoredChat
 		if err := json.Unmarshal([]byte(tt.in), &c); err != nil {
 			t.Errorf("Unmarshal(%s): %v", tt.in, err)
 			continue
@@ -356,7 +356,7 @@ func TestChatJSON(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{"created_at":"yesterday"}`, `{"created_at":1760000000}`, `{"message_count":"many"}`} {
-		var c Chat
+		var c StoredChat
 		if err := json.Unmarshal([]byte(bad), &c); err == nil {
 			t.Errorf("Unmarshal(%s) succeeded", bad)
 		}
@@ -368,7 +368,7 @@ func BenchmarkDecodeChatPage(b *testing.B) {
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	for b.Loop() {
-		out := listOf[Chat]{field: "chats"}
+		out := listOf[StoredChat]{field: "chats"}
 		if err := json.Unmarshal(page, &out); err != nil {
 			b.Fatal(err)
 		}

@@ -202,7 +202,7 @@ var everyRoute = map[string]func(context.Context, *Client){
 	"History.Archive": func(ctx context.Context, c *Client) { _ = c.History.Archive(ctx, "c1") },
 	"History.Delete":  func(ctx context.Context, c *Client) { _ = c.History.Delete(ctx, "c1") },
 	"History.AddMessage": func(ctx context.Context, c *Client) {
-		_, _ = c.History.AddMessage(ctx, "c1", NewMessage{Role: RoleUser, Content: "x"})
+		_, _ = c.History.AddMessage(ctx, "c1", AddMessageRequest{Role: RoleUser, Content: "x"})
 	},
 	"History.Messages": func(ctx context.Context, c *Client) {
 		for range c.History.Messages(ctx, "c1") {

@@ -14,14 +14,14 @@ import (
 // decodeTranscription shapes a successful answer by the format asked for. JSON formats tolerate a
 // plain-text body (some providers answer text whatever was asked); text formats tolerate a body
 // that is a JSON string (what a server returning a bare string as JSON sends).
-func decodeTranscription(raw []byte, format ResponseFormat) (*Transcription, error) {
+func decodeTranscription(raw []byte, format TranscriptionFormat) (*Transcription, error) {
 	if format == "" {
-		format = FormatJSON
+		format = TranscriptionJSON
 	}
 	t := &Transcription{Format: format, Raw: raw}
 	trimmed := bytes.TrimSpace(raw)
 	switch {
-	case (format == FormatJSON || format == FormatVerboseJSON) && bytes.HasPrefix(trimmed, []byte("{")):
+	case (format == TranscriptionJSON || format == TranscriptionVerboseJSON) && bytes.HasPrefix(trimmed, []byte("{")):
 		var w wireTranscription
 		if err := json.Unmarshal(trimmed, &w); err != nil {
 			return nil, err
@@ -30,9 +30,9 @@ func decodeTranscription(raw []byte, format ResponseFormat) (*Transcription, err
 	default:
 		t.Text = plainText(raw, trimmed)
 		switch format {
-		case FormatSRT:
+		case TranscriptionSRT:
 			t.Segments = segmentsFromCues(subtitle.ParseSRT(t.Text))
-		case FormatVTT:
+		case TranscriptionVTT:
 			t.Segments = segmentsFromCues(subtitle.ParseVTT(t.Text))
 		}
 	}

@@ -20,7 +20,7 @@ const verboseBody = `{"task":"transcribe","language":"english","duration":8.47,"
 func TestTranscriptionFormats(t *testing.T) {
 	tests := []struct {
 		name   string
-		format infergate.ResponseFormat
+		format infergate.TranscriptionFormat
 		body   string
 		want   infergate.Transcription // Raw and Format are checked separately
 	}{
@@ -31,20 +31,20 @@ func TestTranscriptionFormats(t *testing.T) {
 		},
 		{
 			name:   "json with usage",
-			format: infergate.FormatJSON,
+			format: infergate.TranscriptionJSON,
 			body:   `{"text":"Hi","usage":{"type":"tokens","input_tokens":14,"output_tokens":45,"total_tokens":59}}`,
 			want: infergate.Transcription{Text: "Hi",
 				Usage: &infergate.TranscriptionUsage{Type: "tokens", InputTokens: 14, OutputTokens: 45, TotalTokens: 59}},
 		},
 		{
 			name:   "json answered as plain text",
-			format: infergate.FormatJSON,
+			format: infergate.TranscriptionJSON,
 			body:   "Hello world.\n",
 			want:   infergate.Transcription{Text: "Hello world.\n"},
 		},
 		{
 			name:   "verbose_json",
-			format: infergate.FormatVerboseJSON,
+			format: infergate.TranscriptionVerboseJSON,
 			body:   verboseBody,
 			want: infergate.Transcription{
 				Text: "Hello there. General Kenobi.", Language: "english", Duration: 8.47, Task: "transcribe",
@@ -59,14 +59,14 @@ func TestTranscriptionFormats(t *testing.T) {
 		},
 		{
 			name:   "verbose_json with numbers as strings and nulls",
-			format: infergate.FormatVerboseJSON,
+			format: infergate.TranscriptionVerboseJSON,
 			body:   `{"text":"x","duration":"2.5","segments":[{"id":"3","start":"0.5","end":1,"text":"x","avg_logprob":null,"seek":"n/a"}]}`,
 			want: infergate.Transcription{Text: "x", Duration: 2.5,
 				Segments: []infergate.TranscriptionSegment{{ID: 3, Start: 0.5, End: 1, Text: "x"}}},
 		},
 		{
 			name:   "diarization labels",
-			format: infergate.FormatVerboseJSON,
+			format: infergate.TranscriptionVerboseJSON,
 			body: `{"text":"a b c d","segments":[{"id":0,"start":0,"end":1,"text":"a","speaker":"SPEAKER_01"},
 {"id":1,"start":1,"end":2,"text":"b","speaker_label":"B"},{"id":2,"start":2,"end":3,"text":"[SPEAKER_02]: c"},
 {"id":3,"start":3,"end":4,"text":"d","speaker":2},{"id":4,"start":4,"end":5,"text":"e","speaker":{"id":7}}],
@@ -83,19 +83,19 @@ func TestTranscriptionFormats(t *testing.T) {
 		},
 		{
 			name:   "text",
-			format: infergate.FormatText,
+			format: infergate.TranscriptionText,
 			body:   "Hello world.\n",
 			want:   infergate.Transcription{Text: "Hello world.\n"},
 		},
 		{
 			name:   "text sent as a JSON string",
-			format: infergate.FormatText,
+			format: infergate.TranscriptionText,
 			body:   `"Hello \"world\"."`,
 			want:   infergate.Transcription{Text: `Hello "world".`},
 		},
 		{
 			name:   "srt",
-			format: infergate.FormatSRT,
+			format: infergate.TranscriptionSRT,
 			body:   "1\n00:00:00,000 --> 00:00:02,000\nSPEAKER_00: Hello\n\n2\n00:00:02,000 --> 00:00:03,500\nWorld\n\n",
 			want: infergate.Transcription{
 				Text: "1\n00:00:00,000 --> 00:00:02,000\nSPEAKER_00: Hello\n\n2\n00:00:02,000 --> 00:00:03,500\nWorld\n\n",
@@ -107,7 +107,7 @@ func TestTranscriptionFormats(t *testing.T) {
 		},
 		{
 			name:   "vtt",
-			format: infergate.FormatVTT,
+			format: infergate.TranscriptionVTT,
 			body:   "WEBVTT\r\n\r\nNOTE made by a test\r\n\r\n00:00.000 --> 00:02.000 align:start\r\n<v Ana>Hello</v>\r\n",
 			want: infergate.Transcription{
 				Text:     "WEBVTT\r\n\r\nNOTE made by a test\r\n\r\n00:00.000 --> 00:02.000 align:start\r\n<v Ana>Hello</v>\r\n",
@@ -128,7 +128,7 @@ func TestTranscriptionFormats(t *testing.T) {
 			}
 			wantFormat := tt.format
 			if wantFormat == "" {
-				wantFormat = infergate.FormatJSON
+				wantFormat = infergate.TranscriptionJSON
 			}
 			if got.Format != wantFormat || string(got.Raw) != tt.body {
 				t.Errorf("Format %q, Raw %q; want %q and the exact body", got.Format, got.Raw, wantFormat)

@@ -55,7 +55,7 @@ func run(ctx context.Context, out io.Writer, client *infergate.Client, args ...s
 	}
 	// The file is streamed from disk, not loaded; the gateway picks a transcription model.
 	t, err := client.Audio.TranscribeFile(ctx, audio, infergate.TranscriptionRequest{
-		ResponseFormat: infergate.FormatSRT,
+		ResponseFormat: infergate.TranscriptionSRT,
 	})
 	if err != nil {
 		return err
