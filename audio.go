@@ -424,7 +424,7 @@ type Transcription struct {
 	Segments []TranscriptionSegment
 	Words    []TranscriptionWord // per-word timings, when word granularity was asked for
 	Usage    *TranscriptionUsage // what the transcription cost, when the gateway says
-	Format   TranscriptionFormat      // the format the answer was asked in
+	Format   TranscriptionFormat // the format the answer was asked in
 	Raw      []byte              // the response body exactly as received, e.g. for diarization details
 }
 
