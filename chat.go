@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"reflect"
 	"regexp"
 )
 
@@ -32,6 +33,11 @@ type ChatRequest struct {
 	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
 	// or, failing that, the session tied to the API key.
 	SessionID string `json:"session_id,omitempty"`
+	// Extra holds fields this type does not model, merged into the request's top-level JSON:
+	// "response_format", "seed", "user", "parallel_tool_calls", "reasoning_effort", "logprobs",
+	// provider knobs such as "top_k". A key that names a field of ChatRequest (or "stream") is a
+	// *ValidationError: set the field instead.
+	Extra map[string]any `json:"-"`
 }
 
 // wireChatRequest adds what the service methods decide rather than the caller.
@@ -130,8 +136,18 @@ const (
 
 // Tool is a function the model may call.
 type Tool struct {
-	Type     string             `json:"type"` // always "function"
+	Type     string             `json:"type"` // "function"; empty is sent as "function"
 	Function FunctionDefinition `json:"function"`
+}
+
+type plainTool Tool
+
+// MarshalJSON sends an empty Type as "function", the only type the API has.
+func (t Tool) MarshalJSON() ([]byte, error) {
+	if t.Type == "" {
+		t.Type = "function"
+	}
+	return json.Marshal(plainTool(t))
 }
 
 // FunctionDefinition describes a callable function to the model.
@@ -243,7 +259,7 @@ func (c *Client) encodeChat(req *ChatRequest, stream bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("infergate: encoding chat request: %w", err)
 	}
-	return body, nil
+	return mergeExtra(body, req.Extra)
 }
 
 var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -287,6 +303,9 @@ func (r *ChatRequest) Validate() error {
 			return err
 		}
 	}
+	if err := checkExtra(r.Extra, reflect.TypeFor[wireChatRequest]()); err != nil {
+		return err
+	}
 	return r.validateToolChoice()
 }
 
@@ -314,8 +333,8 @@ func (r *ChatRequest) validateToolChoice() error {
 }
 
 func (t Tool) validate(field string) error {
-	if t.Type != "function" {
-		return invalid(field+".Type", `must be "function", got %q`, t.Type)
+	if t.Type != "function" && t.Type != "" {
+		return invalid(field+".Type", `must be "function" (or empty), got %q`, t.Type)
 	}
 	if !functionName.MatchString(t.Function.Name) {
 		return invalid(field+".Function.Name", "%q must be 1 to 64 letters, digits, '_' or '-'", t.Function.Name)

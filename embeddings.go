@@ -11,6 +11,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"reflect"
 	"strings"
 )
 
@@ -54,6 +55,9 @@ type EmbeddingRequest struct {
 	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
 	// or, failing that, the session tied to the API key.
 	SessionID string
+	// Extra holds fields this type does not model, merged into the request's top-level JSON; a key
+	// the request already sends is a *ValidationError.
+	Extra map[string]any
 }
 
 // Validate reports the first rule the request breaks, as a *ValidationError. Create calls it
@@ -78,7 +82,7 @@ func (r *EmbeddingRequest) Validate() error {
 	if r.Dimensions != nil && *r.Dimensions < 1 {
 		return invalid("Dimensions", "must be at least 1, got %d", *r.Dimensions)
 	}
-	return nil
+	return checkExtra(r.Extra, reflect.TypeFor[wireEmbeddingRequest]())
 }
 
 type wireEmbeddingRequest struct {
@@ -131,9 +135,16 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 	if wire.EncodingFormat == "" {
 		wire.EncodingFormat = EmbeddingBase64
 	}
+	body, err := json.Marshal(wire)
+	if err == nil {
+		body, err = mergeExtra(body, req.Extra)
+	}
+	if err != nil {
+		return nil, err
+	}
 	out := embeddingAnswer{inputs: len(req.Input)}
-	ar := apiRequest{method: http.MethodPost, path: "/embeddings"}
-	if err := c.doJSON(ctx, ar, wire, &out, nil); err != nil {
+	ar := apiRequest{method: http.MethodPost, path: "/embeddings", body: body, contentType: "application/json"}
+	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
 		return nil, err
 	}
 	return &out.EmbeddingResponse, nil

@@ -48,6 +48,7 @@ type APIError struct {
 	Message    string        // the human-readable message
 	RequestID  string        // X-Request-Id of the response: quote it when reporting a problem
 	RetryAfter time.Duration // how long the server asked to wait before retrying, if it said
+	RateLimits RateLimits    // the limits the response announced, e.g. on a 429
 	Header     http.Header   // the response headers
 	Body       []byte        // the raw response body
 }
@@ -104,6 +105,7 @@ func (c *config) newAPIError(status int, header http.Header, body []byte) *APIEr
 	body = c.redact(body)
 	e := &APIError{StatusCode: status, Header: h, Body: body, RequestID: h.Get("X-Request-Id")}
 	e.RetryAfter, _ = transport.RetryAfter(h)
+	e.RateLimits = parseRateLimits(h, time.Now())
 	if f, ok := decodeEnvelope(body); ok {
 		e.Type, e.Code, e.Param, e.Message = f.Type, f.Code, f.Param, f.Message
 	} else {

@@ -248,11 +248,11 @@ func detectImage(data []byte) (string, error) {
 	return "", invalid("image", "type %s is not supported; use JPEG, PNG, GIF or WebP", http.DetectContentType(data))
 }
 
+// validate refuses only what cannot be sent: any role is passed through (providers accept roles
+// such as "developer" that this SDK does not name), but a message needs one.
 func (m *Message) validate(field string) error {
-	switch m.Role {
-	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
-	default:
-		return invalid(field+".Role", "unknown role %q", m.Role)
+	if m.Role == "" {
+		return invalid(field+".Role", "a message needs a role")
 	}
 	if m.Role == RoleTool && m.ToolCallID == "" {
 		return invalid(field+".ToolCallID", "a tool result must name the call it answers")
@@ -284,7 +284,8 @@ func (p ContentPart) validate(field string) error {
 	return invalid(field+".Type", `must be "text" or "image_url", got %q`, p.Type)
 }
 
-// validateImageURL accepts an https URL, or a data URI whose declared type matches its bytes.
+// validateImageURL accepts an http or https URL (the provider fetches it), or a data URI whose
+// declared type matches its bytes.
 func validateImageURL(field, raw string) error {
 	if rest, ok := strings.CutPrefix(raw, "data:"); ok {
 		declared, payload, ok := strings.Cut(rest, ";base64,")
@@ -306,8 +307,8 @@ func validateImageURL(field, raw string) error {
 		return nil
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
-		return invalid(field, "must be an https URL or a data URI, got %.60q", raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return invalid(field, "must be an http(s) URL or a data URI, got %.60q", displayURL(raw))
 	}
 	return nil
 }

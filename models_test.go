@@ -335,3 +335,33 @@ func BenchmarkModelsList(b *testing.B) {
 		}
 	}
 }
+
+// TestCatalogCache downloads the catalogue once for Models.Get and Bids.Rated within the TTL, always
+// for Models.List (which refreshes the cached copy), and every time with a TTL of zero.
+func TestCatalogCache(t *testing.T) {
+	m := newCatalogMock(t)
+	m.on(http.MethodGet, "/chat/models", 200, deployedCatalogue)
+	m.on(http.MethodGet, "/models/ratedbids?model_id="+llamaHex, 200, `[]`)
+	c := m.client()
+	ctx := context.Background()
+	for range 2 {
+		if _, err := c.Models.Get(ctx, "llama-3.3-70b"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Bids.Rated(ctx, "llama-3.3-70b"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.expect(modelsGet("/chat/models"), get("/models/ratedbids?model_id="+llamaHex), get("/models/ratedbids?model_id="+llamaHex))
+	m.calls = nil
+	if _, err := c.Models.List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Models.Get(ctx, "llama-3.3-70b", WithCatalogTTL(0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Models.Get(ctx, "llama-3.3-70b"); err != nil {
+		t.Fatal(err)
+	}
+	m.expect(modelsGet("/chat/models"), modelsGet("/chat/models"))
+}

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 )
@@ -45,6 +46,9 @@ type SpeechRequest struct {
 	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
 	// or, failing that, the session tied to the API key.
 	SessionID string
+	// Extra holds fields this type does not model (a provider's "lang_code", say), merged into the
+	// request's top-level JSON; a key the request already sends is a *ValidationError.
+	Extra map[string]any
 }
 
 // Validate reports the first rule the request breaks, as a *ValidationError. Speech calls it
@@ -61,7 +65,7 @@ func (r *SpeechRequest) Validate() error {
 	if v := r.Speed; v != nil && !(*v >= 0.25 && *v <= 4) {
 		return invalid("Speed", "%v is outside 0.25 to 4.0", *v)
 	}
-	return nil
+	return checkExtra(r.Extra, reflect.TypeFor[wireSpeechRequest]())
 }
 
 // The voice and format are always sent, so that the audio's format is known whatever the gateway's
@@ -78,8 +82,8 @@ type wireSpeechRequest struct {
 // Speech turns text into spoken audio and returns the audio as it arrives: the body is streamed,
 // never held in memory, so it can be played or saved while the rest is still being generated. The
 // caller must Close it. Reading it fails if the connection breaks before the audio is complete;
-// ctx bounds the whole read (WithTimeout does not: audio is a stream). Errors before the audio starts are *APIError, including
-// a JSON error body sent with a successful status.
+// ctx bounds the whole read (WithTimeout does not: audio is a stream). Errors before the audio
+// starts are *APIError, including a JSON error body sent with a successful status.
 //
 // POST /api/v1/audio/speech
 func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Option) (io.ReadCloser, error) {
@@ -101,6 +105,9 @@ func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Op
 	body, err := json.Marshal(wire)
 	if err != nil {
 		return nil, fmt.Errorf("infergate: encoding speech request: %w", err)
+	}
+	if body, err = mergeExtra(body, req.Extra); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	ar := apiRequest{method: http.MethodPost, path: "/audio/speech", body: body, contentType: "application/json",
