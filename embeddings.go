@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"slices"
 	"reflect"
+	"slices"
 	"strings"
 )
 

@@ -48,7 +48,7 @@ type APIError struct {
 	Message    string        // the human-readable message
 	RequestID  string        // X-Request-Id of the response: quote it when reporting a problem
 	RetryAfter time.Duration // how long the server asked to wait before retrying, if it said
-	RateLimits RateLimits    // the limits the response announced, e.g. on a 429
+	RateLimits *RateLimits   // the limits the response announced (e.g. on a 429); nil when none
 	Header     http.Header   // the response headers
 	Body       []byte        // the raw response body
 }

@@ -13,7 +13,7 @@ type ResponseInfo struct {
 	StatusCode int
 	Header     http.Header
 	RequestID  string // X-Request-Id: quote it when reporting a problem
-	RateLimits RateLimits
+	RateLimits *RateLimits // nil when the response announced none
 }
 
 // WithResponseInfo fills info with the response's status, headers, request id and rate limits once
@@ -23,7 +23,7 @@ type ResponseInfo struct {
 func WithResponseInfo(info *ResponseInfo) Option { return func(c *config) { c.responseInfo = info } }
 
 // RateLimits are the limits a response announced in its X-RateLimit-* headers. A count the server
-// did not send is -1; a reset it did not send is the zero time.
+// did not send is -1 (0 is a real count: nothing left); a reset it did not send is the zero time.
 type RateLimits struct {
 	LimitRequests, RemainingRequests int64
 	LimitTokens, RemainingTokens     int64
@@ -32,9 +32,20 @@ type RateLimits struct {
 	ResetRequests, ResetTokens time.Time
 }
 
-// parseRateLimits reads the X-RateLimit-* headers of a response that arrived at now.
-func parseRateLimits(h http.Header, now time.Time) RateLimits {
-	return RateLimits{
+var rateLimitHeaders = []string{"X-Ratelimit-Limit-Requests", "X-Ratelimit-Remaining-Requests", "X-Ratelimit-Limit-Tokens",
+	"X-Ratelimit-Remaining-Tokens", "X-Ratelimit-Reset-Requests", "X-Ratelimit-Reset-Tokens"}
+
+// parseRateLimits reads the X-RateLimit-* headers of a response that arrived at now; nil when it
+// has none.
+func parseRateLimits(h http.Header, now time.Time) *RateLimits {
+	announced := false
+	for _, name := range rateLimitHeaders {
+		announced = announced || h.Get(name) != ""
+	}
+	if !announced {
+		return nil
+	}
+	return &RateLimits{
 		LimitRequests:     headerInt(h, "X-RateLimit-Limit-Requests"),
 		RemainingRequests: headerInt(h, "X-RateLimit-Remaining-Requests"),
 		LimitTokens:       headerInt(h, "X-RateLimit-Limit-Tokens"),

@@ -126,6 +126,9 @@ func TestResponseInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	rl := info.RateLimits
+	if rl == nil {
+		t.Fatalf("no rate limits in %+v", info)
+	}
 	switch {
 	case info.StatusCode != 200 || info.RequestID != "req-42" || info.Header.Get("X-Request-Id") != "req-42":
 		t.Errorf("info = %+v", info)
@@ -151,7 +154,7 @@ func TestResponseInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	stream.Close()
-	if info.RequestID != "req-stream" || info.RateLimits.LimitRequests != -1 {
+	if info.RequestID != "req-stream" || info.RateLimits != nil {
 		t.Errorf("stream info = %+v", info)
 	}
 }
@@ -165,7 +168,7 @@ func TestRateLimitedErrorCarriesLimits(t *testing.T) {
 	if !errors.As(err, &apiErr) || !errors.Is(err, infergate.ErrRateLimited) {
 		t.Fatalf("err = %v", err)
 	}
-	if apiErr.RateLimits.RemainingTokens != 0 || apiErr.RateLimits.ResetTokens.IsZero() {
+	if rl := apiErr.RateLimits; rl == nil || rl.RemainingTokens != 0 || rl.LimitTokens != -1 || rl.ResetTokens.IsZero() {
 		t.Errorf("rate limits = %+v", apiErr.RateLimits)
 	}
 }
