@@ -12,7 +12,7 @@ import (
 type ResponseInfo struct {
 	StatusCode int
 	Header     http.Header
-	RequestID  string // X-Request-Id: quote it when reporting a problem
+	RequestID  string      // X-Request-Id: quote it when reporting a problem
 	RateLimits *RateLimits // nil when the response announced none
 }
 
