@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -194,7 +193,7 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
 	if err != nil {
-		return nil, timedOut(ctx, fmt.Errorf("infergate: reading transcription: %w", err))
+		return nil, timedOut(ctx, errorf("infergate: reading transcription: %w", err))
 	}
 	if err := c.errorIn200(ar, resp, raw); err != nil {
 		return nil, err
@@ -214,7 +213,7 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 func (s *AudioService) TranscribeFile(ctx context.Context, path string, req TranscriptionRequest, opts ...Option) (*Transcription, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("infergate: opening audio: %w", err)
+		return nil, errorf("infergate: opening audio: %w", err)
 	}
 	defer f.Close()
 	req.File = f
@@ -241,14 +240,14 @@ func (c *Client) newUpload(ctx context.Context, req *TranscriptionRequest) (*upl
 	mw := multipart.NewWriter(&buf)
 	for _, f := range c.formFields(req) {
 		if err := mw.WriteField(f[0], f[1]); err != nil {
-			return nil, fmt.Errorf("infergate: encoding transcription form: %w", err)
+			return nil, errorf("infergate: encoding transcription form: %w", err)
 		}
 	}
 	u := &upload{contentType: mw.FormDataContentType()}
 	if req.File != nil {
 		name := req.uploadName()
 		if _, err := mw.CreatePart(filePartHeader(name)); err != nil {
-			return nil, fmt.Errorf("infergate: encoding transcription form: %w", err)
+			return nil, errorf("infergate: encoding transcription form: %w", err)
 		}
 		if err := u.setFile(req.File); err != nil {
 			return nil, err
@@ -262,7 +261,7 @@ func (c *Client) newUpload(ctx context.Context, req *TranscriptionRequest) (*upl
 	u.prefix = bytes.Clone(buf.Bytes())
 	buf.Reset()
 	if err := mw.Close(); err != nil {
-		return nil, fmt.Errorf("infergate: encoding transcription form: %w", err)
+		return nil, errorf("infergate: encoding transcription form: %w", err)
 	}
 	u.suffix = buf.Bytes()
 	return u, nil
@@ -317,7 +316,7 @@ func (u *upload) setFile(file io.Reader) error {
 	}
 	start, size, known, err := extent(file)
 	if err != nil {
-		return fmt.Errorf("infergate: reading audio file size: %w", err)
+		return errorf("infergate: reading audio file size: %w", err)
 	}
 	if !known {
 		u.once = file
@@ -392,7 +391,7 @@ func (s *sizedReader) Read(p []byte) (int, error) {
 	s.remaining -= int64(n)
 	if err != nil && err != io.EOF {
 		// The file failed, not the network: sending it again would fail the same way.
-		err = transport.Permanent(fmt.Errorf("infergate: reading the audio file: %w", err))
+		err = transport.Permanent(errorf("infergate: reading the audio file: %w", err))
 	}
 	return n, err
 }

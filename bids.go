@@ -3,7 +3,6 @@ package infergate
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -103,7 +102,7 @@ func (c *Client) resolveModel(ctx context.Context, model string) (string, error)
 		return "", err
 	}
 	if m.BlockchainID == "" {
-		return "", fmt.Errorf("infergate: model %q has no blockchain id in the catalogue: %w", model, ErrNotFound)
+		return "", errorf("infergate: model %q has no blockchain id in the catalogue: %w", model, ErrNotFound)
 	}
 	return m.BlockchainID, nil
 }
@@ -157,7 +156,7 @@ func (b *RatedBid) fromMarket(m *marketBid, score jsonNumber) error {
 	if m.PricePerSecond != "" {
 		price, err := FromWei(string(m.PricePerSecond))
 		if err != nil {
-			return fmt.Errorf("infergate: bid %s: PricePerSecond: %w", m.ID, err)
+			return errorf("infergate: bid %s: PricePerSecond: %w", m.ID, err)
 		}
 		b.PricePerSecond = price
 	}

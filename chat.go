@@ -80,6 +80,31 @@ func (c *ChatCompletion) Text() string {
 	return c.Choices[0].Message.Content
 }
 
+// ToolCalls returns the tool calls of the first choice; nil when there are none, or no choice.
+func (c *ChatCompletion) ToolCalls() []ToolCall {
+	if len(c.Choices) == 0 {
+		return nil
+	}
+	return c.Choices[0].Message.ToolCalls
+}
+
+// Reasoning returns the reasoning of the first choice, for thinking models; "" when there is none.
+func (c *ChatCompletion) Reasoning() string {
+	if len(c.Choices) == 0 {
+		return ""
+	}
+	return c.Choices[0].Message.Reasoning
+}
+
+// FinishReason returns why the first choice ended; "" when there is no choice (a stream that failed
+// before any arrived) or it did not say.
+func (c *ChatCompletion) FinishReason() FinishReason {
+	if len(c.Choices) == 0 {
+		return ""
+	}
+	return c.Choices[0].FinishReason
+}
+
 // TokenUsage returns the best token count available: Usage, else the provider's estimate, else the
 // consumer-side estimate.
 func (c *ChatCompletion) TokenUsage() Usage {
@@ -257,7 +282,7 @@ func (c *Client) encodeChat(req *ChatRequest, stream bool) ([]byte, error) {
 	}
 	body, err := json.Marshal(wireChatRequest{ChatRequest: req, Stream: stream})
 	if err != nil {
-		return nil, fmt.Errorf("infergate: encoding chat request: %w", err)
+		return nil, errorf("infergate: encoding chat request: %w", err)
 	}
 	return mergeExtra(body, req.Extra)
 }

@@ -173,7 +173,7 @@ func (c *Client) newRequest(ctx context.Context, ar apiRequest) (*retryablehttp.
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, ar.method, u.String(), ar.body)
 	if err != nil {
-		return nil, fmt.Errorf("infergate: building %s %s: %w", ar.method, ar.path, err)
+		return nil, errorf("infergate: building %s %s: %w", ar.method, ar.path, err)
 	}
 	h := req.Header
 	for k, v := range c.cfg.header {
@@ -236,7 +236,7 @@ func (c *Client) roundTripJSON(ctx context.Context, ar apiRequest, in, out any) 
 	if in != nil {
 		body, err := json.Marshal(in)
 		if err != nil {
-			return fmt.Errorf("infergate: encoding %s request: %w", ar.path, err)
+			return errorf("infergate: encoding %s request: %w", ar.path, err)
 		}
 		ar.body, ar.contentType = body, "application/json"
 	}
@@ -247,7 +247,7 @@ func (c *Client) roundTripJSON(ctx context.Context, ar apiRequest, in, out any) 
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
 	if err != nil {
-		return fmt.Errorf("infergate: reading %s response: %w", ar.path, err)
+		return errorf("infergate: reading %s response: %w", ar.path, err)
 	}
 	return c.decodeBody(ar, resp, body, out)
 }

@@ -2,9 +2,12 @@ package infergate
 
 import (
 	"encoding/json"
+	"errors"
+	"math"
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -210,5 +213,59 @@ func BenchmarkBidCost(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = bid.Cost(3600e9).String()
+	}
+}
+
+func TestDecimalDivRoundFloat(t *testing.T) {
+	for _, tt := range []struct {
+		a, b   string
+		places int
+		want   string
+	}{
+		{"1", "3", 4, "0.3333"},
+		{"2", "3", 4, "0.6667"},
+		{"-2", "3", 2, "-0.67"},
+		{"10", "4", 0, "2"}, // 2.5 to even
+		{"14", "4", 0, "4"}, // 3.5 to even
+		{"0.000125", "0.000125", 3, "1"},
+		{"100", "0.000125", 0, "800000"},
+		{"1", "-8", 3, "-0.125"},
+	} {
+		got, err := mustDecimal(t, tt.a).Div(mustDecimal(t, tt.b), tt.places)
+		if err != nil || got.String() != tt.want {
+			t.Errorf("%s / %s to %d places = %s, %v; want %s", tt.a, tt.b, tt.places, got, err, tt.want)
+		}
+	}
+	if _, err := mustDecimal(t, "1").Div(Decimal{}, 2); !errors.Is(err, ErrDivisionByZero) {
+		t.Errorf("division by zero: %v", err)
+	}
+	if _, err := mustDecimal(t, "1").Div(mustDecimal(t, "3"), -1); err == nil {
+		t.Error("negative places accepted")
+	}
+	for in, want := range map[string]string{"0.125": "0.12", "0.135": "0.14", "-0.125": "-0.12", "1.5": "1.5", "2.675": "2.68"} {
+		if got := mustDecimal(t, in).Round(2); got.String() != want {
+			t.Errorf("Round(%s, 2) = %s, want %s", in, got, want)
+		}
+	}
+	if f := mustDecimal(t, "0.000125").Float64(); f != 0.000125 {
+		t.Errorf("Float64 = %v", f)
+	}
+}
+
+func TestBidLasts(t *testing.T) {
+	bid := RatedBid{PricePerSecond: mustDecimal(t, "0.000125")}
+	for budget, want := range map[string]time.Duration{
+		"1":        8000 * time.Second,
+		"0.000249": time.Second, // floor, never a second the budget does not cover
+		"0":        0,
+		"-5":       0,
+		"1e300":    math.MaxInt64,
+	} {
+		if got := bid.Lasts(mustDecimal(t, budget)); got != want {
+			t.Errorf("Lasts(%s) = %v, want %v", budget, got, want)
+		}
+	}
+	if got := (RatedBid{}).Lasts(mustDecimal(t, "1")); got != math.MaxInt64 {
+		t.Errorf("a free bid lasts %v", got)
 	}
 }

@@ -206,7 +206,7 @@ func (e *Embedding) UnmarshalJSON(b []byte) error {
 	}
 	vector, err := decodeVector(w.Embedding)
 	if err != nil {
-		return fmt.Errorf("infergate: embedding %d: %w", w.Index, err)
+		return errorf("infergate: embedding %d: %w", w.Index, err)
 	}
 	*e = Embedding{Object: w.Object, Index: w.Index, Embedding: vector}
 	return nil

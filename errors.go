@@ -56,7 +56,11 @@ type APIError struct {
 // Error describes the failure in one line. It never contains credentials.
 func (e *APIError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "infergate: %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	if e.StatusCode >= 200 && e.StatusCode < 300 {
+		fmt.Fprintf(&b, "infergate: the server answered %d %s but reported an error", e.StatusCode, http.StatusText(e.StatusCode))
+	} else {
+		fmt.Fprintf(&b, "infergate: %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	}
 	if e.Code != "" {
 		b.WriteString(": " + e.Code)
 	} else if e.Type != "" {
@@ -308,3 +312,22 @@ func bodySnippet(body []byte) string {
 	}
 	return text
 }
+
+// errorf is fmt.Errorf for this package's errors: each wrapped error of the package loses its own
+// "infergate: " prefix in the message, so that a message names the package once, while errors.Is
+// and errors.As still find it.
+func errorf(format string, args ...any) error {
+	for i, a := range args {
+		if err, ok := a.(error); ok && strings.HasPrefix(err.Error(), errPrefix) {
+			args[i] = prefixless{err}
+		}
+	}
+	return fmt.Errorf(format, args...)
+}
+
+const errPrefix = "infergate: "
+
+type prefixless struct{ err error }
+
+func (p prefixless) Error() string { return strings.TrimPrefix(p.err.Error(), errPrefix) }
+func (p prefixless) Unwrap() error { return p.err }

@@ -214,7 +214,7 @@ func ImageBytesPart(data []byte) (ContentPart, error) {
 func ImageFilePart(path string) (ContentPart, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return ContentPart{}, fmt.Errorf("infergate: reading image: %w", err)
+		return ContentPart{}, errorf("infergate: reading image: %w", err)
 	}
 	mime, err := detectImage(data)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -169,7 +168,7 @@ func (c *Client) findModel(ctx context.Context, nameOrID string) (Model, error) 
 			return m, nil
 		}
 	}
-	return Model{}, fmt.Errorf("infergate: model %q is not in the catalogue: %w", nameOrID, ErrNotFound)
+	return Model{}, errorf("infergate: model %q is not in the catalogue: %w", nameOrID, ErrNotFound)
 }
 
 // IsHexID reports whether id is a blockchain hex id ("0x" followed by hex digits) rather than a

@@ -229,3 +229,38 @@ func TestExtraOnEmbeddingsAndSpeech(t *testing.T) {
 		t.Errorf("a modelled key in speech Extra: %v", err)
 	}
 }
+
+func TestAccessorsNeverPanic(t *testing.T) {
+	var empty infergate.ChatCompletion
+	if empty.Text() != "" || empty.ToolCalls() != nil || empty.Reasoning() != "" || empty.FinishReason() != "" {
+		t.Error("accessors of a completion without choices")
+	}
+	full := infergate.ChatCompletion{Choices: []infergate.Choice{{FinishReason: "tool_calls",
+		Message: infergate.Message{Reasoning: "r", ToolCalls: []infergate.ToolCall{{ID: "a"}}}}}}
+	if full.ToolCalls()[0].ID != "a" || full.Reasoning() != "r" || full.FinishReason() != infergate.FinishReasonToolCalls {
+		t.Errorf("accessors of %+v", full)
+	}
+}
+
+func TestErrorMessagesNameThePackageOnce(t *testing.T) {
+	stream := openStream(t, content("a"))
+	for stream.Next() {
+	}
+	client, mock := mockClient(t, infergate.WithMaxRetries(0))
+	captureCalls(mock, http.MethodPost, chatURL, 200, `{"error":{"message":"quota"}}`, nil)
+	_, apiErr := client.Chat.Create(context.Background(), hello())
+	for _, err := range []error{stream.Err(), apiErr} {
+		if err == nil || strings.Count(err.Error(), "infergate:") != 1 {
+			t.Errorf("%q should name the package exactly once", err)
+		}
+	}
+	if !strings.Contains(apiErr.Error(), "answered 200 OK but reported an error: quota") {
+		t.Errorf("an error in a 200 reads %q", apiErr)
+	}
+	if !strings.Contains(stream.Err().Error(), "after 1 chunk ") {
+		t.Errorf("%q should say 1 chunk", stream.Err())
+	}
+	if !strings.HasPrefix(infergate.ErrLineTooLong.Error(), "infergate: ") {
+		t.Errorf("ErrLineTooLong reads %q", infergate.ErrLineTooLong)
+	}
+}

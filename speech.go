@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -104,7 +103,7 @@ func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Op
 	}
 	body, err := json.Marshal(wire)
 	if err != nil {
-		return nil, fmt.Errorf("infergate: encoding speech request: %w", err)
+		return nil, errorf("infergate: encoding speech request: %w", err)
 	}
 	if body, err = mergeExtra(body, req.Extra); err != nil {
 		return nil, err
@@ -153,7 +152,7 @@ func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequ
 	defer audio.Close()
 	n, err := io.Copy(w, audio)
 	if err != nil {
-		return n, fmt.Errorf("infergate: receiving speech: %w", err)
+		return n, errorf("infergate: receiving speech: %w", err)
 	}
 	return n, nil
 }
@@ -170,7 +169,7 @@ func (s *AudioService) SpeechToFile(ctx context.Context, path string, req Speech
 	defer audio.Close()
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("infergate: saving speech: %w", err)
+		return errorf("infergate: saving speech: %w", err)
 	}
 	_, err = io.Copy(f, audio)
 	if closeErr := f.Close(); err == nil {
@@ -178,7 +177,7 @@ func (s *AudioService) SpeechToFile(ctx context.Context, path string, req Speech
 	}
 	if err != nil {
 		_ = os.Remove(path)
-		return fmt.Errorf("infergate: saving speech: %w", err)
+		return errorf("infergate: saving speech: %w", err)
 	}
 	return nil
 }
@@ -188,7 +187,7 @@ func (s *AudioService) SpeechToFile(ctx context.Context, path string, req Speech
 func (c *Client) notAudio(resp *http.Response, body io.Reader) error {
 	raw, err := io.ReadAll(io.LimitReader(body, maxResponseBody))
 	if err != nil {
-		return fmt.Errorf("infergate: reading speech response: %w", err)
+		return errorf("infergate: reading speech response: %w", err)
 	}
 	apiErr := c.cfg.newAPIError(resp.StatusCode, resp.Header, raw)
 	if _, ok := decodeEnvelope(raw); !ok {
@@ -208,7 +207,7 @@ type speechBody struct {
 func (b *speechBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if err != nil && !errors.Is(err, io.EOF) {
-		err = fmt.Errorf("infergate: speech stream broke off: %w", err)
+		err = errorf("infergate: speech stream broke off: %w", err)
 	}
 	return n, err
 }

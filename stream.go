@@ -301,12 +301,12 @@ func (s *ChatStream) finish(cause error) {
 		last.ended = true
 		s.err = &last
 	case cause == io.EOF:
-		s.err = fmt.Errorf("infergate: stream ended after %s without a finish_reason or [DONE]: %w", plural(s.chunks, "chunk"), ErrIncompleteStream)
+		s.err = errorf("infergate: stream ended after %s without a finish_reason or [DONE]: %w", plural(s.chunks, "chunk"), ErrIncompleteStream)
 	default:
 		if ctxCause := context.Cause(s.ctx); ctxCause != nil {
 			cause = ctxCause
 		}
-		s.err = fmt.Errorf("infergate: stream broken after %s: %w (%w)", plural(s.chunks, "chunk"), cause, ErrIncompleteStream)
+		s.err = errorf("infergate: stream broken after %s: %w (%w)", plural(s.chunks, "chunk"), cause, ErrIncompleteStream)
 	}
 	s.close(cause)
 }

@@ -46,5 +46,5 @@ func timedOut(ctx context.Context, err error) error {
 	if errors.As(err, &apiErr) || errors.As(err, &decodeErr) || errors.As(err, &bound) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", bound, err)
+	return errorf("infergate: %w: %w", bound, err)
 }

@@ -17,7 +17,7 @@ const DefaultMaxLine = 64 << 20
 
 // ErrLineTooLong is returned when a line, or the joined data lines of one event, exceed the decoder's
 // limit.
-var ErrLineTooLong = errors.New("sse: line exceeds limit")
+var ErrLineTooLong = errors.New("infergate: stream line exceeds the size limit")
 
 // Kind tells what an Event carries.
 type Kind uint8
