@@ -162,12 +162,7 @@ func (f UsageFilter) query() (url.Values, error) {
 // GET /api/v1/billing/usage
 func (s *BillingService) Usage(ctx context.Context, filter UsageFilter, opts ...Option) iter.Seq2[UsageRecord, error] {
 	query, err := filter.query()
-	return pageUsage(func(offset int) (*usagePage, error) {
-		if err != nil {
-			return nil, err
-		}
-		return s.fetchUsage(ctx, "/billing/usage", query, offset, opts)
-	})
+	return s.usage(ctx, "/billing/usage", query, err, opts)
 }
 
 // UsageForMonth returns the billed calls of one calendar month (in UTC), newest first, like Usage.
@@ -182,11 +177,26 @@ func (s *BillingService) UsageForMonth(ctx context.Context, year int, month time
 		err = invalid("Month", "%d is not a month from 1 to 12", int(month))
 	}
 	query := url.Values{"year": {strconv.Itoa(year)}, "month": {strconv.Itoa(int(month))}}
-	return pageUsage(func(offset int) (*usagePage, error) {
-		if err != nil {
-			return nil, err
-		}
-		return s.fetchUsage(ctx, "/billing/usage/month", query, offset, opts)
+	return s.usage(ctx, "/billing/usage/month", query, err, opts)
+}
+
+// usage lists usage records through the SDK's one pagination loop; invalid is the filter's error,
+// reported as the first item.
+func (s *BillingService) usage(ctx context.Context, path string, query url.Values, invalid error, opts []Option) iter.Seq2[UsageRecord, error] {
+	return paginate(pager[UsageRecord]{
+		path: path, pageSize: usagePageSize,
+		key: func(r UsageRecord) string { return itemKey(r.ID, r) },
+		fetch: func(skip, limit int) (page[UsageRecord], error) {
+			if invalid != nil {
+				return page[UsageRecord]{}, invalid
+			}
+			p, err := s.fetchUsage(ctx, path, query, skip, limit, opts)
+			if err != nil {
+				return page[UsageRecord]{}, err
+			}
+			done := !p.HasMore || (p.Total > 0 && skip+len(p.Items) >= p.Total)
+			return page[UsageRecord]{items: p.Items, done: done, more: !done}, nil
+		},
 	})
 }
 
@@ -196,8 +206,8 @@ type usagePage struct {
 	HasMore bool          `json:"has_more"`
 }
 
-func (s *BillingService) fetchUsage(ctx context.Context, path string, filter url.Values, offset int, opts []Option) (*usagePage, error) {
-	q := url.Values{"limit": {strconv.Itoa(usagePageSize)}, "offset": {strconv.Itoa(offset)}}
+func (s *BillingService) fetchUsage(ctx context.Context, path string, filter url.Values, offset, limit int, opts []Option) (*usagePage, error) {
+	q := url.Values{"limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(offset)}}
 	for k, v := range filter {
 		q[k] = v
 	}
@@ -207,37 +217,4 @@ func (s *BillingService) fetchUsage(ctx context.Context, path string, filter url
 		return nil, err
 	}
 	return &page, nil
-}
-
-// pageUsage walks offset pages of usage records. It is self-contained so that it can move onto the
-// pagination loop chat history uses once that one keeps the same two promises: no record is yielded
-// twice (a record pushed onto the next page by newer ones is recognised by its id), and the walk
-// always ends — when the server says there is no more, at an empty page, past the announced total,
-// or at a page with nothing new (a server that ignores offset).
-func pageUsage(fetch func(offset int) (*usagePage, error)) iter.Seq2[UsageRecord, error] {
-	return func(yield func(UsageRecord, error) bool) {
-		seen := map[string]bool{}
-		for offset := 0; ; {
-			page, err := fetch(offset)
-			if err != nil {
-				yield(UsageRecord{}, err)
-				return
-			}
-			fresh := 0
-			for _, rec := range page.Items {
-				if rec.ID != "" && seen[rec.ID] {
-					continue
-				}
-				seen[rec.ID] = true
-				fresh++
-				if !yield(rec, nil) {
-					return
-				}
-			}
-			offset += len(page.Items)
-			if !page.HasMore || fresh == 0 || (page.Total > 0 && offset >= page.Total) {
-				return
-			}
-		}
-	}
 }

@@ -128,6 +128,7 @@ func TestBillingUsagePagination(t *testing.T) {
 		limit     int
 		want      []string
 		wantPages []string
+		wantErr   bool
 	}{
 		{name: "three pages", server: &usageServer{records: all}, want: all, wantPages: []string{"0", "100", "200"}},
 		{name: "exact multiple of the page size", server: &usageServer{records: all[:200]}, want: all[:200], wantPages: []string{"0", "100"}},
@@ -138,8 +139,8 @@ func TestBillingUsagePagination(t *testing.T) {
 					u.records = append(ids(3, fmt.Sprintf("new%d-", offset)), u.records...)
 				}
 			}}, want: all, wantPages: []string{"0", "100", "200"}},
-		{name: "a server that ignores offset ends after one page", server: &usageServer{records: all, ignoreOffset: true},
-			want: all[:100], wantPages: []string{"0", "100"}},
+		{name: "a server that ignores offset ends after one page with a PaginationError", server: &usageServer{records: all, ignoreOffset: true},
+			want: all[:100], wantPages: []string{"0", "100"}, wantErr: true},
 		{name: "has_more forever on empty pages still ends", server: &usageServer{records: all[:5], alwaysMore: true},
 			want: all[:5], wantPages: []string{"0"}},
 		{name: "stopping early fetches no more", server: &usageServer{records: all}, limit: 3, want: all[:3], wantPages: []string{"0"}},
@@ -147,8 +148,9 @@ func TestBillingUsagePagination(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := collectUsage(t, tt.server, tt.limit)
-			if err != nil {
-				t.Fatal(err)
+			var pageErr *PaginationError
+			if tt.wantErr != errors.As(err, &pageErr) || (err != nil && !tt.wantErr) {
+				t.Fatalf("err = %v, want a PaginationError: %v", err, tt.wantErr)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("records (-want +got):\n%s", diff)

@@ -186,13 +186,7 @@ func (s *HistoryService) Messages(ctx context.Context, chatID string, opts ...Op
 func historyPager[T StoredChat | StoredMessage](ctx context.Context, c *Client, path, field string, id func(T) string, opts []Option) pager[T] {
 	return pager[T]{
 		path: path, pageSize: historyPageSize,
-		key: func(item T) string {
-			if k := id(item); k != "" {
-				return "id:" + k
-			}
-			content, _ := json.Marshal(item)
-			return "content:" + string(content)
-		},
+		key: func(item T) string { return itemKey(id(item), item) },
 		fetch: func(skip, limit int) (page[T], error) {
 			out := listOf[T]{field: field}
 			ar := apiRequest{method: http.MethodGet, path: path, auth: authHistory, query: url.Values{

@@ -1,6 +1,7 @@
 package infergate
 
 import (
+	"encoding/json"
 	"fmt"
 	"iter"
 )
@@ -9,7 +10,7 @@ import (
 // server that keeps sending new pages cannot keep a loop going forever.
 const maxListItems = 1_000_000
 
-// PaginationError ends a listing (History.List, History.Messages) that the server cannot bring to an
+// PaginationError ends a listing (History.List, History.Messages, Billing.Usage, Billing.UsageForMonth) that the server cannot bring to an
 // end: a page with nothing that was not already yielded, which a server ignoring the offset sends
 // again and again, or more than a million items. The items yielded before it are all distinct.
 type PaginationError struct {
@@ -23,10 +24,12 @@ func (e *PaginationError) Error() string {
 	return fmt.Sprintf("infergate: listing %s stopped at page %d: %s", e.Path, e.Page, e.Reason)
 }
 
-// page is one answer of a paginated route. done is set when the server said there is no more.
+// page is one answer of a paginated route. done is set when the server said there is no more, and
+// more when it said there is (then a short page does not end the listing: servers cap the limit).
 type page[T any] struct {
 	items []T
 	done  bool
+	more  bool
 }
 
 // pager describes a paginated route to paginate.
@@ -81,10 +84,19 @@ func paginate[T any](p pager[T]) iter.Seq2[T, error] {
 			case len(pg.items) > 0 && fresh == 0:
 				fail(n, "the page repeats items already listed; the server seems to ignore the offset")
 				return
-			case pg.done || len(pg.items) != p.pageSize:
+			case pg.done || len(pg.items) == 0 || (!pg.more && len(pg.items) != p.pageSize):
 				return
 			}
 			skip += len(pg.items)
 		}
 	}
+}
+
+// itemKey identifies a listed item by its id, or by its whole content when the server sent none.
+func itemKey[T any](id string, item T) string {
+	if id != "" {
+		return "id:" + id
+	}
+	content, _ := json.Marshal(item)
+	return "content:" + string(content)
 }
