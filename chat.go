@@ -20,7 +20,7 @@ type ChatRequest struct {
 	// its blockchain hex id. Empty lets the gateway choose.
 	Model string `json:"model,omitempty"`
 	// Messages is the conversation so far; at least one is required.
-	Messages         []Message  `json:"messages"`
+	Messages         []Message  `json:"messages,omitempty"`
 	Temperature      *float64   `json:"temperature,omitempty"`       // 0 to 2; default 1
 	TopP             *float64   `json:"top_p,omitempty"`             // 0 to 1; default 1
 	N                *int       `json:"n,omitempty"`                 // number of completions; default 1
@@ -280,11 +280,43 @@ func (c *Client) encodeChat(req *ChatRequest, stream bool) ([]byte, error) {
 		withSession.SessionID = c.cfg.sessionID
 		req = &withSession
 	}
-	body, err := json.Marshal(wireChatRequest{ChatRequest: req, Stream: stream})
+	// The messages, most of the body, are written directly; encoding/json writes the other fields.
+	rest := *req
+	rest.Messages = nil
+	fields, err := json.Marshal(wireChatRequest{ChatRequest: &rest, Stream: stream})
 	if err != nil {
 		return nil, errorf("infergate: encoding chat request: %w", err)
 	}
+	body := make([]byte, 0, encodedSize(req.Messages)+len(fields))
+	body = append(body, `{"messages":[`...)
+	for i := range req.Messages {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		if body, err = appendMessage(body, &req.Messages[i]); err != nil {
+			return nil, errorf("infergate: encoding chat request: %w", err)
+		}
+	}
+	body = append(body, ']')
+	if len(fields) > 2 {
+		body = append(append(body, ','), fields[1:]...)
+	} else {
+		body = append(body, '}')
+	}
 	return mergeExtra(body, req.Extra)
+}
+
+// encodedSize guesses the encoded size of messages, so that the body is allocated once.
+func encodedSize(msgs []Message) int {
+	n := 16
+	for i := range msgs {
+		m := &msgs[i]
+		n += 64 + len(m.Content) + len(m.Reasoning) + len(m.Name) + len(m.ToolCallID)
+		for _, tc := range m.ToolCalls {
+			n += 64 + len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
+		}
+	}
+	return n + n/16 // room for escapes
 }
 
 var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -295,7 +327,7 @@ func (r *ChatRequest) Validate() error {
 		return invalid("Messages", "at least one message is required")
 	}
 	for i := range r.Messages {
-		if err := r.Messages[i].validate(fmt.Sprintf("Messages[%d]", i)); err != nil {
+		if err := r.Messages[i].validate(i); err != nil {
 			return err
 		}
 	}

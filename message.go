@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -43,17 +43,6 @@ type Message struct {
 	Reasoning string
 }
 
-// wireMessage is a Message as JSON has it: content is a string, a list of parts, or null.
-type wireMessage struct {
-	Role       Role            `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	Name       string          `json:"name,omitempty"`
-	ToolCalls  []ToolCall      `json:"tool_calls,omitempty"`
-	ToolCallID string          `json:"tool_call_id,omitempty"`
-	Refusal    string          `json:"refusal,omitempty"`
-	Reasoning  string          `json:"reasoning_content,omitempty"`
-}
-
 // wireAnswerMessage reads every spelling a server may use for a message.
 type wireAnswerMessage struct {
 	Role       Role        `json:"role"`
@@ -67,19 +56,7 @@ type wireAnswerMessage struct {
 }
 
 // MarshalJSON writes the wire form: Parts as a list when set, otherwise Content as a string.
-func (m Message) MarshalJSON() ([]byte, error) {
-	w := wireMessage{Role: m.Role, Name: m.Name, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Refusal: m.Refusal, Reasoning: m.Reasoning}
-	var err error
-	if m.Parts != nil {
-		w.Content, err = json.Marshal(m.Parts)
-	} else {
-		w.Content, err = json.Marshal(m.Content)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(w)
-}
+func (m Message) MarshalJSON() ([]byte, error) { return appendMessage(nil, &m) }
 
 // UnmarshalJSON reads content given as a string, a list of parts, or null, and reasoning in any of
 // its spellings.
@@ -250,15 +227,17 @@ func detectImage(data []byte) (string, error) {
 
 // validate refuses only what cannot be sent: any role is passed through (providers accept roles
 // such as "developer" that this SDK does not name), but a message needs one.
-func (m *Message) validate(field string) error {
+// The field names of its errors are built only on failure: a long history is validated on every turn.
+func (m *Message) validate(index int) error {
+	field := func(name string) string { return "Messages[" + strconv.Itoa(index) + "]." + name }
 	if m.Role == "" {
-		return invalid(field+".Role", "a message needs a role")
+		return invalid(field("Role"), "a message needs a role")
 	}
 	if m.Role == RoleTool && m.ToolCallID == "" {
-		return invalid(field+".ToolCallID", "a tool result must name the call it answers")
+		return invalid(field("ToolCallID"), "a tool result must name the call it answers")
 	}
 	for i, p := range m.Parts {
-		if err := p.validate(fmt.Sprintf("%s.Parts[%d]", field, i)); err != nil {
+		if err := p.validate(field("Parts[" + strconv.Itoa(i) + "]")); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,125 @@
+package infergate
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// Requests are encoded in one pass over a growing buffer. encoding/json would encode each message
+// through Message.MarshalJSON and then scan the result again to check it, which for a long history
+// is most of the cost of a call; here each string is escaped once, straight into the body.
+
+// appendMessage appends m's wire form: content as a string, or as a list of parts when Parts is set.
+func appendMessage(b []byte, m *Message) ([]byte, error) {
+	b = append(b, `{"role":`...)
+	b = appendString(b, string(m.Role))
+	b = append(b, `,"content":`...)
+	if m.Parts != nil {
+		parts, err := json.Marshal(m.Parts)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, parts...)
+	} else {
+		b = appendString(b, m.Content)
+	}
+	b = appendField(b, "name", m.Name)
+	if len(m.ToolCalls) > 0 {
+		b = append(b, `,"tool_calls":[`...)
+		for i := range m.ToolCalls {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendToolCall(b, &m.ToolCalls[i])
+		}
+		b = append(b, ']')
+	}
+	b = appendField(b, "tool_call_id", m.ToolCallID)
+	b = appendField(b, "refusal", m.Refusal)
+	b = appendField(b, "reasoning_content", m.Reasoning)
+	return append(b, '}'), nil
+}
+
+func appendToolCall(b []byte, c *ToolCall) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, c.ID)
+	b = append(b, `,"type":`...)
+	b = appendString(b, c.Type)
+	b = append(b, `,"function":{"name":`...)
+	b = appendString(b, c.Function.Name)
+	b = append(b, `,"arguments":`...)
+	b = appendString(b, c.Function.Arguments)
+	return append(b, "}}"...)
+}
+
+// appendField appends ,"name":"value" when value is not empty.
+func appendField(b []byte, name, value string) []byte {
+	if value == "" {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return appendString(b, value)
+}
+
+// safeASCII marks the bytes a JSON string holds as they are.
+var safeASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string, escaped as encoding/json escapes it except that <, > and
+// & are kept: quotes, backslashes and control characters escaped, invalid UTF-8 replaced by U+FFFD,
+// and U+2028 and U+2029 escaped for JavaScript readers.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if safeASCII[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
