@@ -191,7 +191,7 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 		return nil, timedOut(ctx, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	raw, err := readBody(resp)
 	if err != nil {
 		return nil, timedOut(ctx, errorf("infergate: reading transcription: %w", err))
 	}

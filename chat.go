@@ -262,12 +262,34 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	var out ChatCompletion
+	var out wireCompletion
 	ar := apiRequest{method: http.MethodPost, path: "/chat/completions", body: body, contentType: "application/json"}
 	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return out.completion(), nil
+}
+
+// wireCompletion decodes an answer in one pass: its choices' messages decode straight into their
+// wire form, where a Choice would hand each message to Message.UnmarshalJSON to parse again.
+type wireCompletion struct {
+	ChatCompletion
+	Choices []struct {
+		Index        int               `json:"index"`
+		Message      wireAnswerMessage `json:"message"`
+		FinishReason FinishReason      `json:"finish_reason"`
+		Logprobs     *Logprobs         `json:"logprobs"`
+	} `json:"choices"`
+}
+
+func (w *wireCompletion) completion() *ChatCompletion {
+	out := w.ChatCompletion
+	out.Choices = make([]Choice, len(w.Choices))
+	for i := range w.Choices {
+		wc := &w.Choices[i]
+		out.Choices[i] = Choice{Index: wc.Index, Message: wc.Message.message(), FinishReason: wc.FinishReason, Logprobs: wc.Logprobs}
+	}
+	return &out
 }
 
 // encodeChat validates the request and renders its body.

@@ -142,7 +142,7 @@ func (c *Client) send(ctx context.Context, ar apiRequest) (*http.Response, error
 	c.cfg.record(resp)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+		body, _ := readBody(resp)
 		apiErr := c.cfg.newAPIError(resp.StatusCode, resp.Header, body)
 		c.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "infergate: request failed",
 			slog.String("method", ar.method), slog.String("path", ar.path),
@@ -245,7 +245,7 @@ func (c *Client) roundTripJSON(ctx context.Context, ar apiRequest, in, out any) 
 		return err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	body, err := readBody(resp)
 	if err != nil {
 		return errorf("infergate: reading %s response: %w", ar.path, err)
 	}
@@ -298,4 +298,16 @@ func (c *Client) policy() transport.Policy {
 		Redact:        c.cfg.redactError,
 	}
 	return p
+}
+
+// readBody reads a response's body, at most maxResponseBody bytes, into a buffer sized from
+// Content-Length when the server sent one, so that a large answer is not copied as it grows.
+func readBody(resp *http.Response) ([]byte, error) {
+	limited := io.LimitReader(resp.Body, maxResponseBody)
+	if n := resp.ContentLength; n > 0 && n <= maxResponseBody {
+		buf := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
+		_, err := buf.ReadFrom(limited)
+		return buf.Bytes(), err
+	}
+	return io.ReadAll(limited)
 }

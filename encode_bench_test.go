@@ -1,6 +1,11 @@
 package infergate
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -36,6 +41,38 @@ func BenchmarkEncodeChat(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := c.encodeChat(&req, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// replayRT answers every request with the same body, as a server that has it ready would.
+type replayRT struct{ body []byte }
+
+func (r replayRT) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		req.Body.Close()
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(bytes.NewReader(r.body)), ContentLength: int64(len(r.body)), Request: req}, nil
+}
+
+func BenchmarkCreate50KB(b *testing.B) {
+	text := strings.Repeat("The answer goes on, with \"quotes\" and a newline\n. ", 1000)[:50_000]
+	body, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion", "created": 1, "model": "m",
+		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": text}, "finish_reason": "stop"}},
+		"usage":   map[string]any{"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}})
+	c, err := NewClient(WithAPIKey("sk-bench"), WithBaseURL("http://gw.test"), WithHTTPClient(&http.Client{Transport: replayRT{body}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := ChatRequest{Messages: []Message{UserMessage("hi")}}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := c.Chat.Create(context.Background(), req)
+		if err != nil || len(resp.Text()) != len(text) {
 			b.Fatal(err)
 		}
 	}

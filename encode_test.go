@@ -67,3 +67,20 @@ func FuzzAppendMessage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUnquote checks the string decoder against encoding/json on every string encoding/json accepts.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`""`, `"plain"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u65e5\ud83d\ude00"`, `"\ud800"`, `"\ud800\u0041"`, `"\udc00\ud800"`, "\"\xff\xfe\"", "\"\xed\xa0\x80\"", `"\u2028"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		var want string
+		if json.Unmarshal([]byte(raw), &want) != nil || len(raw) == 0 || raw[0] != '"' {
+			return
+		}
+		got, err := unquote([]byte(raw))
+		if err != nil || got != want {
+			t.Fatalf("unquote(%q) = %q, %v; encoding/json gives %q", raw, got, err, want)
+		}
+	})
+}

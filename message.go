@@ -65,10 +65,14 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*m = Message{Role: w.Role, Content: w.Content.text, Parts: w.Content.parts, Name: w.Name,
+	*m = w.message()
+	return nil
+}
+
+func (w *wireAnswerMessage) message() Message {
+	return Message{Role: w.Role, Content: w.Content.text, Parts: w.Content.parts, Name: w.Name,
 		ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID, Refusal: w.Refusal,
 		Reasoning: joinReasoning(w.Reasoning1, w.Reasoning2, w.Content.reasoning)}
-	return nil
 }
 
 // Text returns the message's text: Content, or the text parts joined when it has parts.
