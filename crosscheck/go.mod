@@ -1,4 +1,4 @@
-module github.com/infergate/infergate-go/internal/crosscheck
+module github.com/infergate/infergate-go/crosscheck
 
 go 1.26.0
 
@@ -10,6 +10,7 @@ require (
 
 require (
 	github.com/coder/websocket v1.8.15 // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	github.com/tidwall/gjson v1.20.0 // indirect
@@ -18,4 +19,4 @@ require (
 	github.com/tidwall/sjson v1.2.5 // indirect
 )
 
-replace github.com/infergate/infergate-go => ../..
+replace github.com/infergate/infergate-go => ..
