@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 
@@ -27,7 +28,7 @@ func TestErrorBodies(t *testing.T) {
 		{name: "numeric code", reply: gatewaytest.OpenAIErrorReply(http.StatusBadRequest, gatewaytest.OpenAIErrorFields{
 			Message: "bad", Type: "invalid_request_error", Code: 1234}),
 			status: 400, code: "1234", typ: "invalid_request_error"},
-		{name: "gateway 429", reply: gatewaytest.RateLimitErrorReply(1),
+		{name: "gateway 429", reply: gatewaytest.RateLimitErrorReply(time.Second),
 			status: 429, code: "rate_limit_exceeded", typ: "requests"},
 		// FastAPI bodies have no "error" key: openai-go keeps the status, but message, code and
 		// type are empty and the reason is only in the response body (DumpResponse).

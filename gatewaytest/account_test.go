@@ -117,10 +117,10 @@ func TestUsagePagesNewestFirstWithFilters(t *testing.T) {
 func TestKeysTakeTheAccessTokenOnly(t *testing.T) {
 	s := gatewaytest.NewServer()
 	defer s.Close()
-	if resp, _ := call(t, s, "GET", "/auth/keys", gatewaytest.APIKey, nil, ""); resp.StatusCode != 401 {
+	if resp, _ := call(t, s, "GET", "/auth/keys", gatewaytest.DefaultAPIKey, nil, ""); resp.StatusCode != 401 {
 		t.Fatalf("API key on key routes: %d, want 401", resp.StatusCode)
 	}
-	tok := gatewaytest.AccessToken
+	tok := gatewaytest.DefaultAccessToken
 	_, body := call(t, s, "POST", "/auth/keys", tok, strings.NewReader(`{"name":"ci"}`), "application/json")
 	created := decode(t, body)
 	if !strings.HasPrefix(created["key"].(string), created["key_prefix"].(string)) {

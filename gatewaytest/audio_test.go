@@ -46,7 +46,7 @@ func form(t *testing.T, fields map[string]string) (io.Reader, string) {
 func transcribe(t *testing.T, s *gatewaytest.Server, fields map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	body, ct := form(t, fields)
-	return call(t, s, "POST", "/audio/transcriptions", gatewaytest.APIKey, body, ct)
+	return call(t, s, "POST", "/audio/transcriptions", gatewaytest.DefaultAPIKey, body, ct)
 }
 
 func TestTranscriptionFormats(t *testing.T) {
@@ -199,7 +199,7 @@ func TestTranscriptionStreamsLargeUpload(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	resp, body := call(t, s, "POST", "/audio/transcriptions", gatewaytest.APIKey, pr, mw.FormDataContentType())
+	resp, body := call(t, s, "POST", "/audio/transcriptions", gatewaytest.DefaultAPIKey, pr, mw.FormDataContentType())
 	runtime.ReadMemStats(&after)
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)

@@ -25,7 +25,7 @@ func TestClientTalksToServer(t *testing.T) {
 		t.Errorf("completion = %+v", got)
 	}
 	last, _ := s.LastRequest()
-	if last.Path != "/api/v1/chat/completions" || last.Header.Get("Authorization") != "Bearer "+gatewaytest.APIKey {
+	if last.Path != "/api/v1/chat/completions" || last.Header.Get("Authorization") != "Bearer "+gatewaytest.DefaultAPIKey {
 		t.Errorf("request = %s %s", last.Method, last.Path)
 	}
 }
@@ -33,7 +33,7 @@ func TestClientTalksToServer(t *testing.T) {
 func TestClientRetriesAndUserOptions(t *testing.T) {
 	s := gatewaytest.NewServer()
 	defer s.Close()
-	s.FailNext(1, gatewaytest.DetailError(503, "busy").WithRetryAfter(0))
+	s.FailNext(1, gatewaytest.DetailErrorReply(503, "busy").WithRetryAfter(0))
 	got, err := s.Client(infergate.WithMaxRetries(1)).Chat.Create(context.Background(), infergate.ChatRequest{
 		Messages: []infergate.Message{infergate.UserMessage("echo")},
 	})
@@ -41,7 +41,7 @@ func TestClientRetriesAndUserOptions(t *testing.T) {
 		t.Fatalf("after one 503: %v, %d requests", err, len(s.Requests()))
 	}
 
-	s.FailNext(1, gatewaytest.DetailError(503, "busy"))
+	s.FailNext(1, gatewaytest.DetailErrorReply(503, "busy"))
 	_, err = s.Client(infergate.WithMaxRetries(0)).Chat.Create(context.Background(), infergate.ChatRequest{
 		Messages: []infergate.Message{infergate.UserMessage("x")},
 	})

@@ -27,7 +27,7 @@ func tickingClock() func() time.Time {
 func jwt(t *testing.T, s *gatewaytest.Server, method, path, body string) (int, []byte) {
 	t.Helper()
 	var r = stringReader(body)
-	resp, b := call(t, s, method, path, gatewaytest.AccessToken, r, "application/json")
+	resp, b := call(t, s, method, path, gatewaytest.DefaultAccessToken, r, "application/json")
 	return resp.StatusCode, b
 }
 

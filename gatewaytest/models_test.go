@@ -19,8 +19,8 @@ func TestModelsDefaultCatalogue(t *testing.T) {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 	var got struct {
-		Object string              `json:"object"`
-		Data   []gatewaytest.Model `json:"data"`
+		Object string                     `json:"object"`
+		Data   []gatewaytest.CatalogModel `json:"data"`
 	}
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestModelsDefaultCatalogue(t *testing.T) {
 }
 
 func TestModelsCustomCatalogue(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithModels(gatewaytest.Model{ID: "glm-5.1:web", Created: 5}))
+	s := gatewaytest.NewServer(gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "glm-5.1:web", Created: 5}))
 	defer s.Close()
 	_, body := send(t, s, "GET", "/models", nil)
 	jsonEqual(t, body, `{"object":"list","data":[{"id":"glm-5.1:web","blockchainID":"`+gatewaytest.HexID("glm-5.1:web")+
@@ -119,7 +119,7 @@ func TestSessions(t *testing.T) {
 	s := gatewaytest.NewServer()
 	defer s.Close()
 	post := func(path string) map[string]any {
-		resp, body := call(t, s, "POST", path, gatewaytest.APIKey, stringReader(`{"sessionDuration":3600,"directPayment":false,"failover":false}`), "application/json")
+		resp, body := call(t, s, "POST", path, gatewaytest.DefaultAPIKey, stringReader(`{"sessionDuration":3600,"directPayment":false,"failover":false}`), "application/json")
 		if resp.StatusCode != 200 {
 			t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
 		}
@@ -146,13 +146,13 @@ func TestSessions(t *testing.T) {
 	if got := post("/session/closesession"); got["session_id"] != nil || s.Session() != "" {
 		t.Errorf("second close = %v", got)
 	}
-	if resp, _ := call(t, s, "POST", "/session/bidsession", gatewaytest.APIKey, nil, ""); resp.StatusCode != 422 {
+	if resp, _ := call(t, s, "POST", "/session/bidsession", gatewaytest.DefaultAPIKey, nil, ""); resp.StatusCode != 422 {
 		t.Errorf("bidsession without bid_id: %d", resp.StatusCode)
 	}
 }
 
 func TestSessionsUnknownModelAndDisabled(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithModels(gatewaytest.Model{ID: "m"}))
+	s := gatewaytest.NewServer(gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "m"}))
 	defer s.Close()
 	resp, body := send(t, s, "POST", "/session/modelsession?model_id=nope", nil)
 	if resp.StatusCode != 404 {

@@ -47,19 +47,19 @@ func TestRun(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		opts    []gatewaytest.Option
+		opts    []gatewaytest.ServerOption
 		args    []string
 		want    string // the output's last line
 		wantErr error
 	}{
-		{name: "best is the first available", args: []string{model}, opts: []gatewaytest.Option{
+		{name: "best is the first available", args: []string{model}, opts: []gatewaytest.ServerOption{
 			gatewaytest.WithContractBids(),
 			gatewaytest.WithBids(bid("0xb1", "900000000000000", 4.9, "busy"), bid("0xb2", "125000000000000", 4.5, "available")),
 		}, want: "a 10-minute session on 0xb2 costs 0.075 tokens"},
-		{name: "none available", opts: []gatewaytest.Option{
+		{name: "none available", opts: []gatewaytest.ServerOption{
 			gatewaytest.WithContractBids(), gatewaytest.WithBids(bid("0xb1", "1", 4.9, "offline")),
 		}, want: "no provider is available"},
-		{name: "no bids", opts: []gatewaytest.Option{gatewaytest.WithBids()}, want: "no provider is available"},
+		{name: "no bids", opts: []gatewaytest.ServerOption{gatewaytest.WithBids()}, want: "no provider is available"},
 		{name: "unknown model", args: []string{"no-such-model"}, wantErr: infergate.ErrNotFound},
 	}
 	for _, tt := range tests {

@@ -48,7 +48,7 @@ func TestRunSendsOneBatchAndReportsFailures(t *testing.T) {
 	if input, _ := req.JSON["input"].([]any); len(input) != len(sentences)+1 || req.JSON["model"] != "bge-m3" {
 		t.Errorf("request = %s", req.Body)
 	}
-	srv.FailNext(1, gatewaytest.OpenAIError(402, gatewaytest.APIError{Message: "Insufficient balance", Type: "billing", Code: "insufficient_balance"}))
+	srv.FailNext(1, gatewaytest.OpenAIErrorReply(402, gatewaytest.OpenAIErrorFields{Message: "Insufficient balance", Type: "billing", Code: "insufficient_balance"}))
 	if err := run(context.Background(), &strings.Builder{}, srv.Client(), ""); !errors.Is(err, infergate.ErrInsufficientBalance) {
 		t.Errorf("err = %v, want ErrInsufficientBalance", err)
 	}

@@ -26,7 +26,7 @@ import (
 
 // fake configures a fake gateway whose clock moves on a minute per request, so that the rename
 // visibly refreshes UpdatedAt. Each call gives a fresh clock.
-func fake() []gatewaytest.Option { return []gatewaytest.Option{gatewaytest.WithClock(minuteTicks())} }
+func fake() []gatewaytest.ServerOption { return []gatewaytest.ServerOption{gatewaytest.WithClock(minuteTicks())} }
 
 func main() {
 	client, stop, err := gateway.Connect(os.Stdout, fake()...)

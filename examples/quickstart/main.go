@@ -18,7 +18,7 @@ import (
 )
 
 // fake is what the fake gateway answers in place of a model.
-var fake = []gatewaytest.Option{gatewaytest.WithReplies(gatewaytest.Reply{
+var fake = []gatewaytest.ServerOption{gatewaytest.WithReplies(gatewaytest.Reply{
 	Content: "The capital of Portugal is Lisbon.",
 })}
 

@@ -38,19 +38,19 @@ The capital of Portugal is Lisbon.
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name    string
-		opts    []gatewaytest.Option
+		opts    []gatewaytest.ServerOption
 		wantOut string
 		wantErr error
 	}{
 		{"answers", fake, "The capital of Portugal is Lisbon.\n", nil},
-		{"bad key", []gatewaytest.Option{gatewaytest.WithAPIKey("another")}, "", infergate.ErrUnauthorized},
+		{"bad key", []gatewaytest.ServerOption{gatewaytest.WithAcceptedAPIKey("another")}, "", infergate.ErrUnauthorized},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := gatewaytest.NewServer(tt.opts...)
 			defer srv.Close()
 			var out strings.Builder
-			err := run(context.Background(), &out, srv.Client(infergate.WithAPIKey(gatewaytest.APIKey)))
+			err := run(context.Background(), &out, srv.Client(infergate.WithAPIKey(gatewaytest.DefaultAPIKey)))
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}

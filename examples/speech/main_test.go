@@ -40,7 +40,7 @@ func TestRunReportsFailures(t *testing.T) {
 	srv := gatewaytest.NewServer()
 	defer srv.Close()
 	path := filepath.Join(t.TempDir(), "x.mp3")
-	srv.FailNext(1, gatewaytest.OpenAIError(502, gatewaytest.APIError{Message: "provider failed", Type: "proxy_error"}))
+	srv.FailNext(1, gatewaytest.OpenAIErrorReply(502, gatewaytest.OpenAIErrorFields{Message: "provider failed", Type: "proxy_error"}))
 	if err := run(context.Background(), &strings.Builder{}, srv.Client(infergate.WithMaxRetries(0)), path); !errors.Is(err, infergate.ErrServer) {
 		t.Errorf("err = %v, want ErrServer", err)
 	}

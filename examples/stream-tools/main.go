@@ -22,7 +22,7 @@ import (
 
 // fake scripts the two turns of the fake gateway, with the stream quirks real providers have: the
 // arguments come in small fragments after a placeholder "{}", and later fragments carry blank ids.
-var fake = []gatewaytest.Option{gatewaytest.WithReplies(
+var fake = []gatewaytest.ServerOption{gatewaytest.WithReplies(
 	gatewaytest.Reply{
 		ToolCalls: []gatewaytest.ToolCall{{Name: "get_weather", Arguments: `{"city":"Lisbon"}`}},
 		Quirks:    gatewaytest.Quirks{EmptyArgsFirst: true, BlankIDs: true, ArgChunkSize: 4},

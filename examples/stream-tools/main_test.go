@@ -73,7 +73,7 @@ func TestRunFails(t *testing.T) {
 		wantErr error
 	}{
 		{"error inside the stream", gatewaytest.Reply{Content: "It is", Quirks: gatewaytest.Quirks{
-			InBandError: &gatewaytest.StreamError{After: 2}}}, infergate.ErrIncompleteStream},
+			InBandError: &gatewaytest.StreamErrorEvent{After: 2}}}, infergate.ErrIncompleteStream},
 		{"stream cut short", gatewaytest.Reply{Content: "It is sunny", Quirks: gatewaytest.Quirks{
 			TruncateAfter: 2}}, infergate.ErrIncompleteStream},
 	}

@@ -21,7 +21,7 @@ import (
 )
 
 // fake is the transcript the fake gateway hears in any audio.
-var fake = []gatewaytest.Option{gatewaytest.WithTranscript(gatewaytest.Transcript{Segments: []gatewaytest.Segment{
+var fake = []gatewaytest.ServerOption{gatewaytest.WithTranscript(gatewaytest.Transcript{Segments: []gatewaytest.Segment{
 	{Start: 0, End: 0.6, Text: "This is a test."},
 	{Start: 0.6, End: 1, Text: "Only a test."},
 }})}

@@ -26,7 +26,7 @@ import (
 const photoURL = "https://upload.wikimedia.org/wikipedia/commons/thumb/d/dd/Gfp-wisconsin-madison-the-nature-boardwalk.jpg/2560px-Gfp-wisconsin-madison-the-nature-boardwalk.jpg"
 
 // fake is what the fake gateway answers in place of a vision model.
-var fake = []gatewaytest.Option{gatewaytest.WithReplies(gatewaytest.Reply{
+var fake = []gatewaytest.ServerOption{gatewaytest.WithReplies(gatewaytest.Reply{
 	Content: "The first image is a red square. The second is a wooden boardwalk through green grass under a blue sky.",
 })}
 

@@ -16,7 +16,7 @@ import (
 // gateway is configured by the environment (INFERGATE_API_KEY, INFERGATE_BASE_URL); the fake is
 // started with fake, which scripts what it answers. stop shuts the fake down and does nothing for
 // the real gateway.
-func Connect(w io.Writer, fake ...gatewaytest.Option) (client *infergate.Client, stop func(), err error) {
+func Connect(w io.Writer, fake ...gatewaytest.ServerOption) (client *infergate.Client, stop func(), err error) {
 	if os.Getenv("INFERGATE_API_KEY") != "" {
 		client, err := infergate.NewClient()
 		if err != nil {
