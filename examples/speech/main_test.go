@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -19,7 +18,7 @@ func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	for _, format := range []string{"mp3", "opus", "aac", "flac", "wav", "pcm"} {
 		var out strings.Builder
-		client, stop, err := gateway.Connect(&out)
+		client, stop, err := connect(&out)
 		if err != nil {
 			t.Fatal(err)
 		}

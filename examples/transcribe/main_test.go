@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -23,7 +22,7 @@ func TestOutput(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := gateway.Connect(&out, fake...)
+	client, stop, err := connect(&out, fake...)
 	if err != nil {
 		t.Fatal(err)
 	}
