@@ -9,8 +9,7 @@ import (
 )
 
 func TestChatDefaultEchoAndShape(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	resp, body := send(t, s, "POST", "/chat/completions", map[string]any{
 		"messages": []any{
 			map[string]any{"role": "system", "content": "be brief"},
@@ -35,8 +34,7 @@ func TestChatDefaultEchoAndShape(t *testing.T) {
 }
 
 func TestChatImagesAccepted(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	tests := []struct {
 		name, url string
 		want      int
@@ -98,8 +96,7 @@ func TestChatScriptedQueue(t *testing.T) {
 }
 
 func TestChatToolCallsNonStreaming(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	s.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{
 		{ID: "call_a", Name: "weather", Arguments: `{"city":"Paris"}`},
 		{Name: "time", Arguments: `{}`},
@@ -145,8 +142,7 @@ func TestChatValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := gatewaytest.NewServer(tt.opts...)
-			defer s.Close()
+			s := gatewaytest.New(t, tt.opts...)
 			resp, body := call(t, s, "POST", "/chat/completions", gatewaytest.DefaultAPIKey, stringReader(tt.body), "application/json")
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
@@ -159,8 +155,7 @@ func TestChatValidation(t *testing.T) {
 }
 
 func TestChatDelayNonStreaming(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithReplies(gatewaytest.Reply{Content: "slow", Quirks: gatewaytest.Quirks{Delay: 50 * time.Millisecond}}))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Content: "slow", Quirks: gatewaytest.Quirks{Delay: 50 * time.Millisecond}}))
 	start := time.Now()
 	resp, _ := send(t, s, "POST", "/chat/completions", userMsg("x"))
 	if d := time.Since(start); resp.StatusCode != 200 || d < 50*time.Millisecond {

@@ -16,16 +16,14 @@ import (
 )
 
 func TestURLHasNoAPIPrefix(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") || strings.Contains(s.URL(), "/api") {
 		t.Errorf("URL() = %q, want the bare loopback root", s.URL())
 	}
 }
 
 func TestAuth(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	tests := []struct {
 		name, method, path, token string
 		want                      int
@@ -56,8 +54,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestCustomCredentials(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithAcceptedAPIKey("sk-mine"), gatewaytest.WithAcceptedAccessToken("jwt-mine"))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithAcceptedAPIKey("sk-mine"), gatewaytest.WithAcceptedAccessToken("jwt-mine"))
 	for token, want := range map[string]int{"sk-mine": 200, "jwt-mine": 200, gatewaytest.DefaultAPIKey: 401, gatewaytest.DefaultAccessToken: 401} {
 		if resp, _ := call(t, s, "GET", "/chat-history/chats", token, nil, ""); resp.StatusCode != want {
 			t.Errorf("token %q: status %d, want %d", token, resp.StatusCode, want)
@@ -67,8 +64,7 @@ func TestCustomCredentials(t *testing.T) {
 
 func TestCommonHeaders(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := gatewaytest.NewServer(gatewaytest.WithClock(func() time.Time { return start }))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithClock(func() time.Time { return start }))
 	var ids []string
 	for _, token := range []string{gatewaytest.DefaultAPIKey, ""} { // 401s carry them too
 		resp, _ := call(t, s, "GET", "/models", token, nil, "")
@@ -96,8 +92,7 @@ func TestCommonHeaders(t *testing.T) {
 }
 
 func TestUnknownRoutes(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	for _, p := range []string{"/nope", "/chat/models"} {
 		resp, body := call(t, s, "GET", p, gatewaytest.DefaultAPIKey, nil, "")
 		if resp.StatusCode != 404 {
@@ -105,8 +100,7 @@ func TestUnknownRoutes(t *testing.T) {
 		}
 		jsonEqual(t, body, `{"detail":"Not Found"}`)
 	}
-	s2 := gatewaytest.NewServer(gatewaytest.WithChatModelsRoute())
-	defer s2.Close()
+	s2 := gatewaytest.New(t, gatewaytest.WithChatModelsRoute())
 	resp, body := call(t, s2, "GET", "/chat/models", gatewaytest.DefaultAPIKey, nil, "")
 	if resp.StatusCode != 200 || decode(t, body)["object"] != "list" {
 		t.Errorf("chat/models with option: %d %s", resp.StatusCode, body)
@@ -114,8 +108,7 @@ func TestUnknownRoutes(t *testing.T) {
 }
 
 func TestRequestsRecorded(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	if _, ok := s.LastRequest(); ok {
 		t.Fatal("LastRequest reported a request before any was sent")
 	}
@@ -180,8 +173,7 @@ func TestFailNextEnvelopes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := gatewaytest.NewServer()
-			defer s.Close()
+			s := gatewaytest.New(t)
 			s.FailNext(2, tt.reply)
 			for i := range 2 {
 				resp, body := send(t, s, "POST", "/chat/completions", userMsg("hi"))
@@ -216,8 +208,7 @@ func TestFailNextEnvelopes(t *testing.T) {
 }
 
 func TestFailNextScopeAndOrder(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithFailures(1, gatewaytest.DetailErrorReply(500, "first")))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithFailures(1, gatewaytest.DetailErrorReply(500, "first")))
 	s.FailNext(1, gatewaytest.DetailErrorReply(503, "models only").On("/api/v1/models"))
 	s.FailNext(1, gatewaytest.DetailErrorReply(504, "history").On("chat-history/chats")) // the older form, below /api/v1
 
@@ -245,8 +236,7 @@ func TestFailNextScopeAndOrder(t *testing.T) {
 }
 
 func TestFailNextOnHealth(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	s.FailNext(1, gatewaytest.DetailErrorReply(503, "database down").On("/health"))
 	if resp, _ := send(t, s, "GET", "/models", nil); resp.StatusCode != 200 {
 		t.Fatalf("models took the health failure: %d", resp.StatusCode)
@@ -267,8 +257,7 @@ func TestFailNextOnHealth(t *testing.T) {
 }
 
 func TestParallelUse(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Add(1)
@@ -336,8 +325,7 @@ func TestCloseEndsDelaysAndLeavesNoGoroutines(t *testing.T) {
 var hex8 = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
 func TestRequestIDShape(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	resp, _ := send(t, s, "POST", "/chat/completions", userMsg("x"))
 	if id := resp.Header.Get("X-Request-Id"); !hex8.MatchString(id) {
 		t.Errorf("X-Request-Id %q", id)

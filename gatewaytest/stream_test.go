@@ -13,8 +13,7 @@ import (
 // streamOf scripts r on a fresh server and returns the raw stream body.
 func streamOf(t *testing.T, r gatewaytest.Reply, opts ...gatewaytest.ServerOption) []byte {
 	t.Helper()
-	s := gatewaytest.NewServer(append(opts, gatewaytest.WithReplies(r))...)
-	defer s.Close()
+	s := gatewaytest.New(t, append(opts, gatewaytest.WithReplies(r))...)
 	resp, body := send(t, s, "POST", "/chat/completions", streamMsg("hi"))
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("status %d, type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -256,8 +255,7 @@ func TestStreamDelay(t *testing.T) {
 }
 
 func TestStreamPreflightErrorsAreJSON(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "m"}))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "m"}))
 	m := streamMsg("x")
 	m["model"] = "unknown"
 	resp, body := send(t, s, "POST", "/chat/completions", m)

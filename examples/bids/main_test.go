@@ -63,8 +63,7 @@ func TestRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(tt.opts...)
-			defer srv.Close()
+			srv := gatewaytest.New(t, tt.opts...)
 			var out strings.Builder
 			err := run(context.Background(), &out, srv.Client(), tt.args...)
 			if !errors.Is(err, tt.wantErr) {
@@ -79,8 +78,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestTableShowsContractFields(t *testing.T) {
-	srv := gatewaytest.NewServer(gatewaytest.WithContractBids())
-	defer srv.Close()
+	srv := gatewaytest.New(t, gatewaytest.WithContractBids())
 	var out strings.Builder
 	if err := run(context.Background(), &out, srv.Client()); err != nil {
 		t.Fatal(err)

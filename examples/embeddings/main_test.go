@@ -38,8 +38,7 @@ What is the capital of France?
 }
 
 func TestRunSendsOneBatchAndReportsFailures(t *testing.T) {
-	srv := gatewaytest.NewServer()
-	defer srv.Close()
+	srv := gatewaytest.New(t)
 	if err := run(context.Background(), &strings.Builder{}, srv.Client(), "bge-m3"); err != nil {
 		t.Fatal(err)
 	}

@@ -36,8 +36,7 @@ deleted 00000000-0000-4000-8000-000000000001
 
 // TestDemoLeavesNothing checks the requests of the demo, and that its chat is gone afterwards.
 func TestDemoLeavesNothing(t *testing.T) {
-	srv := gatewaytest.NewServer(fake()...)
-	defer srv.Close()
+	srv := gatewaytest.New(t, fake()...)
 	if err := run(context.Background(), new(strings.Builder), srv.Client()); err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +79,7 @@ func TestRenameGivenChat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(fake()...)
-			defer srv.Close()
+			srv := gatewaytest.New(t, fake()...)
 			client := srv.Client()
 			chat, err := client.History.Create(context.Background(), "Shopping")
 			if err != nil {

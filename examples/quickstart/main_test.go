@@ -46,8 +46,7 @@ func TestRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(tt.opts...)
-			defer srv.Close()
+			srv := gatewaytest.New(t, tt.opts...)
 			var out strings.Builder
 			err := run(context.Background(), &out, srv.Client(infergate.WithAPIKey(gatewaytest.DefaultAPIKey)))
 			if !errors.Is(err, tt.wantErr) {

@@ -36,8 +36,7 @@ func TestOutput(t *testing.T) {
 }
 
 func TestRunReportsFailures(t *testing.T) {
-	srv := gatewaytest.NewServer()
-	defer srv.Close()
+	srv := gatewaytest.New(t)
 	path := filepath.Join(t.TempDir(), "x.mp3")
 	srv.FailNext(1, gatewaytest.OpenAIErrorReply(502, gatewaytest.OpenAIErrorFields{Message: "provider failed", Type: "proxy_error"}))
 	if err := run(context.Background(), &strings.Builder{}, srv.Client(infergate.WithMaxRetries(0)), path); !errors.Is(err, infergate.ErrServer) {

@@ -35,8 +35,7 @@ It is sunny in Lisbon, at 21 °C.
 
 // TestToolResultGoesBack checks the second turn: the assistant's call, then the result naming it.
 func TestToolResultGoesBack(t *testing.T) {
-	srv := gatewaytest.NewServer(fake...)
-	defer srv.Close()
+	srv := gatewaytest.New(t, fake...)
 	if err := run(context.Background(), new(strings.Builder), srv.Client()); err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +77,7 @@ func TestRunFails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(gatewaytest.WithReplies(tt.reply))
-			defer srv.Close()
+			srv := gatewaytest.New(t, gatewaytest.WithReplies(tt.reply))
 			err := run(context.Background(), new(strings.Builder), srv.Client())
 			if !errors.Is(err, tt.wantErr) {
 				t.Errorf("err = %v, want %v", err, tt.wantErr)
@@ -111,8 +109,7 @@ func TestCallTool(t *testing.T) {
 
 func TestRunStopsAModelThatOnlyCallsTools(t *testing.T) {
 	call := gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{Name: "get_weather", Arguments: `{"city":"Faro"}`}}}
-	srv := gatewaytest.NewServer()
-	defer srv.Close()
+	srv := gatewaytest.New(t)
 	for range maxTurns + 1 {
 		srv.Enqueue(call)
 	}

@@ -53,8 +53,7 @@ func TestSubtitlesNextToTheAudio(t *testing.T) {
 	if err := writeTone(audio); err != nil {
 		t.Fatal(err)
 	}
-	srv := gatewaytest.NewServer(fake...)
-	defer srv.Close()
+	srv := gatewaytest.New(t, fake...)
 	if err := run(context.Background(), new(strings.Builder), srv.Client(), audio); err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +88,7 @@ func TestRunRefusesWhatItCannotSend(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(fake...)
-			defer srv.Close()
+			srv := gatewaytest.New(t, fake...)
 			err := run(context.Background(), new(strings.Builder), srv.Client(), tt.path)
 			if !tt.want(err) {
 				t.Errorf("err = %v", err)

@@ -40,8 +40,7 @@ The first image is a red square. The second is a wooden boardwalk through green 
 
 // TestBothImagesInOneMessage decodes what was sent: the drawn PNG inline, then the photo's URL.
 func TestBothImagesInOneMessage(t *testing.T) {
-	srv := gatewaytest.NewServer(fake...)
-	defer srv.Close()
+	srv := gatewaytest.New(t, fake...)
 	if err := run(context.Background(), new(strings.Builder), srv.Client()); err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +90,7 @@ func TestRunRefusesNonImages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(fake...)
-			defer srv.Close()
+			srv := gatewaytest.New(t, fake...)
 			err := run(context.Background(), new(strings.Builder), srv.Client(), tt.path)
 			if !tt.want(err) {
 				t.Errorf("err = %v", err)
