@@ -69,10 +69,7 @@ func BenchmarkTranscribeUpload200MiB(b *testing.B) {
 		_, _ = io.WriteString(w, `{"text":"ok"}`)
 	}))
 	defer srv.Close()
-	client, err := infergate.NewClient(infergate.WithAPIKey(audioKey), infergate.WithBaseURL(srv.URL))
-	if err != nil {
-		b.Fatal(err)
-	}
+	client := testClient(b, srv.URL, infergate.WithAPIKey(audioKey))
 	sources := []struct {
 		name string
 		wrap func(*os.File) io.Reader

@@ -98,13 +98,8 @@ func audioMock(t *testing.T, status int, body string, opts ...infergate.Option) 
 		resp.Header.Set("X-Request-Id", "ab12cd34")
 		return resp, nil
 	})
-	opts = append([]infergate.Option{infergate.WithAPIKey(audioKey), infergate.WithBaseURL(audioBase),
-		infergate.WithHTTPClient(&http.Client{Transport: mock}), infergate.WithMaxRetries(0)}, opts...)
-	client, err := infergate.NewClient(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client, mock, &seen
+	opts = append([]infergate.Option{infergate.WithAPIKey(audioKey), infergate.WithHTTPClient(&http.Client{Transport: mock})}, opts...)
+	return testClient(t, audioBase, opts...), mock, &seen
 }
 
 func TestTranscribeSendsForm(t *testing.T) {

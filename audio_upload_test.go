@@ -75,12 +75,7 @@ func (s *uploadServer) uploads() []uploadSeen {
 
 func (s *uploadServer) client(t testing.TB, retries int) *infergate.Client {
 	t.Helper()
-	client, err := infergate.NewClient(infergate.WithAPIKey(audioKey), infergate.WithBaseURL(s.URL),
-		infergate.WithMaxRetries(retries))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client
+	return testClient(t, s.URL, infergate.WithAPIKey(audioKey), infergate.WithMaxRetries(retries))
 }
 
 // audioFile writes data to a temporary .wav file and opens it, positioned at offset.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/infergate/infergate-go"
 )
@@ -76,4 +77,18 @@ func TestClientDoesNotPrintSecrets(t *testing.T) {
 			t.Errorf("%s of the client leaks a credential: %s", verb, out)
 		}
 	}
+}
+
+// testClient is the tests' one way to build a client: base URL baseURL, a test API key,
+// millisecond retry backoff and no retries (a retry would hide what one attempt did); opts come
+// after those and win.
+func testClient(t testing.TB, baseURL string, opts ...infergate.Option) *infergate.Client {
+	t.Helper()
+	all := append([]infergate.Option{infergate.WithAPIKey("sk-test-key"), infergate.WithBaseURL(baseURL),
+		infergate.WithRetryBackoff(time.Millisecond, 5*time.Millisecond), infergate.WithMaxRetries(0)}, opts...)
+	c, err := infergate.NewClient(all...)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	return c
 }

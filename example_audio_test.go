@@ -3,44 +3,27 @@ package infergate_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
 )
 
-// exampleAudioGateway stands in for the gateway: it answers in the format the form asks for.
-func exampleAudioGateway() *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := r.ParseMultipartForm(1 << 20); err != nil {
-			http.Error(w, `{"detail":"Either 'file' or 's3_presigned_url' must be provided"}`, http.StatusBadRequest)
-			return
-		}
-		switch r.FormValue("response_format") {
-		case "srt":
-			io.WriteString(w, "1\n00:00:00,000 --> 00:00:02,000\nHello\n\n2\n00:00:02,000 --> 00:00:03,500\nWorld\n\n")
-		case "verbose_json":
-			io.WriteString(w, `{"task":"transcribe","language":"english","duration":3.5,"text":"Hello world",`+
-				`"segments":[{"id":0,"start":0,"end":2,"text":"Hello","speaker":"SPEAKER_00"},`+
-				`{"id":1,"start":2,"end":3.5,"text":" world","speaker":"SPEAKER_01"}]}`)
-		default:
-			io.WriteString(w, `{"text":"Hello world"}`)
-		}
-	}))
+// audioGateway is a fake gateway that transcribes any audio as the same two segments.
+func audioGateway() *gatewaytest.Server {
+	return gatewaytest.NewServer(gatewaytest.WithTranscript(gatewaytest.Transcript{Segments: []gatewaytest.Segment{
+		{Start: 0, End: 2, Text: "Hello", Speaker: "SPEAKER_00"},
+		{Start: 2, End: 3.5, Text: "world", Speaker: "SPEAKER_01"},
+	}}))
 }
 
 func ExampleAudioService_Transcribe() {
-	gateway := exampleAudioGateway()
+	gateway := audioGateway()
 	defer gateway.Close()
-	client, err := infergate.NewClient(infergate.WithBaseURL(gateway.URL), infergate.WithAPIKey("sk-example"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	client := gateway.Client()
 
 	// Audio in object storage is transcribed from its pre-signed URL; nothing is uploaded.
 	t, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
@@ -55,12 +38,9 @@ func ExampleAudioService_Transcribe() {
 }
 
 func ExampleAudioService_Transcribe_subtitles() {
-	gateway := exampleAudioGateway()
+	gateway := audioGateway()
 	defer gateway.Close()
-	client, err := infergate.NewClient(infergate.WithBaseURL(gateway.URL), infergate.WithAPIKey("sk-example"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	client := gateway.Client()
 
 	// Any io.Reader can be uploaded; FileName's extension tells the gateway the audio format.
 	t, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
@@ -77,16 +57,13 @@ func ExampleAudioService_Transcribe_subtitles() {
 	}
 	// Output:
 	// 1: 0.0s-2.0s Hello
-	// 2: 2.0s-3.5s World
+	// 2: 2.0s-3.5s world
 }
 
 func ExampleAudioService_Transcribe_diarization() {
-	gateway := exampleAudioGateway()
+	gateway := audioGateway()
 	defer gateway.Close()
-	client, err := infergate.NewClient(infergate.WithBaseURL(gateway.URL), infergate.WithAPIKey("sk-example"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	client := gateway.Client()
 
 	t, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
 		S3PresignedURL:         "https://bucket.example/interview.m4a?X-Amz-Signature=...",
@@ -108,12 +85,9 @@ func ExampleAudioService_Transcribe_diarization() {
 }
 
 func ExampleAudioService_TranscribeFile() {
-	gateway := exampleAudioGateway()
+	gateway := audioGateway()
 	defer gateway.Close()
-	client, err := infergate.NewClient(infergate.WithBaseURL(gateway.URL), infergate.WithAPIKey("sk-example"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	client := gateway.Client()
 	dir, err := os.MkdirTemp("", "audio")
 	if err != nil {
 		log.Fatal(err)

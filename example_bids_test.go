@@ -4,40 +4,29 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"net/http"
-	"net/http/httptest"
 	"time"
 
 	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
 )
 
-// bidsGateway serves a model catalogue and, for its model, rated bids in the marketplace's
-// pass-through shape (prices in wei) as the deployed gateway does.
-func bidsGateway() *httptest.Server {
+// bidsGateway is a fake gateway with one model and two bids on it, in the marketplace's
+// pass-through shape (prices in wei) as the deployed gateway sends them.
+func bidsGateway() *gatewaytest.Server {
 	const modelID = "0x1111111111111111111111111111111111111111111111111111111111111111"
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/v1/chat/models", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `{"object":"list","data":[{"id":"llama-3.3-70b","blockchainID":"`+modelID+`","modelType":"LLM"}]}`)
-	})
-	mux.HandleFunc("GET /api/v1/models/ratedbids", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("model_id") != modelID {
-			http.Error(w, `{"detail":"model_id must be the model's hex id"}`, http.StatusBadRequest)
-			return
-		}
-		fmt.Fprint(w, `{"bids":[
-			{"ID":"0xb1","Bid":{"Id":"0xb1","Provider":"0xaaa","ModelAgentId":"`+modelID+`","PricePerSecond":"125000000000000","Nonce":"1","CreatedAt":"1736000000","DeletedAt":"0"},"Score":0.73},
-			{"ID":"0xb2","Bid":{"Id":"0xb2","Provider":"0xbbb","ModelAgentId":"`+modelID+`","PricePerSecond":"200000000000000","Nonce":"4","CreatedAt":"1737000000","DeletedAt":"0"},"Score":0.41}]}`)
-	})
-	return httptest.NewServer(mux)
+	return gatewaytest.NewServer(
+		gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "llama-3.3-70b", BlockchainID: modelID}),
+		gatewaytest.WithBids(
+			gatewaytest.Bid{ID: "0xb1", ModelID: modelID, Provider: "0xaaa", PricePerSecondWei: "125000000000000", Score: 0.73},
+			gatewaytest.Bid{ID: "0xb2", ModelID: modelID, Provider: "0xbbb", PricePerSecondWei: "200000000000000", Score: 0.41},
+		),
+	)
 }
 
 func ExampleBidsService_Rated() {
-	srv := bidsGateway()
-	defer srv.Close()
-	client, err := infergate.NewClient(infergate.WithBaseURL(srv.URL), infergate.WithAPIKey("sk-example"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	gateway := bidsGateway()
+	defer gateway.Close()
+	client := gateway.Client()
 
 	// A name is looked up in the catalogue first: the route itself takes only hex ids.
 	bids, err := client.Bids.Rated(context.Background(), "llama-3.3-70b")

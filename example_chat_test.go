@@ -16,7 +16,7 @@ func ExampleChatService_Create() {
 	defer gw.Close()
 	gw.Enqueue(gatewaytest.Reply{Content: "Paris."})
 
-	client, err := infergate.NewClient(infergate.WithBaseURL(gw.URL()), infergate.WithAPIKey(gatewaytest.APIKey))
+	client, err := infergate.NewClient(infergate.WithBaseURL(gw.URL()), infergate.WithAPIKey(gatewaytest.DefaultAPIKey))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func ExampleChatStream_Completion() {
 func ExampleAPIError() {
 	gw := gatewaytest.NewServer()
 	defer gw.Close()
-	gw.FailNext(1, gatewaytest.DetailError(401, "Invalid API key"))
+	gw.FailNext(1, gatewaytest.DetailErrorReply(401, "Invalid API key"))
 	client := gw.Client()
 
 	_, err := client.Chat.Create(context.Background(), infergate.ChatRequest{

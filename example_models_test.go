@@ -4,32 +4,24 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"net/http"
-	"net/http/httptest"
 
 	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
 )
 
-// modelsGateway stands in for the deployed gateway: its catalogue lives at /api/v1/models, and the
-// contract's /api/v1/chat/models answers 404.
-func modelsGateway() *httptest.Server {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/v1/models", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `{"object":"list","data":[
-			{"id":"llama-3.3-70b","blockchainID":"0x1111111111111111111111111111111111111111111111111111111111111111","created":1736000000,"tags":["chat"],"modelType":"LLM"},
-			{"id":"glm-5.1:web","blockchainID":"0x2222222222222222222222222222222222222222222222222222222222222222","created":1737000000,"tags":["web"],"modelType":"LLM"},
-			{"id":"whisper-1","blockchainID":"0x3333333333333333333333333333333333333333333333333333333333333333","created":1738000000,"tags":[],"modelType":"STT"}]}`)
-	})
-	return httptest.NewServer(mux)
+// modelsGateway is a fake gateway with three models in its catalogue.
+func modelsGateway() *gatewaytest.Server {
+	return gatewaytest.NewServer(gatewaytest.WithModels(
+		gatewaytest.CatalogModel{ID: "llama-3.3-70b", BlockchainID: "0x1111111111111111111111111111111111111111111111111111111111111111", Created: 1736000000, Tags: []string{"chat"}},
+		gatewaytest.CatalogModel{ID: "glm-5.1:web", Created: 1737000000, Tags: []string{"web"}},
+		gatewaytest.CatalogModel{ID: "whisper-1", Created: 1738000000, ModelType: "STT"},
+	))
 }
 
 func ExampleModelsService_List() {
-	srv := modelsGateway()
-	defer srv.Close()
-	client, err := infergate.NewClient(infergate.WithBaseURL(srv.URL), infergate.WithAPIKey("sk-example"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	gateway := modelsGateway()
+	defer gateway.Close()
+	client := gateway.Client()
 
 	models, err := client.Models.List(context.Background())
 	if err != nil {
@@ -45,12 +37,9 @@ func ExampleModelsService_List() {
 }
 
 func ExampleModelsService_Get() {
-	srv := modelsGateway()
-	defer srv.Close()
-	client, err := infergate.NewClient(infergate.WithBaseURL(srv.URL), infergate.WithAPIKey("sk-example"))
-	if err != nil {
-		log.Fatal(err)
-	}
+	gateway := modelsGateway()
+	defer gateway.Close()
+	client := gateway.Client()
 
 	m, err := client.Models.Get(context.Background(), "Llama-3.3-70B") // names are case-insensitive
 	if err != nil {

@@ -115,7 +115,7 @@ func ExampleKeysService() {
 	gw := gatewaytest.NewServer()
 	defer gw.Close()
 	// The key routes take the access token (WithAccessToken), never the API key.
-	client := gw.Client(infergate.WithAccessToken(gatewaytest.AccessToken))
+	client := gw.Client(infergate.WithAccessToken(gatewaytest.DefaultAccessToken))
 	ctx := context.Background()
 
 	created, err := client.Keys.Create(ctx, "ci")

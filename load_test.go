@@ -84,10 +84,7 @@ func TestLoad(t *testing.T) {
 	const calls, maxConns = 1000, 64
 	srv := newCountedServer(t, echoHandler(t))
 	tr := &http.Transport{MaxIdleConnsPerHost: maxConns, MaxConnsPerHost: maxConns, IdleConnTimeout: time.Minute}
-	client, err := NewClient(WithAPIKey("sk-load"), WithBaseURL(srv.URL), WithHTTPClient(&http.Client{Transport: tr}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testClient(t, srv.URL, WithHTTPClient(&http.Client{Transport: tr}), WithMaxRetries(2))
 	goroutinesBefore, heapBefore := runtime.NumGoroutine(), heapInUse()
 	start := time.Now()
 

@@ -57,13 +57,7 @@ func (m *catalogMock) on(method, route string, status int, body string) {
 // client returns a client on the mock with an API key and without retries.
 func (m *catalogMock) client(opts ...Option) *Client {
 	m.t.Helper()
-	all := append([]Option{WithHTTPClient(&http.Client{Transport: m.mock}), WithBaseURL(catalogAPIRoot),
-		WithAPIKey(catalogAPIKey), WithMaxRetries(0)}, opts...)
-	c, err := NewClient(all...)
-	if err != nil {
-		m.t.Fatal(err)
-	}
-	return c
+	return mockClient(m.t, m.mock, opts...)
 }
 
 // expect fails the test unless exactly these requests were made, in this order.
@@ -324,10 +318,7 @@ func BenchmarkModelsList(b *testing.B) {
 	mock := httpmock.NewMockTransport()
 	mock.RegisterResponder(http.MethodGet, catalogAPIRoot+"/chat/models", httpmock.NewStringResponder(404, `{"detail":"Not Found"}`))
 	mock.RegisterResponder(http.MethodGet, catalogAPIRoot+"/models", httpmock.NewStringResponder(200, deployedCatalogue))
-	client, err := NewClient(WithHTTPClient(&http.Client{Transport: mock}), WithBaseURL(catalogAPIRoot), WithAPIKey(catalogAPIKey))
-	if err != nil {
-		b.Fatal(err)
-	}
+	client := mockClient(b, mock)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := client.Models.List(b.Context()); err != nil {

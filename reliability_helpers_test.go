@@ -88,19 +88,28 @@ func newCountedServer(t *testing.T, handler func(hit int64, w http.ResponseWrite
 	return s
 }
 
-// newTestClient returns a client of srv with its own transport, closed when the test ends so that
-// idle connections do not count as leaks.
-func newTestClient(t *testing.T, baseURL string, opts ...Option) (*Client, *http.Transport) {
+// testClient is the tests' one way to build a client: base URL baseURL, a test API key,
+// millisecond retry backoff and no retries (a retry would hide what one attempt did); opts come
+// after those and win.
+func testClient(t testing.TB, baseURL string, opts ...Option) *Client {
 	t.Helper()
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	t.Cleanup(tr.CloseIdleConnections)
-	all := append([]Option{WithAPIKey("sk-test-key"), WithBaseURL(baseURL), WithHTTPClient(&http.Client{Transport: tr}),
-		WithRetryBackoff(time.Millisecond, 5*time.Millisecond)}, opts...)
+	all := append([]Option{WithAPIKey("sk-test-key"), WithBaseURL(baseURL),
+		WithRetryBackoff(time.Millisecond, 5*time.Millisecond), WithMaxRetries(0)}, opts...)
 	c, err := NewClient(all...)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	return c, tr
+	return c
+}
+
+// newTestClient returns a testClient of srv with the SDK's default retries and its own transport,
+// closed when the test ends so that idle connections do not count as leaks.
+func newTestClient(t *testing.T, baseURL string, opts ...Option) (*Client, *http.Transport) {
+	t.Helper()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(tr.CloseIdleConnections)
+	all := append([]Option{WithHTTPClient(&http.Client{Transport: tr}), WithMaxRetries(2)}, opts...)
+	return testClient(t, baseURL, all...), tr
 }
 
 // checkGoroutines fails the test if goroutines started during it are still running once it has

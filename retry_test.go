@@ -26,16 +26,9 @@ const okCompletion = `{"id":"c1","object":"chat.completion","created":1,"model":
 func mockClient(t *testing.T, opts ...infergate.Option) (*infergate.Client, *httpmock.MockTransport) {
 	t.Helper()
 	mock := httpmock.NewMockTransport()
-	opts = append([]infergate.Option{
-		infergate.WithBaseURL("https://gw.test"), infergate.WithAPIKey("sk-secret-key"),
-		infergate.WithHTTPClient(&http.Client{Transport: mock}),
-		infergate.WithRetryBackoff(time.Millisecond, 5*time.Millisecond),
-	}, opts...)
-	c, err := infergate.NewClient(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, mock
+	opts = append([]infergate.Option{infergate.WithAPIKey("sk-secret-key"),
+		infergate.WithHTTPClient(&http.Client{Transport: mock}), infergate.WithMaxRetries(2)}, opts...)
+	return testClient(t, "https://gw.test", opts...), mock
 }
 
 // sequence answers with the given responders in turn, repeating the last one.
@@ -183,7 +176,7 @@ func TestStreamRetriedOnlyBeforeFirstByte(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := newTestClient(t, srv.URL, infergate.WithMaxRetries(3), infergate.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c := testClient(t, srv.URL, infergate.WithMaxRetries(3), infergate.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	stream, err := c.Chat.Stream(context.Background(), hello())
 	if err != nil {
 		t.Fatal(err)

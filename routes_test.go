@@ -47,15 +47,10 @@ func recordAll(t *testing.T, status int, body string, contentType string) (*http
 	}
 }
 
-func mockClient(t *testing.T, mock *httpmock.MockTransport, opts ...Option) *Client {
+func mockClient(t testing.TB, mock *httpmock.MockTransport, opts ...Option) *Client {
 	t.Helper()
-	all := append([]Option{WithHTTPClient(&http.Client{Transport: mock}), WithBaseURL(catalogAPIRoot),
-		WithAPIKey(catalogAPIKey), WithMaxRetries(0)}, opts...)
-	c, err := NewClient(all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	all := append([]Option{WithHTTPClient(&http.Client{Transport: mock}), WithAPIKey(catalogAPIKey)}, opts...)
+	return testClient(t, catalogAPIRoot, all...)
 }
 
 const (

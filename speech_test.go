@@ -57,10 +57,7 @@ func TestSpeechTruncatedAudioIsAnError(t *testing.T) {
 		_, _ = w.Write([]byte("RIFF and then the provider died"))
 	}))
 	defer srv.Close()
-	client, err := NewClient(WithBaseURL(srv.URL), WithAPIKey("sk"), WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testClient(t, srv.URL)
 	n, err := client.Audio.SpeechTo(t.Context(), io.Discard, SpeechRequest{Input: "x"})
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("copied %d bytes, err = %v; want io.ErrUnexpectedEOF", n, err)
@@ -107,10 +104,7 @@ func BenchmarkSpeech200MiB(b *testing.B) {
 	const size = 200 << 20
 	srv := endlessAudio(size)
 	defer srv.Close()
-	client, err := NewClient(WithBaseURL(srv.URL), WithAPIKey("sk"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	client := testClient(b, srv.URL)
 	buf := make([]byte, 32<<10)
 	var peak uint64
 	b.SetBytes(size)

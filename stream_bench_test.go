@@ -86,15 +86,7 @@ func toolArguments(size int) string {
 
 func newReplayClient(b *testing.B, stream []byte) *infergate.Client {
 	b.Helper()
-	client, err := infergate.NewClient(
-		infergate.WithAPIKey("sk-bench"),
-		infergate.WithBaseURL("http://gateway.invalid"),
-		infergate.WithHTTPClient(&http.Client{Transport: replayTransport{body: stream}}),
-	)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return client
+	return testClient(b, "http://gateway.invalid", infergate.WithHTTPClient(&http.Client{Transport: replayTransport{body: stream}}))
 }
 
 var benchRequest = infergate.ChatRequest{

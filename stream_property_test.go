@@ -33,7 +33,7 @@ func TestStreamProperty(t *testing.T) {
 		cases = min(cases, 200)
 	}
 	srv, next := pieceServer(t)
-	client := newTestClient(t, srv.URL)
+	client := testClient(t, srv.URL)
 	rng := rand.New(rand.NewPCG(*propertySeed, 1))
 	for i := range cases {
 		g := genStreamBody(randDice{rng})
@@ -200,7 +200,7 @@ func FuzzStreamGenerated(f *testing.F) {
 	f.Add([]byte{3, 1, 0, 2, 7, 9, 4, 4, 4, 1, 200, 13, 77, 5, 5, 5, 5, 5})
 	f.Add([]byte("interleaved parallel calls with escapes \\\" and choices"))
 	srv, next := pieceServer(f)
-	client := newTestClient(f, srv.URL)
+	client := testClient(f, srv.URL)
 	f.Fuzz(func(t *testing.T, input []byte) {
 		d := &byteDice{b: input}
 		g := genStreamBody(d)

@@ -17,7 +17,7 @@ import (
 func streamOf(t *testing.T, body string) (*infergate.ChatStream, streamResult) {
 	t.Helper()
 	srv := serveStream(t, body, 7)
-	stream, err := newTestClient(t, srv.URL).Chat.Stream(context.Background(), hello())
+	stream, err := testClient(t, srv.URL).Chat.Stream(context.Background(), hello())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestStreamLogprobsUsageDetailsAndRawEvent(t *testing.T) {
 func openStream(t *testing.T, body string) *infergate.ChatStream {
 	t.Helper()
 	srv := serveStream(t, body, 5+len(body)/1000)
-	stream, err := newTestClient(t, srv.URL).Chat.Stream(context.Background(), hello())
+	stream, err := testClient(t, srv.URL).Chat.Stream(context.Background(), hello())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestCreateKeepsEverything(t *testing.T) {
 		_, _ = w.Write([]byte(body))
 	}))
 	t.Cleanup(srv.Close)
-	got, err := newTestClient(t, srv.URL).Chat.Create(context.Background(), hello())
+	got, err := testClient(t, srv.URL).Chat.Create(context.Background(), hello())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestStreamAnsweredWithJSON(t *testing.T) {
 			_, _ = w.Write([]byte(body))
 		}))
 		t.Cleanup(srv.Close)
-		return newTestClient(t, srv.URL)
+		return testClient(t, srv.URL)
 	}
 	whole := `{"id":"c","object":"chat.completion","created":5,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","tool_calls":[{"id":"k","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`
 	client := serve(200, whole)

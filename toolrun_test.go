@@ -57,8 +57,7 @@ func answerFromTools(conv []gatewaytest.Turn) gatewaytest.Reply {
 }
 
 func TestRunToolsTwoSteps(t *testing.T) {
-	gw := gatewaytest.NewServer(gatewaytest.WithChunkSize(11))
-	defer gw.Close()
+	gw := gatewaytest.New(t, gatewaytest.WithChunkSize(11))
 	gw.Enqueue(gatewaytest.Reply{
 		Reasoning: "I need the weather, then a conversion",
 		ToolCalls: []gatewaytest.ToolCall{
@@ -131,8 +130,7 @@ func TestRunToolsTwoSteps(t *testing.T) {
 }
 
 func TestRunToolsFeedsFailuresBack(t *testing.T) {
-	gw := gatewaytest.NewServer()
-	defer gw.Close()
+	gw := gatewaytest.New(t)
 	ran := atomic.Int32{}
 	boom := mustTool(t, "boom", func(context.Context, struct{}) (string, error) { panic("kaput") })
 	fails := mustTool(t, "fails", func(context.Context, struct{}) (string, error) { return "", errors.New("disk full") })
@@ -193,8 +191,7 @@ func TestRunToolsRunsCallsConcurrently(t *testing.T) {
 }
 
 func TestRunToolsStepLimit(t *testing.T) {
-	gw := gatewaytest.NewServer()
-	defer gw.Close()
+	gw := gatewaytest.New(t)
 	for range 5 {
 		gw.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{Name: "weather", Arguments: `{"city":"Rome"}`}}})
 	}
@@ -248,8 +245,7 @@ func TestRunToolsCancellation(t *testing.T) {
 // BenchmarkRunToolsStep measures the loop's own cost per model turn against the fake gateway: one
 // tool call and its result, then the answer.
 func BenchmarkRunToolsStep(b *testing.B) {
-	gw := gatewaytest.NewServer()
-	defer gw.Close()
+	gw := gatewaytest.New(b)
 	client := gw.Client()
 	tools := infergate.ToolLoop{Tools: []*infergate.FuncTool{weatherTool(b)}}
 	b.ReportAllocs()
@@ -265,8 +261,7 @@ func BenchmarkRunToolsStep(b *testing.B) {
 // BenchmarkManualToolStep does by hand what BenchmarkRunToolsStep's loop does, so that the
 // difference between the two is the loop's own overhead.
 func BenchmarkManualToolStep(b *testing.B) {
-	gw := gatewaytest.NewServer()
-	defer gw.Close()
+	gw := gatewaytest.New(b)
 	client := gw.Client()
 	tool := weatherTool(b)
 	req := hello()

@@ -15,8 +15,7 @@ import (
 )
 
 func TestEmbeddingsBothEncodingsCarryTheSameVector(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	want := gatewaytest.Embed("the cat sat", 8)
 	_, floatBody := send(t, s, "POST", "/embeddings", map[string]any{"input": "the cat sat", "dimensions": 8})
 	var asFloat struct {
@@ -72,8 +71,7 @@ func TestEmbedIsUnitLengthAndRelatesSharedWords(t *testing.T) {
 }
 
 func TestSpeechAnswersEachFormat(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	magic := map[string]string{"mp3": "\xff\xfb", "opus": "OggS", "aac": "\xff\xf1", "flac": "fLaC", "wav": "RIFF", "pcm": ""}
 	for format, prefix := range magic {
 		resp, body := send(t, s, "POST", "/audio/speech", map[string]any{"input": "hello", "response_format": format})
@@ -91,8 +89,7 @@ func TestSpeechAnswersEachFormat(t *testing.T) {
 }
 
 func TestUsagePagesNewestFirstWithFilters(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	base := time.Date(2025, 9, 30, 23, 0, 0, 0, time.UTC)
 	for i := range 5 {
 		s.AddUsage(gatewaytest.UsageRecord{ID: string(rune('a' + i)), CreatedAt: base.Add(time.Duration(i) * time.Hour),
@@ -115,12 +112,11 @@ func TestUsagePagesNewestFirstWithFilters(t *testing.T) {
 }
 
 func TestKeysTakeTheAccessTokenOnly(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
-	if resp, _ := call(t, s, "GET", "/auth/keys", gatewaytest.APIKey, nil, ""); resp.StatusCode != 401 {
+	s := gatewaytest.New(t)
+	if resp, _ := call(t, s, "GET", "/auth/keys", gatewaytest.DefaultAPIKey, nil, ""); resp.StatusCode != 401 {
 		t.Fatalf("API key on key routes: %d, want 401", resp.StatusCode)
 	}
-	tok := gatewaytest.AccessToken
+	tok := gatewaytest.DefaultAccessToken
 	_, body := call(t, s, "POST", "/auth/keys", tok, strings.NewReader(`{"name":"ci"}`), "application/json")
 	created := decode(t, body)
 	if !strings.HasPrefix(created["key"].(string), created["key_prefix"].(string)) {
@@ -150,8 +146,7 @@ func TestKeysTakeTheAccessTokenOnly(t *testing.T) {
 }
 
 func TestHealthIsOutsideTheAPIAndOpen(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	resp, err := http.Get(s.URL() + "/health")
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func DefaultTranscript() Transcript {
 }
 
 // WithTranscript sets the transcript every transcription returns.
-func WithTranscript(t Transcript) Option { return func(c *config) { c.transcript = &t } }
+func WithTranscript(t Transcript) ServerOption { return func(c *config) { c.transcript = &t } }
 
 // SetTranscript replaces the transcript later transcriptions return.
 func (s *Server) SetTranscript(t Transcript) {

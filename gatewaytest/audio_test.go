@@ -46,7 +46,7 @@ func form(t *testing.T, fields map[string]string) (io.Reader, string) {
 func transcribe(t *testing.T, s *gatewaytest.Server, fields map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	body, ct := form(t, fields)
-	return call(t, s, "POST", "/audio/transcriptions", gatewaytest.APIKey, body, ct)
+	return call(t, s, "POST", "/audio/transcriptions", gatewaytest.DefaultAPIKey, body, ct)
 }
 
 func TestTranscriptionFormats(t *testing.T) {
@@ -74,8 +74,7 @@ func TestTranscriptionFormats(t *testing.T) {
 			{"id":1,"seek":0,"start":2,"end":3661.5,"text":" big world","tokens":[1000,1001],"temperature":0,"avg_logprob":-0.25,"compression_ratio":1.2,"no_speech_prob":0.01,"speaker":"SPEAKER_01"}],
 			"words":[{"word":"Hello","start":0,"end":2},{"word":"big","start":2,"end":1831.75},{"word":"world","start":1831.75,"end":3661.5}]}`},
 	}
-	s := gatewaytest.NewServer(gatewaytest.WithTranscript(two))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithTranscript(two))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fields := map[string]string{"file": "ID3", "model": "whisper-v3-large-turbo"}
@@ -98,8 +97,7 @@ func TestTranscriptionFormats(t *testing.T) {
 }
 
 func TestTranscriptionDefaultAndSetTranscript(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	_, body := transcribe(t, s, map[string]string{"file": "x", "response_format": "srt"})
 	if string(body) != "1\n00:00:00,000 --> 00:00:02,000\nHello\n\n" {
 		t.Errorf("default srt %q", body)
@@ -112,8 +110,7 @@ func TestTranscriptionDefaultAndSetTranscript(t *testing.T) {
 }
 
 func TestTranscriptionRejections(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	tests := []struct {
 		name   string
 		fields map[string]string
@@ -154,8 +151,7 @@ func TestTranscriptionRejections(t *testing.T) {
 }
 
 func TestTranscriptionRecordsUpload(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	transcribe(t, s, map[string]string{"file": "RIFF....WAVE", "filename": "clip.wav", "language": "en", "timestamp_granularities": "word,segment"})
 	r, _ := s.LastRequest()
 	sum := sha256.Sum256([]byte("RIFF....WAVE"))
@@ -181,8 +177,7 @@ func TestTranscriptionStreamsLargeUpload(t *testing.T) {
 		t.Skip("uploads 200 MiB")
 	}
 	const size = 200 << 20
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	want := sha256.New()
@@ -199,7 +194,7 @@ func TestTranscriptionStreamsLargeUpload(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	resp, body := call(t, s, "POST", "/audio/transcriptions", gatewaytest.APIKey, pr, mw.FormDataContentType())
+	resp, body := call(t, s, "POST", "/audio/transcriptions", gatewaytest.DefaultAPIKey, pr, mw.FormDataContentType())
 	runtime.ReadMemStats(&after)
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)

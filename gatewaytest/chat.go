@@ -74,7 +74,7 @@ type Quirks struct {
 	// chunk instead of a chunk of its own.
 	FinishOnLastDelta bool
 	// InBandError sends an error event mid-stream and ends the stream there.
-	InBandError *StreamError
+	InBandError *StreamErrorEvent
 	// JunkLines adds a non-JSON "data: provider failed, failover enabled" line
 	// and a raw {"error":...} line without "data:" after the first event.
 	JunkLines bool
@@ -104,9 +104,9 @@ type Quirks struct {
 	InterleaveToolCalls bool
 }
 
-// StreamError is an in-band error event:
+// StreamErrorEvent is an in-band error event:
 // data: {"error":{"message":..,"type":..,"status":..}}.
-type StreamError struct {
+type StreamErrorEvent struct {
 	After   int    // data events sent before the error
 	Message string // default "provider request failed"
 	Type    string // default "provider_error"

@@ -9,8 +9,7 @@ import (
 )
 
 func TestChatDefaultEchoAndShape(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	resp, body := send(t, s, "POST", "/chat/completions", map[string]any{
 		"messages": []any{
 			map[string]any{"role": "system", "content": "be brief"},
@@ -35,8 +34,7 @@ func TestChatDefaultEchoAndShape(t *testing.T) {
 }
 
 func TestChatImagesAccepted(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	tests := []struct {
 		name, url string
 		want      int
@@ -98,8 +96,7 @@ func TestChatScriptedQueue(t *testing.T) {
 }
 
 func TestChatToolCallsNonStreaming(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	s.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{
 		{ID: "call_a", Name: "weather", Arguments: `{"city":"Paris"}`},
 		{Name: "time", Arguments: `{}`},
@@ -123,10 +120,10 @@ func TestChatToolCallsNonStreaming(t *testing.T) {
 }
 
 func TestChatValidation(t *testing.T) {
-	catalogue := gatewaytest.WithModels(gatewaytest.Model{ID: "Only-Model"})
+	catalogue := gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "Only-Model"})
 	tests := []struct {
 		name   string
-		opts   []gatewaytest.Option
+		opts   []gatewaytest.ServerOption
 		body   string
 		status int
 		want   string
@@ -137,17 +134,16 @@ func TestChatValidation(t *testing.T) {
 			`{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required","input":{"model":"m"}}]}`},
 		{"not json", nil, `{oops`, 422,
 			`{"detail":[{"type":"json_invalid","loc":["body",0],"msg":"JSON decode error","input":{}}]}`},
-		{"unknown model", []gatewaytest.Option{catalogue}, `{"model":"gpt-4","messages":[{"role":"user","content":"x"}]}`, 400,
+		{"unknown model", []gatewaytest.ServerOption{catalogue}, `{"model":"gpt-4","messages":[{"role":"user","content":"x"}]}`, 400,
 			`{"error":{"message":"Model 'gpt-4' not found","type":"invalid_request_error","param":"model","code":"model_not_found"}}`},
-		{"name is case-insensitive", []gatewaytest.Option{catalogue}, `{"model":"only-model","messages":[{"role":"user","content":"x"}]}`, 200, ""},
-		{"any hex id", []gatewaytest.Option{catalogue}, `{"model":"0x` + repeat("ab", 32) + `","messages":[{"role":"user","content":"x"}]}`, 200, ""},
+		{"name is case-insensitive", []gatewaytest.ServerOption{catalogue}, `{"model":"only-model","messages":[{"role":"user","content":"x"}]}`, 200, ""},
+		{"any hex id", []gatewaytest.ServerOption{catalogue}, `{"model":"0x` + repeat("ab", 32) + `","messages":[{"role":"user","content":"x"}]}`, 200, ""},
 		{"no catalogue, any name", nil, `{"model":"gpt-4","messages":[{"role":"user","content":"x"}]}`, 200, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := gatewaytest.NewServer(tt.opts...)
-			defer s.Close()
-			resp, body := call(t, s, "POST", "/chat/completions", gatewaytest.APIKey, stringReader(tt.body), "application/json")
+			s := gatewaytest.New(t, tt.opts...)
+			resp, body := call(t, s, "POST", "/chat/completions", gatewaytest.DefaultAPIKey, stringReader(tt.body), "application/json")
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
 			}
@@ -159,8 +155,7 @@ func TestChatValidation(t *testing.T) {
 }
 
 func TestChatDelayNonStreaming(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithReplies(gatewaytest.Reply{Content: "slow", Quirks: gatewaytest.Quirks{Delay: 50 * time.Millisecond}}))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Content: "slow", Quirks: gatewaytest.Quirks{Delay: 50 * time.Millisecond}}))
 	start := time.Now()
 	resp, _ := send(t, s, "POST", "/chat/completions", userMsg("x"))
 	if d := time.Since(start); resp.StatusCode != 200 || d < 50*time.Millisecond {

@@ -1,11 +1,18 @@
 package gatewaytest
 
-import infergate "github.com/infergate/infergate-go"
+import (
+	"time"
+
+	infergate "github.com/infergate/infergate-go"
+)
 
 // Client returns an SDK client wired to this server: base URL s.URL(), the
-// server's API key and access token, and an HTTP client that trusts the
-// server. opts are applied after those, so a test can still change retries,
-// credentials or the HTTP client. It panics if infergate.NewClient fails,
+// server's API key and access token, an HTTP client that trusts the server,
+// and retry backoff in milliseconds (1 ms doubling up to 10 ms) instead of
+// the production default, so a test that injects a failure does not sleep.
+// opts are applied after those, so a test can still change retries, backoff,
+// credentials or the HTTP client. A Retry-After the server sends still wins
+// over the backoff: script short waits with ErrorReply.RetryAfter. It panics if infergate.NewClient fails,
 // which can only happen when opts themselves are invalid (such as a bad
 // WithBaseURL): a test bug, not a runtime condition.
 //
@@ -18,6 +25,7 @@ func (s *Server) Client(opts ...infergate.Option) *infergate.Client {
 		infergate.WithAPIKey(s.cfg.apiKey),
 		infergate.WithAccessToken(s.cfg.accessToken),
 		infergate.WithHTTPClient(s.srv.Client()),
+		infergate.WithRetryBackoff(time.Millisecond, 10*time.Millisecond),
 	}
 	c, err := infergate.NewClient(append(base, opts...)...)
 	if err != nil {

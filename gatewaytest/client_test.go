@@ -10,8 +10,7 @@ import (
 )
 
 func TestClientTalksToServer(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	s.Enqueue(gatewaytest.Reply{Content: "Paris"})
 	c := s.Client()
 	got, err := c.Chat.Create(context.Background(), infergate.ChatRequest{
@@ -25,15 +24,14 @@ func TestClientTalksToServer(t *testing.T) {
 		t.Errorf("completion = %+v", got)
 	}
 	last, _ := s.LastRequest()
-	if last.Path != "/api/v1/chat/completions" || last.Header.Get("Authorization") != "Bearer "+gatewaytest.APIKey {
+	if last.Path != "/api/v1/chat/completions" || last.Header.Get("Authorization") != "Bearer "+gatewaytest.DefaultAPIKey {
 		t.Errorf("request = %s %s", last.Method, last.Path)
 	}
 }
 
 func TestClientRetriesAndUserOptions(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
-	s.FailNext(1, gatewaytest.DetailError(503, "busy").WithRetryAfter(0))
+	s := gatewaytest.New(t)
+	s.FailNext(1, gatewaytest.DetailErrorReply(503, "busy").WithRetryAfter(0))
 	got, err := s.Client(infergate.WithMaxRetries(1)).Chat.Create(context.Background(), infergate.ChatRequest{
 		Messages: []infergate.Message{infergate.UserMessage("echo")},
 	})
@@ -41,7 +39,7 @@ func TestClientRetriesAndUserOptions(t *testing.T) {
 		t.Fatalf("after one 503: %v, %d requests", err, len(s.Requests()))
 	}
 
-	s.FailNext(1, gatewaytest.DetailError(503, "busy"))
+	s.FailNext(1, gatewaytest.DetailErrorReply(503, "busy"))
 	_, err = s.Client(infergate.WithMaxRetries(0)).Chat.Create(context.Background(), infergate.ChatRequest{
 		Messages: []infergate.Message{infergate.UserMessage("x")},
 	})
@@ -58,8 +56,7 @@ func TestClientRetriesAndUserOptions(t *testing.T) {
 }
 
 func TestClientPanicsOnBadOption(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	defer func() {
 		if recover() == nil {
 			t.Error("no panic for an invalid base URL")
@@ -69,8 +66,7 @@ func TestClientPanicsOnBadOption(t *testing.T) {
 }
 
 func TestClientStreamsQuirkyToolCalls(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithChunkSize(5))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithChunkSize(5))
 	s.Enqueue(gatewaytest.Reply{
 		ToolCalls: []gatewaytest.ToolCall{{ID: "call_1", Name: "weather", Arguments: `{"city":"Paris"}`}},
 		Quirks:    gatewaytest.Quirks{EmptyArgsFirst: true, BlankIDs: true, JunkLines: true, Keepalive: true, NoDone: true},
@@ -103,8 +99,7 @@ func TestClientStreamsQuirkyToolCalls(t *testing.T) {
 func TestClientReadsEveryStreamShape(t *testing.T) {
 	for _, spelling := range []string{"reasoning_content", "reasoning", "thinking"} {
 		t.Run(spelling, func(t *testing.T) {
-			s := gatewaytest.NewServer(gatewaytest.WithChunkSize(9))
-			defer s.Close()
+			s := gatewaytest.New(t, gatewaytest.WithChunkSize(9))
 			reply := gatewaytest.Reply{
 				Content: "two calls", Reasoning: "I need both tools",
 				ToolCalls: []gatewaytest.ToolCall{

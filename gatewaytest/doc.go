@@ -1,18 +1,34 @@
 // Package gatewaytest provides an in-memory Inference Gateway for testing
 // code that uses the gateway, in the spirit of net/http/httptest.
 //
-// NewServer starts a fake on a loopback address that serves every route of
-// the gateway under /api/v1, in the shapes the deployed gateway really sends:
-// chat completions (plain and streamed, with tool calls and images), audio
-// transcription, the model catalogue, rated bids, sessions and chat history;
-// and the deployed gateway's other routes: embeddings (deterministic vectors,
-// see Embed), text to speech (a small valid file per format, see
-// SpeechAudio), billing balance and usage (in memory, see AddUsage), the
-// account's API keys (access token only) and GET /health.
+// In a test, New(t) starts a fake on a loopback address and closes it when
+// the test ends, reporting injected failures that no request used; outside
+// a test (an example program, a benchmark's setup) NewServer starts one and
+// Close stops it. Server.Client returns an SDK client wired to the fake, with
+// millisecond retry backoff so injected failures cost no test time.
+//
+// The fake serves every route of the gateway under /api/v1, in the shapes the
+// deployed gateway really sends: chat completions (plain and streamed, with
+// tool calls and images), audio transcription, the model catalogue, rated
+// bids, sessions and chat history; and the deployed gateway's other routes:
+// embeddings (deterministic vectors, see Embed), text to speech (a small
+// valid file per format, see SpeechAudio), billing balance and usage (in
+// memory, see AddUsage), the account's API keys (access token only) and
+// GET /health.
 // Chat replies are scripted with Reply and Server.Enqueue; odd stream
 // behaviour (split tool-call fragments, in-band errors, truncation, CRLF,
 // tiny TCP writes) is switched on per reply with Quirks; error responses are
-// injected with Server.FailNext. Every request is recorded for assertions.
+// injected with Server.FailNext and the *ErrorReply constructors. Every
+// request is recorded for assertions.
+//
+// Routes are named one way throughout: by their URL path, such as
+// /api/v1/chat/completions or /health. That is what ErrorReply.On takes,
+// what Request.Path reports, and how the SDK's documentation names them.
+//
+// Names here describe the fake's side: StoredChat and CatalogModel are what
+// the fake keeps, DefaultAPIKey and WithAcceptedAPIKey are what it accepts,
+// ValidationErrorReply is a reply it sends; none is the root package's type
+// of a similar name.
 //
 // Everything is deterministic by default: ids come from counters and the
 // clock stands still at FixedTime unless WithClock says otherwise.

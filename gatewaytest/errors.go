@@ -6,50 +6,62 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// ErrorReply is a scripted error response. Build one with DetailError,
-// ValidationError, OpenAIError, StringError, HTMLError or RateLimitError, or
-// fill it in by hand; inject it with Server.FailNext or WithFailures.
+// ErrorReply is a scripted error response. Build one with DetailErrorReply,
+// ValidationErrorReply, OpenAIErrorReply, StringErrorReply, HTMLErrorReply or
+// RateLimitErrorReply, or fill it in by hand; inject it with Server.FailNext
+// or WithFailures.
 type ErrorReply struct {
 	Status      int    // HTTP status; a 200 here is legal and sometimes deployed
 	Body        string // sent verbatim
 	ContentType string // "application/json" when empty
-	RetryAfter  int    // seconds for a Retry-After header; 0 sends none
-	// Route limits the failure to one route, given below /api/v1, such as
-	// "/chat/completions". It also matches sub-paths ("/chat-history/chats"
-	// covers a chat's messages). Empty means every route.
+	// RetryAfter is the wait the reply asks for; 0 sends none. It is sent as
+	// Retry-After in whole seconds, rounded up, as the gateway does; a wait
+	// that is not whole seconds is also sent exactly as retry-after-ms (the
+	// header OpenAI adds), which the SDK prefers, so tests can ask for
+	// milliseconds and not sleep.
+	RetryAfter time.Duration
+	// Route limits the failure to one route, named by its URL path exactly as
+	// Request.Path reports it and the SDK's docs name it, such as
+	// "/api/v1/chat/completions" or "/health". It also matches sub-paths
+	// ("/api/v1/chat-history/chats" covers a chat's messages). Empty means
+	// every route. A path without the /api/v1 prefix, the form of earlier
+	// versions, is read as below /api/v1.
 	Route string
 }
 
-// On returns a copy of e that applies only to route (below /api/v1).
+// On returns a copy of e that applies only to route, a URL path such as
+// "/api/v1/chat/completions" (see ErrorReply.Route).
 func (e ErrorReply) On(route string) ErrorReply {
 	e.Route = route
 	return e
 }
 
-// WithRetryAfter returns a copy of e that sends Retry-After: seconds.
-func (e ErrorReply) WithRetryAfter(seconds int) ErrorReply {
-	e.RetryAfter = seconds
+// WithRetryAfter returns a copy of e that asks the client to wait d before
+// retrying (see ErrorReply.RetryAfter).
+func (e ErrorReply) WithRetryAfter(d time.Duration) ErrorReply {
+	e.RetryAfter = d
 	return e
 }
 
-// DetailError is the FastAPI body {"detail":"msg"} the gateway uses for most
+// DetailErrorReply is the FastAPI body {"detail":"msg"} the gateway uses for most
 // rejections.
-func DetailError(status int, msg string) ErrorReply {
+func DetailErrorReply(status int, msg string) ErrorReply {
 	return jsonError(status, map[string]any{"detail": msg})
 }
 
-// ValidationError is a 422 in the FastAPI validation shape
+// ValidationErrorReply is a 422 in the FastAPI validation shape
 // {"detail":[{"type","loc","msg","input"}]}, reporting field of the body.
-func ValidationError(field, msg string) ErrorReply {
+func ValidationErrorReply(field, msg string) ErrorReply {
 	return jsonError(http.StatusUnprocessableEntity, map[string]any{"detail": []any{
 		map[string]any{"type": "value_error", "loc": []any{"body", field}, "msg": msg, "input": nil},
 	}})
 }
 
-// APIError is the inner object of an OpenAI-style {"error":{...}} body.
-type APIError struct {
+// OpenAIErrorFields is the inner object of an OpenAI-style {"error":{...}} body.
+type OpenAIErrorFields struct {
 	Message string
 	Type    string
 	Param   any            // a string, or nil for JSON null
@@ -57,9 +69,9 @@ type APIError struct {
 	Extra   map[string]any // more keys beside the four, e.g. "available"
 }
 
-// OpenAIError is the {"error":{"message","type","param","code",...}} body the
+// OpenAIErrorReply is the {"error":{"message","type","param","code",...}} body the
 // chat route uses.
-func OpenAIError(status int, e APIError) ErrorReply {
+func OpenAIErrorReply(status int, e OpenAIErrorFields) ErrorReply {
 	inner := map[string]any{"message": e.Message, "type": e.Type, "param": e.Param, "code": e.Code}
 	for k, v := range e.Extra {
 		inner[k] = v
@@ -67,20 +79,21 @@ func OpenAIError(status int, e APIError) ErrorReply {
 	return jsonError(status, map[string]any{"error": inner})
 }
 
-// StringError is the {"error":"text"} body some routes send, even with status 200.
-func StringError(status int, text string) ErrorReply {
+// StringErrorReply is the {"error":"text"} body some routes send, even with status 200.
+func StringErrorReply(status int, text string) ErrorReply {
 	return jsonError(status, map[string]any{"error": text})
 }
 
-// HTMLError is an HTML page, as a proxy in front of the gateway returns.
-func HTMLError(status int, html string) ErrorReply {
+// HTMLErrorReply is an HTML page, as a proxy in front of the gateway returns.
+func HTMLErrorReply(status int, html string) ErrorReply {
 	return ErrorReply{Status: status, Body: html, ContentType: "text/html; charset=utf-8"}
 }
 
-// RateLimitError is the gateway's own 429: an OpenAI-style body with code
-// rate_limit_exceeded and a Retry-After header.
-func RateLimitError(retryAfter int) ErrorReply {
-	e := OpenAIError(http.StatusTooManyRequests, APIError{
+// RateLimitErrorReply is the gateway's own 429: an OpenAI-style body with code
+// rate_limit_exceeded, asking the client to wait retryAfter (see
+// ErrorReply.RetryAfter; the gateway always asks for whole seconds).
+func RateLimitErrorReply(retryAfter time.Duration) ErrorReply {
+	e := OpenAIErrorReply(http.StatusTooManyRequests, OpenAIErrorFields{
 		Message: "Rate limit exceeded: too many requests per minute",
 		Type:    "requests",
 		Code:    "rate_limit_exceeded",
@@ -104,7 +117,12 @@ func (e ErrorReply) write(w http.ResponseWriter) {
 	}
 	w.Header().Set("Content-Type", ct)
 	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+		seconds := (e.RetryAfter + time.Second - 1) / time.Second
+		w.Header().Set("Retry-After", strconv.FormatInt(int64(seconds), 10))
+		if e.RetryAfter%time.Second != 0 {
+			ms := (e.RetryAfter + time.Millisecond - 1) / time.Millisecond
+			w.Header().Set("Retry-After-Ms", strconv.FormatInt(int64(ms), 10))
+		}
 	}
 	if e.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", "Bearer")
@@ -135,6 +153,26 @@ func (s *Server) FailNext(n int, e ErrorReply) {
 	s.failures = append(s.failures, &failure{remaining: n, reply: e})
 }
 
+// unusedFailures returns copies of the injected failures not yet used up.
+func (s *Server) unusedFailures() []failure {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []failure
+	for _, f := range s.failures {
+		if f.remaining > 0 {
+			out = append(out, *f)
+		}
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // takeFailure consumes one failure for path, oldest first.
 func (s *Server) takeFailure(path string) (ErrorReply, bool) {
 	s.mu.Lock()
@@ -156,6 +194,9 @@ func routeMatches(route, path string) bool {
 	if route == "" {
 		return true
 	}
-	full := apiPrefix + "/" + strings.Trim(route, "/")
+	full := "/" + strings.Trim(route, "/")
+	if full != healthPath && full != apiPrefix && !strings.HasPrefix(full, apiPrefix+"/") {
+		full = apiPrefix + full
+	}
 	return path == full || strings.HasPrefix(path, full+"/")
 }

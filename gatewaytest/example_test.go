@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/infergate/infergate-go/gatewaytest"
 )
@@ -15,13 +16,13 @@ import (
 func Example() {
 	s := gatewaytest.NewServer()
 	defer s.Close()
-	s.FailNext(1, gatewaytest.RateLimitError(1).On("/chat/completions"))
+	s.FailNext(1, gatewaytest.RateLimitErrorReply(time.Second).On("/api/v1/chat/completions"))
 	s.Enqueue(gatewaytest.Reply{Content: "Paris"})
 
 	post := func() (int, string) {
 		req, _ := http.NewRequest("POST", s.URL()+"/api/v1/chat/completions",
 			strings.NewReader(`{"model":"llama-3.3-70b","messages":[{"role":"user","content":"Capital of France?"}]}`))
-		req.Header.Set("Authorization", "Bearer "+gatewaytest.APIKey)
+		req.Header.Set("Authorization", "Bearer "+gatewaytest.DefaultAPIKey)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			panic(err)
@@ -52,7 +53,7 @@ func ExampleQuirks() {
 	})
 	req, _ := http.NewRequest("POST", s.URL()+"/api/v1/chat/completions",
 		strings.NewReader(`{"stream":true,"messages":[{"role":"user","content":"weather?"}]}`))
-	req.Header.Set("Authorization", "Bearer "+gatewaytest.APIKey)
+	req.Header.Set("Authorization", "Bearer "+gatewaytest.DefaultAPIKey)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		panic(err)

@@ -48,7 +48,7 @@ func send(t *testing.T, s *gatewaytest.Server, method, path string, v any) (*htt
 		}
 		body = bytes.NewReader(b)
 	}
-	return call(t, s, method, path, gatewaytest.APIKey, body, "application/json")
+	return call(t, s, method, path, gatewaytest.DefaultAPIKey, body, "application/json")
 }
 
 func decode(t *testing.T, b []byte) map[string]any {

@@ -18,18 +18,18 @@ const TimeLayout = "2006-01-02T15:04:05.000000"
 // maxTitle is the contract's limit, counted in characters, not bytes.
 const maxTitle = 200
 
-// Chat is a stored chat as Server.Chats reports it.
-type Chat struct {
+// StoredChat is a stored chat as Server.Chats reports it.
+type StoredChat struct {
 	ID        string
 	Title     string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	Archived  bool // deleted with archive_only=true: hidden from the list, still readable
-	Messages  []Message
+	Messages  []StoredMessage
 }
 
-// Message is a stored chat message.
-type Message struct {
+// StoredMessage is a stored chat message.
+type StoredMessage struct {
 	ID        string
 	Role      string // user or assistant
 	Content   string
@@ -39,18 +39,18 @@ type Message struct {
 }
 
 type chatRecord struct {
-	Chat
+	StoredChat
 	touch uint64 // the order of the last change, newest highest
 }
 
 // Chats returns copies of every stored chat, archived ones included, in
 // creation order.
-func (s *Server) Chats() []Chat {
+func (s *Server) Chats() []StoredChat {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Chat, len(s.chats))
+	out := make([]StoredChat, len(s.chats))
 	for i, c := range s.chats {
-		out[i] = c.Chat
+		out[i] = c.StoredChat
 		out[i].Messages = slices.Clone(c.Messages)
 	}
 	return out
@@ -75,7 +75,7 @@ func (c *chatRecord) wire(withMessages bool) map[string]any {
 	return m
 }
 
-func (m Message) wire() map[string]any {
+func (m StoredMessage) wire() map[string]any {
 	return map[string]any{"id": m.ID, "role": m.Role, "content": m.Content, "sequence": m.Sequence,
 		"created_at": m.CreatedAt.Format(TimeLayout), "tokens": m.Tokens}
 }
@@ -130,7 +130,7 @@ func (s *Server) handleCreateChat(w http.ResponseWriter, r *http.Request) {
 	id, now := s.uuid(), s.now(r)
 	s.mu.Lock()
 	s.touch++
-	c := &chatRecord{Chat: Chat{ID: id, Title: title, CreatedAt: now, UpdatedAt: now}, touch: s.touch}
+	c := &chatRecord{StoredChat: StoredChat{ID: id, Title: title, CreatedAt: now, UpdatedAt: now}, touch: s.touch}
 	s.chats = append(s.chats, c)
 	body := c.wire(false)
 	s.mu.Unlock()
@@ -246,7 +246,7 @@ func (s *Server) handleAddMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	id, now := s.uuid(), s.now(r)
 	s.withChat(w, r, func(_ int, c *chatRecord) (int, any) {
-		m := Message{ID: id, Role: *in.Role, Content: *in.Content, Sequence: len(c.Messages) + 1,
+		m := StoredMessage{ID: id, Role: *in.Role, Content: *in.Content, Sequence: len(c.Messages) + 1,
 			CreatedAt: now, Tokens: in.Tokens}
 		c.Messages = append(c.Messages, m)
 		s.touch++

@@ -27,7 +27,7 @@ func tickingClock() func() time.Time {
 func jwt(t *testing.T, s *gatewaytest.Server, method, path, body string) (int, []byte) {
 	t.Helper()
 	var r = stringReader(body)
-	resp, b := call(t, s, method, path, gatewaytest.AccessToken, r, "application/json")
+	resp, b := call(t, s, method, path, gatewaytest.DefaultAccessToken, r, "application/json")
 	return resp.StatusCode, b
 }
 
@@ -43,8 +43,7 @@ func titles(t *testing.T, body []byte) []string {
 var naiveUTC = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$`)
 
 func TestHistoryLifecycle(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithClock(tickingClock()))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithClock(tickingClock()))
 
 	status, body := jwt(t, s, "POST", "/chat-history/chats", `{"title":"first"}`)
 	if status != 201 {
@@ -116,8 +115,7 @@ func TestHistoryLifecycle(t *testing.T) {
 }
 
 func TestHistoryArchivedFlag(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	_, body := jwt(t, s, "POST", "/chat-history/chats", `{"title":"a"}`)
 	id := decode(t, body)["id"].(string)
 	jwt(t, s, "POST", "/chat-history/chats/"+id+"/messages", `{"role":"user","content":"x"}`)
@@ -129,8 +127,7 @@ func TestHistoryArchivedFlag(t *testing.T) {
 }
 
 func TestHistoryRejections(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	_, body := jwt(t, s, "POST", "/chat-history/chats", `{"title":"a"}`)
 	id := decode(t, body)["id"].(string)
 	long := strings.Repeat("é", 201) // 201 characters, 402 bytes

@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// Model is an entry of the model catalogue, in the deployed gateway's shape.
-type Model struct {
+// CatalogModel is an entry of the model catalogue, in the deployed gateway's shape.
+type CatalogModel struct {
 	ID           string   `json:"id"`           // the name, e.g. llama-3.3-70b
 	BlockchainID string   `json:"blockchainID"` // 0x and 64 hex digits; HexID(ID) when empty
 	Created      int64    `json:"created"`      // Unix seconds
@@ -25,12 +25,12 @@ func HexID(name string) string {
 
 // DefaultModels returns the catalogue a server has without WithModels: a
 // text model, its :web variant, a vision model and a speech-to-text model.
-func DefaultModels() []Model {
-	m := func(name, typ string, tags ...string) Model {
-		return Model{ID: name, BlockchainID: HexID(name), Created: 1757993282,
+func DefaultModels() []CatalogModel {
+	m := func(name, typ string, tags ...string) CatalogModel {
+		return CatalogModel{ID: name, BlockchainID: HexID(name), Created: 1757993282,
 			Tags: append([]string{typ, name}, tags...), ModelType: typ}
 	}
-	return []Model{
+	return []CatalogModel{
 		m("llama-3.3-70b", "LLM"),
 		m("llama-3.3-70b:web", "LLM", "web"),
 		m("qwen2.5-vl-72b", "LLM", "vision"),
@@ -41,9 +41,9 @@ func DefaultModels() []Model {
 // WithModels replaces the catalogue and makes the chat route reject models
 // that are neither a listed name (case-insensitive) nor a 0x hex id, with 400
 // model_not_found. Without this option any model name is accepted.
-func WithModels(models ...Model) Option {
+func WithModels(models ...CatalogModel) ServerOption {
 	return func(c *config) {
-		c.models = make([]Model, len(models))
+		c.models = make([]CatalogModel, len(models))
 		for i, m := range models {
 			if m.BlockchainID == "" {
 				m.BlockchainID = HexID(m.ID)
@@ -62,7 +62,7 @@ func WithModels(models ...Model) Option {
 
 // WithChatModelsRoute also serves the catalogue at the contract's
 // GET /api/v1/chat/models, which the deployed gateway answers with 404.
-func WithChatModelsRoute() Option { return func(c *config) { c.chatModels = true } }
+func WithChatModelsRoute() ServerOption { return func(c *config) { c.chatModels = true } }
 
 // knownModel reports whether the chat route should accept model.
 func (s *Server) knownModel(model string) bool {
@@ -100,16 +100,16 @@ type Bid struct {
 
 // WithBids replaces the default bids (two per catalogue model). Bids are
 // answered in the order given, filtered by ModelID.
-func WithBids(bids ...Bid) Option {
+func WithBids(bids ...Bid) ServerOption {
 	return func(c *config) { c.bids = append([]Bid{}, bids...) }
 }
 
 // WithContractBids makes GET /models/ratedbids answer in the contract's
 // shape (bid_id, provider, price_per_second in tokens, rating, ...) instead of
 // the deployed pass-through shape.
-func WithContractBids() Option { return func(c *config) { c.contractBids = true } }
+func WithContractBids() ServerOption { return func(c *config) { c.contractBids = true } }
 
-func defaultBids(models []Model) []Bid {
+func defaultBids(models []CatalogModel) []Bid {
 	var bids []Bid
 	for _, m := range models {
 		bids = append(bids,

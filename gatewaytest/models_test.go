@@ -12,15 +12,14 @@ import (
 var hex64 = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
 
 func TestModelsDefaultCatalogue(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	resp, body := send(t, s, "GET", "/models", nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 	var got struct {
-		Object string              `json:"object"`
-		Data   []gatewaytest.Model `json:"data"`
+		Object string                     `json:"object"`
+		Data   []gatewaytest.CatalogModel `json:"data"`
 	}
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
@@ -42,16 +41,14 @@ func TestModelsDefaultCatalogue(t *testing.T) {
 }
 
 func TestModelsCustomCatalogue(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithModels(gatewaytest.Model{ID: "glm-5.1:web", Created: 5}))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "glm-5.1:web", Created: 5}))
 	_, body := send(t, s, "GET", "/models", nil)
 	jsonEqual(t, body, `{"object":"list","data":[{"id":"glm-5.1:web","blockchainID":"`+gatewaytest.HexID("glm-5.1:web")+
 		`","created":5,"tags":[],"modelType":"LLM"}]}`)
 }
 
 func TestRatedBidsDeployedShape(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	id := gatewaytest.HexID("llama-3.3-70b")
 	resp, body := send(t, s, "GET", "/models/ratedbids?model_id="+id, nil)
 	if resp.StatusCode != 200 {
@@ -95,8 +92,7 @@ func TestRatedBidsContractShapeAndCustomBids(t *testing.T) {
 }
 
 func TestRatedBidsRejections(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	tests := []struct {
 		query  string
 		status int
@@ -116,10 +112,9 @@ func TestRatedBidsRejections(t *testing.T) {
 }
 
 func TestSessions(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	post := func(path string) map[string]any {
-		resp, body := call(t, s, "POST", path, gatewaytest.APIKey, stringReader(`{"sessionDuration":3600,"directPayment":false,"failover":false}`), "application/json")
+		resp, body := call(t, s, "POST", path, gatewaytest.DefaultAPIKey, stringReader(`{"sessionDuration":3600,"directPayment":false,"failover":false}`), "application/json")
 		if resp.StatusCode != 200 {
 			t.Fatalf("%s: %d %s", path, resp.StatusCode, body)
 		}
@@ -146,22 +141,20 @@ func TestSessions(t *testing.T) {
 	if got := post("/session/closesession"); got["session_id"] != nil || s.Session() != "" {
 		t.Errorf("second close = %v", got)
 	}
-	if resp, _ := call(t, s, "POST", "/session/bidsession", gatewaytest.APIKey, nil, ""); resp.StatusCode != 422 {
+	if resp, _ := call(t, s, "POST", "/session/bidsession", gatewaytest.DefaultAPIKey, nil, ""); resp.StatusCode != 422 {
 		t.Errorf("bidsession without bid_id: %d", resp.StatusCode)
 	}
 }
 
 func TestSessionsUnknownModelAndDisabled(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithModels(gatewaytest.Model{ID: "m"}))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "m"}))
 	resp, body := send(t, s, "POST", "/session/modelsession?model_id=nope", nil)
 	if resp.StatusCode != 404 {
 		t.Errorf("unknown model: %d", resp.StatusCode)
 	}
 	jsonEqual(t, body, `{"detail":"Model 'nope' not found"}`)
 
-	off := gatewaytest.NewServer(gatewaytest.WithoutSessions())
-	defer off.Close()
+	off := gatewaytest.New(t, gatewaytest.WithoutSessions())
 	for _, p := range []string{"bidsession?bid_id=0x1", "modelsession?model_id=m", "closesession", "pingsession"} {
 		if resp, _ := send(t, off, "POST", "/session/"+p, nil); resp.StatusCode != 404 {
 			t.Errorf("%s with sessions off: %d", p, resp.StatusCode)

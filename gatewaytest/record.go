@@ -14,7 +14,7 @@ import (
 // tests should not either.
 type Request struct {
 	Method    string
-	Path      string // e.g. /api/v1/chat/completions
+	Path      string // the URL path, e.g. /api/v1/chat/completions: the form ErrorReply.On takes
 	RawQuery  string
 	Header    http.Header
 	Body      []byte         // raw body; nil for multipart uploads

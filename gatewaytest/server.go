@@ -2,6 +2,7 @@ package gatewaytest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,18 +12,22 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
-// APIKey is the API key the fake gateway accepts unless WithAPIKey says otherwise.
-const APIKey = "sk-test-key"
+// DefaultAPIKey is the API key the fake gateway accepts unless WithAcceptedAPIKey says otherwise.
+const DefaultAPIKey = "sk-test-key"
 
-// AccessToken is the JWT the fake gateway accepts on the chat-history routes
-// unless WithAccessToken says otherwise.
-const AccessToken = "test-jwt-token"
+// DefaultAccessToken is the JWT the fake gateway accepts on the chat-history routes
+// unless WithAcceptedAccessToken says otherwise.
+const DefaultAccessToken = "test-jwt-token"
 
-// apiPrefix is where the deployed gateway serves every route.
-const apiPrefix = "/api/v1"
+// apiPrefix is where the deployed gateway serves every route but healthPath.
+const (
+	apiPrefix  = "/api/v1"
+	healthPath = "/health"
+)
 
 // Rate-limit values sent on every response; fixed so tests can assert them.
 const (
@@ -52,8 +57,8 @@ type Server struct {
 	account    account
 }
 
-// Option configures a Server at construction.
-type Option func(*config)
+// ServerOption configures a Server at construction.
+type ServerOption func(*config)
 
 type config struct {
 	apiKey       string
@@ -62,7 +67,7 @@ type config struct {
 	clock        func() time.Time
 	replies      []Reply
 	failures     []failure
-	models       []Model
+	models       []CatalogModel
 	checkModels  bool
 	chatModels   bool
 	bids         []Bid
@@ -71,29 +76,31 @@ type config struct {
 	transcript   *Transcript
 }
 
-// WithAPIKey makes the server accept key instead of APIKey.
-func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
+// WithAcceptedAPIKey makes the server accept key instead of DefaultAPIKey.
+func WithAcceptedAPIKey(key string) ServerOption { return func(c *config) { c.apiKey = key } }
 
-// WithAccessToken makes the chat-history routes accept token instead of AccessToken.
-func WithAccessToken(token string) Option { return func(c *config) { c.accessToken = token } }
+// WithAcceptedAccessToken makes the chat-history routes accept token instead of DefaultAccessToken.
+func WithAcceptedAccessToken(token string) ServerOption {
+	return func(c *config) { c.accessToken = token }
+}
 
 // WithChunkSize cuts every stream's bytes into writes of n bytes, each flushed,
 // so clients see events split at arbitrary places. n <= 0 writes one event per write.
-func WithChunkSize(n int) Option { return func(c *config) { c.chunkSize = n } }
+func WithChunkSize(n int) ServerOption { return func(c *config) { c.chunkSize = n } }
 
 // WithClock sets the clock behind every timestamp (created, created_at,
 // updated_at, rate-limit resets). It is read once per request, so a clock
 // that advances on each reading gives each request its own instant. The
 // default always returns FixedTime, so output is deterministic.
-func WithClock(now func() time.Time) Option { return func(c *config) { c.clock = now } }
+func WithClock(now func() time.Time) ServerOption { return func(c *config) { c.clock = now } }
 
 // WithReplies queues scripted chat-completion replies, as Server.Enqueue does.
-func WithReplies(replies ...Reply) Option {
+func WithReplies(replies ...Reply) ServerOption {
 	return func(c *config) { c.replies = append(c.replies, replies...) }
 }
 
 // WithFailures makes the next n matching requests fail with e, as Server.FailNext does.
-func WithFailures(n int, e ErrorReply) Option {
+func WithFailures(n int, e ErrorReply) ServerOption {
 	return func(c *config) { c.failures = append(c.failures, failure{remaining: n, reply: e}) }
 }
 
@@ -102,10 +109,10 @@ var FixedTime = time.Date(2025, 10, 15, 12, 34, 56, 789012000, time.UTC)
 
 // NewServer starts a fake gateway on a loopback address. Callers should
 // defer Close.
-func NewServer(opts ...Option) *Server {
+func NewServer(opts ...ServerOption) *Server {
 	cfg := config{
-		apiKey:      APIKey,
-		accessToken: AccessToken,
+		apiKey:      DefaultAPIKey,
+		accessToken: DefaultAccessToken,
 		clock:       func() time.Time { return FixedTime },
 	}
 	for _, o := range opts {
@@ -128,6 +135,25 @@ func NewServer(opts ...Option) *Server {
 		s.transcript = *cfg.transcript
 	}
 	s.srv = httptest.NewServer(s.routes())
+	return s
+}
+
+// New starts a fake gateway for the test t, as NewServer does, and closes it
+// when t and its subtests have ended (with t.Cleanup), so a test needs no
+// defer. At that point it also reports with t.Errorf every failure injected
+// with FailNext or WithFailures that no request used: a route the code under
+// test never called, or a route name that matches nothing.
+func New(t testing.TB, opts ...ServerOption) *Server {
+	t.Helper()
+	s := NewServer(opts...)
+	t.Cleanup(func() {
+		s.Close()
+		for _, f := range s.unusedFailures() {
+			t.Errorf("gatewaytest: %d %s with status %d on %s never used",
+				f.remaining, plural(f.remaining, "injected failure", "injected failures"),
+				cmp.Or(f.reply.Status, http.StatusInternalServerError), cmp.Or(f.reply.Route, "any route"))
+		}
+	})
 	return s
 }
 
@@ -208,7 +234,8 @@ func (s *Server) routes() http.Handler {
 	for _, rt := range rs {
 		mux.Handle(rt.pattern, s.guard(rt))
 	}
-	mux.HandleFunc("GET /health", s.handleHealth) // outside /api/v1 and open to all, as deployed
+	// Outside /api/v1 and open to all, as deployed; injected failures still apply.
+	mux.Handle("GET "+healthPath, s.failOr(s.handleHealth))
 	// The deployed gateway is FastAPI: unknown paths get a JSON detail, not text.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Not Found"})
@@ -270,11 +297,18 @@ func (s *Server) guard(rt route) http.Handler {
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"detail": "Invalid API key"})
 			return
 		}
+		s.failOr(rt.handler).ServeHTTP(w, r)
+	})
+}
+
+// failOr lets an injected failure for the request's path answer instead of next.
+func (s *Server) failOr(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if e, ok := s.takeFailure(r.URL.Path); ok {
 			e.write(w)
 			return
 		}
-		rt.handler(w, r)
+		next(w, r)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,27 +16,25 @@ import (
 )
 
 func TestURLHasNoAPIPrefix(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") || strings.Contains(s.URL(), "/api") {
 		t.Errorf("URL() = %q, want the bare loopback root", s.URL())
 	}
 }
 
 func TestAuth(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	tests := []struct {
 		name, method, path, token string
 		want                      int
 	}{
 		{"no header", "GET", "/models", "", 401},
 		{"wrong key", "GET", "/models", "sk-wrong", 401},
-		{"api key", "GET", "/models", gatewaytest.APIKey, 200},
-		{"jwt refused on models", "GET", "/models", gatewaytest.AccessToken, 401},
-		{"jwt refused on chat", "POST", "/chat/completions", gatewaytest.AccessToken, 401},
-		{"jwt on history", "GET", "/chat-history/chats", gatewaytest.AccessToken, 200},
-		{"api key on history", "GET", "/chat-history/chats", gatewaytest.APIKey, 200},
+		{"api key", "GET", "/models", gatewaytest.DefaultAPIKey, 200},
+		{"jwt refused on models", "GET", "/models", gatewaytest.DefaultAccessToken, 401},
+		{"jwt refused on chat", "POST", "/chat/completions", gatewaytest.DefaultAccessToken, 401},
+		{"jwt on history", "GET", "/chat-history/chats", gatewaytest.DefaultAccessToken, 200},
+		{"api key on history", "GET", "/chat-history/chats", gatewaytest.DefaultAPIKey, 200},
 		{"wrong token on history", "GET", "/chat-history/chats", "nope", 401},
 	}
 	for _, tt := range tests {
@@ -55,9 +54,8 @@ func TestAuth(t *testing.T) {
 }
 
 func TestCustomCredentials(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithAPIKey("sk-mine"), gatewaytest.WithAccessToken("jwt-mine"))
-	defer s.Close()
-	for token, want := range map[string]int{"sk-mine": 200, "jwt-mine": 200, gatewaytest.APIKey: 401, gatewaytest.AccessToken: 401} {
+	s := gatewaytest.New(t, gatewaytest.WithAcceptedAPIKey("sk-mine"), gatewaytest.WithAcceptedAccessToken("jwt-mine"))
+	for token, want := range map[string]int{"sk-mine": 200, "jwt-mine": 200, gatewaytest.DefaultAPIKey: 401, gatewaytest.DefaultAccessToken: 401} {
 		if resp, _ := call(t, s, "GET", "/chat-history/chats", token, nil, ""); resp.StatusCode != want {
 			t.Errorf("token %q: status %d, want %d", token, resp.StatusCode, want)
 		}
@@ -66,10 +64,9 @@ func TestCustomCredentials(t *testing.T) {
 
 func TestCommonHeaders(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := gatewaytest.NewServer(gatewaytest.WithClock(func() time.Time { return start }))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithClock(func() time.Time { return start }))
 	var ids []string
-	for _, token := range []string{gatewaytest.APIKey, ""} { // 401s carry them too
+	for _, token := range []string{gatewaytest.DefaultAPIKey, ""} { // 401s carry them too
 		resp, _ := call(t, s, "GET", "/models", token, nil, "")
 		ids = append(ids, resp.Header.Get("X-Request-Id"))
 		want := map[string]string{
@@ -88,33 +85,30 @@ func TestCommonHeaders(t *testing.T) {
 	if !reflect.DeepEqual(ids, []string{"00000001", "00000002"}) {
 		t.Errorf("request ids = %v", ids)
 	}
-	resp, _ := call(t, s, "GET", "/models", gatewaytest.APIKey, nil, "")
+	resp, _ := call(t, s, "GET", "/models", gatewaytest.DefaultAPIKey, nil, "")
 	if got := resp.Header.Get("X-RateLimit-Remaining-Requests"); got != "497" {
 		t.Errorf("remaining requests = %q, want 497", got)
 	}
 }
 
 func TestUnknownRoutes(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	for _, p := range []string{"/nope", "/chat/models"} {
-		resp, body := call(t, s, "GET", p, gatewaytest.APIKey, nil, "")
+		resp, body := call(t, s, "GET", p, gatewaytest.DefaultAPIKey, nil, "")
 		if resp.StatusCode != 404 {
 			t.Errorf("%s: status %d", p, resp.StatusCode)
 		}
 		jsonEqual(t, body, `{"detail":"Not Found"}`)
 	}
-	s2 := gatewaytest.NewServer(gatewaytest.WithChatModelsRoute())
-	defer s2.Close()
-	resp, body := call(t, s2, "GET", "/chat/models", gatewaytest.APIKey, nil, "")
+	s2 := gatewaytest.New(t, gatewaytest.WithChatModelsRoute())
+	resp, body := call(t, s2, "GET", "/chat/models", gatewaytest.DefaultAPIKey, nil, "")
 	if resp.StatusCode != 200 || decode(t, body)["object"] != "list" {
 		t.Errorf("chat/models with option: %d %s", resp.StatusCode, body)
 	}
 }
 
 func TestRequestsRecorded(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	if _, ok := s.LastRequest(); ok {
 		t.Fatal("LastRequest reported a request before any was sent")
 	}
@@ -129,7 +123,7 @@ func TestRequestsRecorded(t *testing.T) {
 	if r.Method != "POST" || r.Path != "/api/v1/chat/completions" || r.RawQuery != "trace=1" || r.Query().Get("trace") != "1" {
 		t.Errorf("recorded %s %s ? %s", r.Method, r.Path, r.RawQuery)
 	}
-	if got := r.Header.Get("Authorization"); got != "Bearer "+gatewaytest.APIKey {
+	if got := r.Header.Get("Authorization"); got != "Bearer "+gatewaytest.DefaultAPIKey {
 		t.Errorf("Authorization = %q", got)
 	}
 	if !strings.Contains(string(r.Body), `"hi"`) || r.RequestID != "00000001" {
@@ -159,26 +153,27 @@ func TestFailNextEnvelopes(t *testing.T) {
 		contentType string
 		retryAfter  string
 	}{
-		{"detail", gatewaytest.DetailError(404, "Model not found"), 404, `{"detail":"Model not found"}`, "application/json", ""},
-		{"validation", gatewaytest.ValidationError("messages", "Field required"), 422,
+		{"detail", gatewaytest.DetailErrorReply(404, "Model not found"), 404, `{"detail":"Model not found"}`, "application/json", ""},
+		{"validation", gatewaytest.ValidationErrorReply("messages", "Field required"), 422,
 			`{"detail":[{"type":"value_error","loc":["body","messages"],"msg":"Field required","input":null}]}`, "application/json", ""},
-		{"openai", gatewaytest.OpenAIError(402, gatewaytest.APIError{Message: "Insufficient balance", Type: "insufficient_balance",
+		{"openai", gatewaytest.OpenAIErrorReply(402, gatewaytest.OpenAIErrorFields{Message: "Insufficient balance", Type: "insufficient_balance",
 			Code: "insufficient_balance", Extra: map[string]any{"available": "0.1", "estimated_cost": "0.5"}}), 402,
 			`{"error":{"message":"Insufficient balance","type":"insufficient_balance","param":null,"code":"insufficient_balance","available":"0.1","estimated_cost":"0.5"}}`,
 			"application/json", ""},
-		{"numeric code", gatewaytest.OpenAIError(500, gatewaytest.APIError{Message: "x", Type: "server_error", Code: 500}), 500,
+		{"numeric code", gatewaytest.OpenAIErrorReply(500, gatewaytest.OpenAIErrorFields{Message: "x", Type: "server_error", Code: 500}), 500,
 			`{"error":{"message":"x","type":"server_error","param":null,"code":500}}`, "application/json", ""},
-		{"string error with 200", gatewaytest.StringError(200, "session expired"), 200, `{"error":"session expired"}`, "application/json", ""},
-		{"html", gatewaytest.HTMLError(502, "<html>Bad Gateway</html>"), 502, "", "text/html; charset=utf-8", ""},
-		{"rate limit", gatewaytest.RateLimitError(7), 429,
+		{"string error with 200", gatewaytest.StringErrorReply(200, "session expired"), 200, `{"error":"session expired"}`, "application/json", ""},
+		{"html", gatewaytest.HTMLErrorReply(502, "<html>Bad Gateway</html>"), 502, "", "text/html; charset=utf-8", ""},
+		{"rate limit", gatewaytest.RateLimitErrorReply(7 * time.Second), 429,
 			`{"error":{"message":"Rate limit exceeded: too many requests per minute","type":"requests","param":null,"code":"rate_limit_exceeded"}}`,
 			"application/json", "7"},
-		{"retry after on any", gatewaytest.DetailError(503, "busy").WithRetryAfter(2), 503, `{"detail":"busy"}`, "application/json", "2"},
+		{"retry after on any", gatewaytest.DetailErrorReply(503, "busy").WithRetryAfter(2 * time.Second), 503, `{"detail":"busy"}`, "application/json", "2"},
+		{"sub-second retry after rounds up", gatewaytest.DetailErrorReply(503, "busy").WithRetryAfter(1500 * time.Millisecond), 503,
+			`{"detail":"busy"}`, "application/json", "2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := gatewaytest.NewServer()
-			defer s.Close()
+			s := gatewaytest.New(t)
 			s.FailNext(2, tt.reply)
 			for i := range 2 {
 				resp, body := send(t, s, "POST", "/chat/completions", userMsg("hi"))
@@ -196,6 +191,13 @@ func TestFailNextEnvelopes(t *testing.T) {
 				if ra := resp.Header.Get("Retry-After"); ra != tt.retryAfter {
 					t.Errorf("Retry-After %q, want %q", ra, tt.retryAfter)
 				}
+				wantMs := ""
+				if d := tt.reply.RetryAfter; d%time.Second != 0 {
+					wantMs = strconv.FormatInt(d.Milliseconds(), 10)
+				}
+				if ms := resp.Header.Get("Retry-After-Ms"); ms != wantMs {
+					t.Errorf("Retry-After-Ms %q, want %q", ms, wantMs)
+				}
 			}
 			resp, body := send(t, s, "POST", "/chat/completions", userMsg("hi"))
 			if resp.StatusCode != 200 || decode(t, body)["object"] != "chat.completion" {
@@ -206,10 +208,9 @@ func TestFailNextEnvelopes(t *testing.T) {
 }
 
 func TestFailNextScopeAndOrder(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithFailures(1, gatewaytest.DetailError(500, "first")))
-	defer s.Close()
-	s.FailNext(1, gatewaytest.DetailError(503, "models only").On("/models"))
-	s.FailNext(1, gatewaytest.DetailError(504, "history").On("chat-history/chats"))
+	s := gatewaytest.New(t, gatewaytest.WithFailures(1, gatewaytest.DetailErrorReply(500, "first")))
+	s.FailNext(1, gatewaytest.DetailErrorReply(503, "models only").On("/api/v1/models"))
+	s.FailNext(1, gatewaytest.DetailErrorReply(504, "history").On("chat-history/chats")) // the older form, below /api/v1
 
 	// Bad credentials do not use up a failure.
 	if resp, _ := call(t, s, "GET", "/models", "bad", nil, ""); resp.StatusCode != 401 {
@@ -234,9 +235,29 @@ func TestFailNextScopeAndOrder(t *testing.T) {
 	}
 }
 
+func TestFailNextOnHealth(t *testing.T) {
+	s := gatewaytest.New(t)
+	s.FailNext(1, gatewaytest.DetailErrorReply(503, "database down").On("/health"))
+	if resp, _ := send(t, s, "GET", "/models", nil); resp.StatusCode != 200 {
+		t.Fatalf("models took the health failure: %d", resp.StatusCode)
+	}
+	for _, want := range []int{503, 200} {
+		resp, err := http.Get(s.URL() + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET /health: %d, want %d", resp.StatusCode, want)
+		}
+	}
+	if got := s.Requests()[1].Path; got != "/health" {
+		t.Errorf("recorded path %q, the form On takes", got)
+	}
+}
+
 func TestParallelUse(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Add(1)
@@ -245,7 +266,7 @@ func TestParallelUse(t *testing.T) {
 			s.Enqueue(gatewaytest.Reply{Content: "queued"})
 			req, _ := http.NewRequest("POST", s.URL()+"/api/v1/chat/completions",
 				strings.NewReader(fmt.Sprintf(`{"stream":%v,"messages":[{"role":"user","content":"m%d"}]}`, i%2 == 0, i)))
-			req.Header.Set("Authorization", "Bearer "+gatewaytest.APIKey)
+			req.Header.Set("Authorization", "Bearer "+gatewaytest.DefaultAPIKey)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Error(err)
@@ -273,7 +294,7 @@ func TestCloseEndsDelaysAndLeavesNoGoroutines(t *testing.T) {
 		Content: "a b c", Quirks: gatewaytest.Quirks{Delay: time.Hour},
 	}))
 	req, _ := http.NewRequest("POST", s.URL()+"/api/v1/chat/completions", strings.NewReader(`{"stream":true,"messages":[{"role":"user","content":"x"}]}`))
-	req.Header.Set("Authorization", "Bearer "+gatewaytest.APIKey)
+	req.Header.Set("Authorization", "Bearer "+gatewaytest.DefaultAPIKey)
 	tr := &http.Transport{}
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err != nil {
@@ -304,8 +325,7 @@ func TestCloseEndsDelaysAndLeavesNoGoroutines(t *testing.T) {
 var hex8 = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
 func TestRequestIDShape(t *testing.T) {
-	s := gatewaytest.NewServer()
-	defer s.Close()
+	s := gatewaytest.New(t)
 	resp, _ := send(t, s, "POST", "/chat/completions", userMsg("x"))
 	if id := resp.Header.Get("X-Request-Id"); !hex8.MatchString(id) {
 		t.Errorf("X-Request-Id %q", id)

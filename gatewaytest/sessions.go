@@ -8,7 +8,7 @@ import (
 
 // WithoutSessions makes every /session/* route answer 404, as newer
 // deployments that manage sessions internally do.
-func WithoutSessions() Option { return func(c *config) { c.noSessions = true } }
+func WithoutSessions() ServerOption { return func(c *config) { c.noSessions = true } }
 
 // Session returns the id of the API key's open session, or "" when none is
 // open. Sessions are opened by /session/bidsession or /session/modelsession

@@ -92,7 +92,7 @@ func streamLines(c completion) [][]byte {
 	return out
 }
 
-func (e *StreamError) body() map[string]any {
+func (e *StreamErrorEvent) body() map[string]any {
 	msg, typ := e.Message, e.Type
 	if msg == "" {
 		msg = "provider request failed"

@@ -11,10 +11,9 @@ import (
 )
 
 // streamOf scripts r on a fresh server and returns the raw stream body.
-func streamOf(t *testing.T, r gatewaytest.Reply, opts ...gatewaytest.Option) []byte {
+func streamOf(t *testing.T, r gatewaytest.Reply, opts ...gatewaytest.ServerOption) []byte {
 	t.Helper()
-	s := gatewaytest.NewServer(append(opts, gatewaytest.WithReplies(r))...)
-	defer s.Close()
+	s := gatewaytest.New(t, append(opts, gatewaytest.WithReplies(r))...)
 	resp, body := send(t, s, "POST", "/chat/completions", streamMsg("hi"))
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("status %d, type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -180,13 +179,13 @@ func TestStreamQuirks(t *testing.T) {
 		reply gatewaytest.Reply
 		check func(t *testing.T, body []byte, lines []string)
 	}{
-		{"in-band error", with(gatewaytest.Quirks{InBandError: &gatewaytest.StreamError{After: 2, Message: "boom", Type: "server_error", Status: 500}}),
+		{"in-band error", with(gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{After: 2, Message: "boom", Type: "server_error", Status: 500}}),
 			func(t *testing.T, body []byte, lines []string) {
 				if len(lines) != 3 || lines[2] != `data: {"error":{"message":"boom","status":500,"type":"server_error"}}` {
 					t.Errorf("lines = %q", lines)
 				}
 			}},
-		{"in-band error, null status", with(gatewaytest.Quirks{InBandError: &gatewaytest.StreamError{}}),
+		{"in-band error, null status", with(gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{}}),
 			func(t *testing.T, body []byte, lines []string) {
 				if len(lines) != 1 || lines[0] != `data: {"error":{"message":"provider request failed","status":null,"type":"provider_error"}}` {
 					t.Errorf("lines = %q", lines)
@@ -256,8 +255,7 @@ func TestStreamDelay(t *testing.T) {
 }
 
 func TestStreamPreflightErrorsAreJSON(t *testing.T) {
-	s := gatewaytest.NewServer(gatewaytest.WithModels(gatewaytest.Model{ID: "m"}))
-	defer s.Close()
+	s := gatewaytest.New(t, gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "m"}))
 	m := streamMsg("x")
 	m["model"] = "unknown"
 	resp, body := send(t, s, "POST", "/chat/completions", m)

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -17,7 +16,7 @@ import (
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := gateway.Connect(&out)
+	client, stop, err := connect(&out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,25 +46,24 @@ func TestRun(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		opts    []gatewaytest.Option
+		opts    []gatewaytest.ServerOption
 		args    []string
 		want    string // the output's last line
 		wantErr error
 	}{
-		{name: "best is the first available", args: []string{model}, opts: []gatewaytest.Option{
+		{name: "best is the first available", args: []string{model}, opts: []gatewaytest.ServerOption{
 			gatewaytest.WithContractBids(),
 			gatewaytest.WithBids(bid("0xb1", "900000000000000", 4.9, "busy"), bid("0xb2", "125000000000000", 4.5, "available")),
 		}, want: "a 10-minute session on 0xb2 costs 0.075 tokens"},
-		{name: "none available", opts: []gatewaytest.Option{
+		{name: "none available", opts: []gatewaytest.ServerOption{
 			gatewaytest.WithContractBids(), gatewaytest.WithBids(bid("0xb1", "1", 4.9, "offline")),
 		}, want: "no provider is available"},
-		{name: "no bids", opts: []gatewaytest.Option{gatewaytest.WithBids()}, want: "no provider is available"},
+		{name: "no bids", opts: []gatewaytest.ServerOption{gatewaytest.WithBids()}, want: "no provider is available"},
 		{name: "unknown model", args: []string{"no-such-model"}, wantErr: infergate.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(tt.opts...)
-			defer srv.Close()
+			srv := gatewaytest.New(t, tt.opts...)
 			var out strings.Builder
 			err := run(context.Background(), &out, srv.Client(), tt.args...)
 			if !errors.Is(err, tt.wantErr) {
@@ -80,8 +78,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestTableShowsContractFields(t *testing.T) {
-	srv := gatewaytest.NewServer(gatewaytest.WithContractBids())
-	defer srv.Close()
+	srv := gatewaytest.New(t, gatewaytest.WithContractBids())
 	var out strings.Builder
 	if err := run(context.Background(), &out, srv.Client()); err != nil {
 		t.Fatal(err)

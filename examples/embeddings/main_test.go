@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -17,7 +16,7 @@ import (
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := gateway.Connect(&out)
+	client, stop, err := connect(&out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +38,7 @@ What is the capital of France?
 }
 
 func TestRunSendsOneBatchAndReportsFailures(t *testing.T) {
-	srv := gatewaytest.NewServer()
-	defer srv.Close()
+	srv := gatewaytest.New(t)
 	if err := run(context.Background(), &strings.Builder{}, srv.Client(), "bge-m3"); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +46,7 @@ func TestRunSendsOneBatchAndReportsFailures(t *testing.T) {
 	if input, _ := req.JSON["input"].([]any); len(input) != len(sentences)+1 || req.JSON["model"] != "bge-m3" {
 		t.Errorf("request = %s", req.Body)
 	}
-	srv.FailNext(1, gatewaytest.OpenAIError(402, gatewaytest.APIError{Message: "Insufficient balance", Type: "billing", Code: "insufficient_balance"}))
+	srv.FailNext(1, gatewaytest.OpenAIErrorReply(402, gatewaytest.OpenAIErrorFields{Message: "Insufficient balance", Type: "billing", Code: "insufficient_balance"}))
 	if err := run(context.Background(), &strings.Builder{}, srv.Client(), ""); !errors.Is(err, infergate.ErrInsufficientBalance) {
 		t.Errorf("err = %v, want ErrInsufficientBalance", err)
 	}

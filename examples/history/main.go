@@ -10,6 +10,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,16 +21,17 @@ import (
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
 // fake configures a fake gateway whose clock moves on a minute per request, so that the rename
 // visibly refreshes UpdatedAt. Each call gives a fresh clock.
-func fake() []gatewaytest.Option { return []gatewaytest.Option{gatewaytest.WithClock(minuteTicks())} }
+func fake() []gatewaytest.ServerOption {
+	return []gatewaytest.ServerOption{gatewaytest.WithClock(minuteTicks())}
+}
 
 func main() {
-	client, stop, err := gateway.Connect(os.Stdout, fake()...)
+	client, stop, err := connect(os.Stdout, fake()...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -38,6 +40,24 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// connect returns a client for the real gateway when INFERGATE_API_KEY is set (INFERGATE_BASE_URL
+// picks another address), and otherwise for an in-process fake gateway started with fake, so that
+// the example runs anywhere, offline too. It says on out which one it talks to; stop shuts the fake
+// down and does nothing for the real gateway.
+func connect(out io.Writer, fake ...gatewaytest.ServerOption) (client *infergate.Client, stop func(), err error) {
+	if os.Getenv("INFERGATE_API_KEY") != "" {
+		client, err := infergate.NewClient()
+		if err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintln(out, "using the real gateway at", cmp.Or(os.Getenv("INFERGATE_BASE_URL"), infergate.DefaultBaseURL))
+		return client, func() {}, nil
+	}
+	gw := gatewaytest.NewServer(fake...)
+	fmt.Fprintln(out, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
+	return gw.Client(), gw.Close, nil
 }
 
 // run renames the chat args name, or a chat of its own when there are no args.

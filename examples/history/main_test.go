@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -17,7 +16,7 @@ import (
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := gateway.Connect(&out, fake()...)
+	client, stop, err := connect(&out, fake()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +36,7 @@ deleted 00000000-0000-4000-8000-000000000001
 
 // TestDemoLeavesNothing checks the requests of the demo, and that its chat is gone afterwards.
 func TestDemoLeavesNothing(t *testing.T) {
-	srv := gatewaytest.NewServer(fake()...)
-	defer srv.Close()
+	srv := gatewaytest.New(t, fake()...)
 	if err := run(context.Background(), new(strings.Builder), srv.Client()); err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +79,7 @@ func TestRenameGivenChat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(fake()...)
-			defer srv.Close()
+			srv := gatewaytest.New(t, fake()...)
 			client := srv.Client()
 			chat, err := client.History.Create(context.Background(), "Shopping")
 			if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -17,7 +16,7 @@ import (
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := gateway.Connect(&out, fake...)
+	client, stop, err := connect(&out, fake...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,19 +37,18 @@ The capital of Portugal is Lisbon.
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name    string
-		opts    []gatewaytest.Option
+		opts    []gatewaytest.ServerOption
 		wantOut string
 		wantErr error
 	}{
 		{"answers", fake, "The capital of Portugal is Lisbon.\n", nil},
-		{"bad key", []gatewaytest.Option{gatewaytest.WithAPIKey("another")}, "", infergate.ErrUnauthorized},
+		{"bad key", []gatewaytest.ServerOption{gatewaytest.WithAcceptedAPIKey("another")}, "", infergate.ErrUnauthorized},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(tt.opts...)
-			defer srv.Close()
+			srv := gatewaytest.New(t, tt.opts...)
 			var out strings.Builder
-			err := run(context.Background(), &out, srv.Client(infergate.WithAPIKey(gatewaytest.APIKey)))
+			err := run(context.Background(), &out, srv.Client(infergate.WithAPIKey(gatewaytest.DefaultAPIKey)))
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -63,6 +61,43 @@ func TestRun(t *testing.T) {
 			}
 			if req.JSON["model"] != "llama-3.3-70b" || req.JSON["temperature"] != 0.2 {
 				t.Errorf("request = %s", req.Body)
+			}
+		})
+	}
+}
+
+// TestConnect checks the choice every example makes between the real gateway and the fake.
+func TestConnect(t *testing.T) {
+	tests := []struct {
+		name, key, baseURL, firstLine string
+		wantErr                       bool
+	}{
+		{"fake without a key", "", "", "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)", false},
+		{"real with a key", "sk-real", "", "using the real gateway at " + infergate.DefaultBaseURL, false},
+		{"real at a chosen address", "sk-real", "https://gateway.example/api/v1", "using the real gateway at https://gateway.example/api/v1", false},
+		{"a bad address fails before printing", "sk-real", "ftp://nowhere", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("INFERGATE_API_KEY", tt.key)
+			t.Setenv("INFERGATE_BASE_URL", tt.baseURL)
+			var out strings.Builder
+			client, stop, err := connect(&out)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want an error: %v", err, tt.wantErr)
+			}
+			if err != nil {
+				if out.Len() != 0 {
+					t.Errorf("printed %q before failing", out.String())
+				}
+				return
+			}
+			defer stop()
+			if client == nil {
+				t.Fatal("no client")
+			}
+			if got := out.String(); got != tt.firstLine+"\n" {
+				t.Errorf("output = %q, want %q", got, tt.firstLine+"\n")
 			}
 		})
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -19,7 +18,7 @@ func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	for _, format := range []string{"mp3", "opus", "aac", "flac", "wav", "pcm"} {
 		var out strings.Builder
-		client, stop, err := gateway.Connect(&out)
+		client, stop, err := connect(&out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,10 +36,9 @@ func TestOutput(t *testing.T) {
 }
 
 func TestRunReportsFailures(t *testing.T) {
-	srv := gatewaytest.NewServer()
-	defer srv.Close()
+	srv := gatewaytest.New(t)
 	path := filepath.Join(t.TempDir(), "x.mp3")
-	srv.FailNext(1, gatewaytest.OpenAIError(502, gatewaytest.APIError{Message: "provider failed", Type: "proxy_error"}))
+	srv.FailNext(1, gatewaytest.OpenAIErrorReply(502, gatewaytest.OpenAIErrorFields{Message: "provider failed", Type: "proxy_error"}))
 	if err := run(context.Background(), &strings.Builder{}, srv.Client(infergate.WithMaxRetries(0)), path); !errors.Is(err, infergate.ErrServer) {
 		t.Errorf("err = %v, want ErrServer", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -17,7 +16,7 @@ import (
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := gateway.Connect(&out, fake...)
+	client, stop, err := connect(&out, fake...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +35,7 @@ It is sunny in Lisbon, at 21 °C.
 
 // TestToolResultGoesBack checks the second turn: the assistant's call, then the result naming it.
 func TestToolResultGoesBack(t *testing.T) {
-	srv := gatewaytest.NewServer(fake...)
-	defer srv.Close()
+	srv := gatewaytest.New(t, fake...)
 	if err := run(context.Background(), new(strings.Builder), srv.Client()); err != nil {
 		t.Fatal(err)
 	}
@@ -73,14 +71,13 @@ func TestRunFails(t *testing.T) {
 		wantErr error
 	}{
 		{"error inside the stream", gatewaytest.Reply{Content: "It is", Quirks: gatewaytest.Quirks{
-			InBandError: &gatewaytest.StreamError{After: 2}}}, infergate.ErrIncompleteStream},
+			InBandError: &gatewaytest.StreamErrorEvent{After: 2}}}, infergate.ErrIncompleteStream},
 		{"stream cut short", gatewaytest.Reply{Content: "It is sunny", Quirks: gatewaytest.Quirks{
 			TruncateAfter: 2}}, infergate.ErrIncompleteStream},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(gatewaytest.WithReplies(tt.reply))
-			defer srv.Close()
+			srv := gatewaytest.New(t, gatewaytest.WithReplies(tt.reply))
 			err := run(context.Background(), new(strings.Builder), srv.Client())
 			if !errors.Is(err, tt.wantErr) {
 				t.Errorf("err = %v, want %v", err, tt.wantErr)
@@ -112,8 +109,7 @@ func TestCallTool(t *testing.T) {
 
 func TestRunStopsAModelThatOnlyCallsTools(t *testing.T) {
 	call := gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{Name: "get_weather", Arguments: `{"city":"Faro"}`}}}
-	srv := gatewaytest.NewServer()
-	defer srv.Close()
+	srv := gatewaytest.New(t)
 	for range maxTurns + 1 {
 		srv.Enqueue(call)
 	}

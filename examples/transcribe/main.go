@@ -7,6 +7,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -16,18 +17,17 @@ import (
 	"strings"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
 // fake is the transcript the fake gateway hears in any audio.
-var fake = []gatewaytest.Option{gatewaytest.WithTranscript(gatewaytest.Transcript{Segments: []gatewaytest.Segment{
+var fake = []gatewaytest.ServerOption{gatewaytest.WithTranscript(gatewaytest.Transcript{Segments: []gatewaytest.Segment{
 	{Start: 0, End: 0.6, Text: "This is a test."},
 	{Start: 0.6, End: 1, Text: "Only a test."},
 }})}
 
 func main() {
-	client, stop, err := gateway.Connect(os.Stdout, fake...)
+	client, stop, err := connect(os.Stdout, fake...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,6 +36,24 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// connect returns a client for the real gateway when INFERGATE_API_KEY is set (INFERGATE_BASE_URL
+// picks another address), and otherwise for an in-process fake gateway started with fake, so that
+// the example runs anywhere, offline too. It says on out which one it talks to; stop shuts the fake
+// down and does nothing for the real gateway.
+func connect(out io.Writer, fake ...gatewaytest.ServerOption) (client *infergate.Client, stop func(), err error) {
+	if os.Getenv("INFERGATE_API_KEY") != "" {
+		client, err := infergate.NewClient()
+		if err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintln(out, "using the real gateway at", cmp.Or(os.Getenv("INFERGATE_BASE_URL"), infergate.DefaultBaseURL))
+		return client, func() {}, nil
+	}
+	gw := gatewaytest.NewServer(fake...)
+	fmt.Fprintln(out, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
+	return gw.Client(), gw.Close, nil
 }
 
 // run transcribes the audio file named by args, or a generated tone when there is none.

@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -23,7 +22,7 @@ func TestOutput(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := gateway.Connect(&out, fake...)
+	client, stop, err := connect(&out, fake...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +53,7 @@ func TestSubtitlesNextToTheAudio(t *testing.T) {
 	if err := writeTone(audio); err != nil {
 		t.Fatal(err)
 	}
-	srv := gatewaytest.NewServer(fake...)
-	defer srv.Close()
+	srv := gatewaytest.New(t, fake...)
 	if err := run(context.Background(), new(strings.Builder), srv.Client(), audio); err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +88,7 @@ func TestRunRefusesWhatItCannotSend(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(fake...)
-			defer srv.Close()
+			srv := gatewaytest.New(t, fake...)
 			err := run(context.Background(), new(strings.Builder), srv.Client(), tt.path)
 			if !tt.want(err) {
 				t.Errorf("err = %v", err)

@@ -8,6 +8,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"image"
@@ -19,19 +20,18 @@ import (
 	"path/filepath"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
 const photoURL = "https://upload.wikimedia.org/wikipedia/commons/thumb/d/dd/Gfp-wisconsin-madison-the-nature-boardwalk.jpg/2560px-Gfp-wisconsin-madison-the-nature-boardwalk.jpg"
 
 // fake is what the fake gateway answers in place of a vision model.
-var fake = []gatewaytest.Option{gatewaytest.WithReplies(gatewaytest.Reply{
+var fake = []gatewaytest.ServerOption{gatewaytest.WithReplies(gatewaytest.Reply{
 	Content: "The first image is a red square. The second is a wooden boardwalk through green grass under a blue sky.",
 })}
 
 func main() {
-	client, stop, err := gateway.Connect(os.Stdout, fake...)
+	client, stop, err := connect(os.Stdout, fake...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,6 +40,24 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// connect returns a client for the real gateway when INFERGATE_API_KEY is set (INFERGATE_BASE_URL
+// picks another address), and otherwise for an in-process fake gateway started with fake, so that
+// the example runs anywhere, offline too. It says on out which one it talks to; stop shuts the fake
+// down and does nothing for the real gateway.
+func connect(out io.Writer, fake ...gatewaytest.ServerOption) (client *infergate.Client, stop func(), err error) {
+	if os.Getenv("INFERGATE_API_KEY") != "" {
+		client, err := infergate.NewClient()
+		if err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintln(out, "using the real gateway at", cmp.Or(os.Getenv("INFERGATE_BASE_URL"), infergate.DefaultBaseURL))
+		return client, func() {}, nil
+	}
+	gw := gatewaytest.NewServer(fake...)
+	fmt.Fprintln(out, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
+	return gw.Client(), gw.Close, nil
 }
 
 // run describes the image named by args, or a drawn square when there is none.

@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/examples/internal/gateway"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -22,7 +21,7 @@ import (
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := gateway.Connect(&out, fake...)
+	client, stop, err := connect(&out, fake...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +40,7 @@ The first image is a red square. The second is a wooden boardwalk through green 
 
 // TestBothImagesInOneMessage decodes what was sent: the drawn PNG inline, then the photo's URL.
 func TestBothImagesInOneMessage(t *testing.T) {
-	srv := gatewaytest.NewServer(fake...)
-	defer srv.Close()
+	srv := gatewaytest.New(t, fake...)
 	if err := run(context.Background(), new(strings.Builder), srv.Client()); err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +90,7 @@ func TestRunRefusesNonImages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gatewaytest.NewServer(fake...)
-			defer srv.Close()
+			srv := gatewaytest.New(t, fake...)
 			err := run(context.Background(), new(strings.Builder), srv.Client(), tt.path)
 			if !tt.want(err) {
 				t.Errorf("err = %v", err)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 
@@ -20,20 +21,20 @@ func TestErrorBodies(t *testing.T) {
 		status            int
 		code, typ, detail string // detail is looked for in the raw body when openai-go finds no message
 	}{
-		{name: "OpenAI shape", reply: gatewaytest.OpenAIError(http.StatusPaymentRequired, gatewaytest.APIError{
+		{name: "OpenAI shape", reply: gatewaytest.OpenAIErrorReply(http.StatusPaymentRequired, gatewaytest.OpenAIErrorFields{
 			Message: "Insufficient balance", Type: "insufficient_balance", Code: "insufficient_balance",
 			Extra: map[string]any{"available": "0"}}),
 			status: 402, code: "insufficient_balance", typ: "insufficient_balance"},
-		{name: "numeric code", reply: gatewaytest.OpenAIError(http.StatusBadRequest, gatewaytest.APIError{
+		{name: "numeric code", reply: gatewaytest.OpenAIErrorReply(http.StatusBadRequest, gatewaytest.OpenAIErrorFields{
 			Message: "bad", Type: "invalid_request_error", Code: 1234}),
 			status: 400, code: "1234", typ: "invalid_request_error"},
-		{name: "gateway 429", reply: gatewaytest.RateLimitError(1),
+		{name: "gateway 429", reply: gatewaytest.RateLimitErrorReply(time.Second),
 			status: 429, code: "rate_limit_exceeded", typ: "requests"},
 		// FastAPI bodies have no "error" key: openai-go keeps the status, but message, code and
 		// type are empty and the reason is only in the response body (DumpResponse).
-		{name: "detail", reply: gatewaytest.DetailError(http.StatusUnauthorized, "Invalid API key"),
+		{name: "detail", reply: gatewaytest.DetailErrorReply(http.StatusUnauthorized, "Invalid API key"),
 			status: 401, detail: "Invalid API key"},
-		{name: "validation detail", reply: gatewaytest.ValidationError("messages", "Field required"),
+		{name: "validation detail", reply: gatewaytest.ValidationErrorReply("messages", "Field required"),
 			status: 422, detail: "Field required"},
 	}
 	for _, tt := range tests {
@@ -58,7 +59,7 @@ func TestErrorBodies(t *testing.T) {
 // TestErrorIn200 shows that openai-go takes a 200 whose body is {"error": "..."} for an empty
 // answer: no error, no choices.
 func TestErrorIn200(t *testing.T) {
-	srv := gatewaytest.NewServer(gatewaytest.WithFailures(1, gatewaytest.StringError(http.StatusOK, "provider failed")))
+	srv := gatewaytest.NewServer(gatewaytest.WithFailures(1, gatewaytest.StringErrorReply(http.StatusOK, "provider failed")))
 	defer srv.Close()
 	resp, err := newClient(srv).Chat.Completions.New(context.Background(), userAsks("hi"))
 	if err != nil {

@@ -75,7 +75,7 @@ func TestStreamQuirks(t *testing.T) {
 			content: "Hello "},
 		// An in-band error ends the stream with an ssestream.StreamError; what came before stays.
 		{name: "in-band error", reply: gatewaytest.Reply{Content: text,
-			Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamError{After: 2}}},
+			Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{After: 2}}},
 			content: "Hello ", err: "received error while streaming"},
 		// A non-JSON data line ends the stream with a JSON syntax error.
 		{name: "junk lines", reply: gatewaytest.Reply{Content: text,
@@ -126,7 +126,7 @@ func TestStreamQuirks(t *testing.T) {
 // TestStreamErrorEvent checks that openai-go hands over the in-band error event as the fake sent it.
 func TestStreamErrorEvent(t *testing.T) {
 	srv := gatewaytest.NewServer(gatewaytest.WithReplies(gatewaytest.Reply{Content: "a b",
-		Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamError{After: 1, Message: "provider down", Type: "provider_error", Status: 502}}}))
+		Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{After: 1, Message: "provider down", Type: "provider_error", Status: 502}}}))
 	defer srv.Close()
 	stream := newClient(srv).Chat.Completions.NewStreaming(context.Background(), userAsks("hi"))
 	defer stream.Close()

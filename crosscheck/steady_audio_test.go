@@ -1,6 +1,6 @@
 //go:build unix
 
-package validator_test
+package crosscheck
 
 import (
 	"context"

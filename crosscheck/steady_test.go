@@ -1,6 +1,6 @@
 //go:build unix
 
-package validator_test
+package crosscheck
 
 import (
 	"bytes"
@@ -75,19 +75,24 @@ func (p *steadyProxy) take() *verdict {
 	return v
 }
 
-// startSteady runs Steady on a free loopback port, or skips the test when it cannot.
+// startSteady runs Steady on a free loopback port. When Steady cannot run it skips the test, unless
+// STEADY_REQUIRED is set (as .ci/steady.sh sets it), so that CI cannot pass without the validator.
 func startSteady(t *testing.T) *url.URL {
 	t.Helper()
+	missing := t.Skipf
+	if os.Getenv("STEADY_REQUIRED") != "" {
+		missing = t.Fatalf
+	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("Steady needs Node.js, which is not installed; run .ci/steady.sh on a machine with node and npm")
+		missing("Steady needs Node.js, which is not installed; run .ci/steady.sh on a machine with node and npm")
 	}
-	bin := envOr("STEADY_BIN", "../../.ci/steady/node_modules/.bin/steady")
+	bin := envOr("STEADY_BIN", "../.ci/steady/node_modules/.bin/steady")
 	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("Steady not found at %s: run .ci/steady.sh, which installs @stdy/cli 0.22.x and sets STEADY_BIN", bin)
+		missing("Steady not found at %s: run .ci/steady.sh, which installs @stdy/cli 0.22.x and sets STEADY_BIN", bin)
 	}
-	doc := envOr("OPENAPI_DOC", "../../../shared/openapi/openai-openapi.yaml")
+	doc := envOr("OPENAPI_DOC", "../../shared/openapi/openai-openapi.yaml")
 	if _, err := os.Stat(doc); err != nil {
-		t.Skipf("OpenAI OpenAPI document not found at %s: set OPENAPI_DOC", doc)
+		missing("OpenAI OpenAPI document not found at %s: set OPENAPI_DOC", doc)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -1,4 +1,4 @@
-module github.com/infergate/infergate-go/internal/crosscheck
+module github.com/infergate/infergate-go/crosscheck
 
 go 1.26.0
 
@@ -19,4 +19,4 @@ require (
 	github.com/tidwall/sjson v1.2.5 // indirect
 )
 
-replace github.com/infergate/infergate-go => ../..
+replace github.com/infergate/infergate-go => ..

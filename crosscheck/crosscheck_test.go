@@ -16,7 +16,7 @@ import (
 func newClient(srv *gatewaytest.Server) *openai.Client {
 	c := openai.NewClient(
 		option.WithBaseURL(srv.URL()+"/api/v1/"),
-		option.WithAPIKey(gatewaytest.APIKey),
+		option.WithAPIKey(gatewaytest.DefaultAPIKey),
 		option.WithMaxRetries(0),
 	)
 	return &c
