@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -73,6 +74,29 @@ func BenchmarkCreate50KB(b *testing.B) {
 	for b.Loop() {
 		resp, err := c.Chat.Create(context.Background(), req)
 		if err != nil || len(resp.Text()) != len(text) {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeCatalogue1000(b *testing.B) {
+	var body bytes.Buffer
+	body.WriteString(`{"object":"list","data":[`)
+	types := []string{"LLM", "LLM", "EMBEDDING", "STT", "TTS"}
+	for i := range 1000 {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `{"id":"model-%04d","blockchainID":"0x%064x","created":%d,"tags":["llm","fast","tier-%d"],"modelType":%q}`,
+			i, 0xabcdef0000+i, 1731000000+i, i%3, types[i%len(types)])
+	}
+	body.WriteString(`]}`)
+	raw := body.Bytes()
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var out catalogList
+		if err := json.Unmarshal(raw, &out); err != nil || len(out.items) != 1000 {
 			b.Fatal(err)
 		}
 	}

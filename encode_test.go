@@ -84,3 +84,35 @@ func FuzzUnquote(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeCatalog checks the catalogue's fast decoder against encoding/json: whatever it accepts,
+// encoding/json decodes to the same models.
+func FuzzDecodeCatalog(f *testing.F) {
+	f.Add(`{"object":"list","data":[{"id":"m","blockchainID":"0xab","created":1731000000,"tags":["llm","fast"],"modelType":"LLM"}]}`)
+	f.Add(`[{"id":"a"},{"id":"b","tags":[]}]`)
+	f.Add(`{"data":[]}`)
+	f.Add(`{"object":"list","data":[{"id":"é","owned_by":"x","created":0}]} `)
+	f.Add(`{"data":[{"id":"a","id":"b","tags":["x"],"tags":["y","y"]}]}`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, ok := decodeCatalog([]byte(raw))
+		if !ok {
+			return
+		}
+		want := listOf[Model]{field: "data"}
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("accepted %q, which encoding/json refuses: %v", raw, err)
+		}
+		if len(got) != len(want.items) {
+			t.Fatalf("%q: %d models, encoding/json %d", raw, len(got), len(want.items))
+		}
+		for i := range got {
+			g, w := got[i], want.items[i]
+			if g.Tags == nil && len(w.Tags) == 0 {
+				g.Tags = w.Tags
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("%q: model %d = %+v, encoding/json %+v", raw, i, g, w)
+			}
+		}
+	})
+}

@@ -126,7 +126,7 @@ func (c *Client) listModels(ctx context.Context) ([]Model, error) {
 }
 
 func (c *Client) listModelsAt(ctx context.Context, path string) ([]Model, error) {
-	out := listOf[Model]{field: "data"}
+	var out catalogList
 	ar := apiRequest{method: http.MethodGet, path: path, contentType: "application/json"}
 	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
 		return nil, err
