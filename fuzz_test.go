@@ -191,7 +191,7 @@ func FuzzErrorBody(f *testing.F) {
 		if out := fmt.Sprintf("%v %+v %#v %s", e, e, e, e.Body); strings.Contains(out, secretKey) {
 			t.Fatalf("APIError leaks the key: %s", out)
 		}
-		if !strings.HasPrefix(text, fmt.Sprintf("infergate: %d ", status)) {
+		if !strings.HasPrefix(text, fmt.Sprintf("infergate: %d ", status)) && !strings.HasPrefix(text, fmt.Sprintf("infergate: the server answered %d ", status)) {
 			t.Fatalf("error text %q does not start with the status", text)
 		}
 		if _, isEnvelope := decodeEnvelope(body); !isEnvelope && len(e.Message) > 200+len("…") {
