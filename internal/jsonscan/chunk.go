@@ -1,5 +1,7 @@
 package jsonscan
 
+import "bytes"
+
 // The chat completion chunk decoder. The fast path takes:
 //   - the chunk's "id", "object", "model" and "system_fingerprint" as strings or null, "created"
 //     as an integer or null, "choices" as a list of objects or null, "error" only as null;
@@ -62,11 +64,90 @@ type ToolCall struct {
 
 // ChunkDecoder decodes chat completion chunks, reusing its memory from one chunk to the next.
 // The zero value is ready to use.
+//
+// The chunks of a stream mostly open with the same bytes, up to the value of "choices": the
+// decoder keeps a copy of that opening and what it decoded to, and skips it when the next chunk
+// opens alike. The decoder's state there depends on those bytes alone, so the result is the same.
 type ChunkDecoder struct {
-	s scanner
-	c Chunk
+	s       scanner
+	c       Chunk
+	opening []byte // the last chunk's text up to the value of "choices", empty when not kept
+	head    Chunk  // what opening decodes to, its strings pointing into opening
+	seen    uint16 // the keys of opening
+	spans   [4][2]int
 }
 
+// Decode reads one chunk's JSON text. It returns false when the text leaves the fast path; the
+// caller then decodes it with encoding/json.
+func (d *ChunkDecoder) Decode(data []byte) (*Chunk, bool) {
+	s := &d.s
+	s.reset(data)
+	choices := d.c.Choices[:0]
+	var seen uint16
+	resume := len(d.opening) > 0 && bytes.HasPrefix(data, d.opening)
+	if resume {
+		d.c, seen, s.i = d.head, d.seen, len(d.opening)
+	} else {
+		d.c = Chunk{}
+		if !s.eat('{') {
+			return nil, false
+		}
+		if s.eat('}') {
+			return &d.c, s.end()
+		}
+	}
+	for {
+		var key []byte
+		if resume {
+			key, resume = []byte("choices"), false
+		} else {
+			var ok bool
+			if key, ok = s.str(); !ok || !s.eat(':') {
+				return nil, false
+			}
+			if string(key) == "choices" {
+				d.keep(seen)
+			}
+		}
+		if !d.field(key, &seen, &choices) {
+			return nil, false
+		}
+		if s.eat('}') {
+			break
+		}
+		if !s.eat(',') {
+			return nil, false
+		}
+	}
+	d.c.Choices = choices
+	return &d.c, s.end()
+}
+
+// keep remembers the text read so far as the opening of the chunks to come, unless a string in it
+// had escapes (its value is not a span of the text) or a raw value came before "choices".
+func (d *ChunkDecoder) keep(seen uint16) {
+	d.opening = d.opening[:0]
+	c := &d.c
+	strs := [4]*Str{&c.ID, &c.Object, &c.Model, &c.SystemFingerprint}
+	for i, str := range strs {
+		if str.Set && len(str.B) != d.spans[i][1]-d.spans[i][0] {
+			return
+		}
+	}
+	if c.Usage != nil || c.UsageFromProvider != nil || c.UsageFromConsumer != nil {
+		return
+	}
+	d.opening = append(d.opening, d.s.b[:d.s.i]...)
+	d.head, d.seen = Chunk{Created: c.Created}, seen
+	heads := [4]*Str{&d.head.ID, &d.head.Object, &d.head.Model, &d.head.SystemFingerprint}
+	for i, str := range strs {
+		if str.Set {
+			*heads[i] = Str{B: d.opening[d.spans[i][0]:d.spans[i][1]], Set: true}
+		}
+	}
+}
+
+// The keys of each object, which unknown keys must not resemble.
 var (
 	chunkKeys    = []string{"id", "object", "created", "model", "system_fingerprint", "choices", "usage", "usage_from_provider", "usage_from_consumer", "error"}
 	choiceKeys   = []string{"index", "delta", "message", "finish_reason", "logprobs"}
@@ -75,57 +156,62 @@ var (
 	functionKeys = []string{"name", "arguments"}
 )
 
-// Decode reads one chunk's JSON text. It returns false when the text leaves the fast path; the
-// caller then decodes it with encoding/json.
-func (d *ChunkDecoder) Decode(data []byte) (*Chunk, bool) {
-	s := &d.s
-	s.reset(data)
-	c := &d.c
-	choices := c.Choices[:0]
-	*c = Chunk{}
-	var seen uint16
-	ok := s.object(func(key []byte) bool {
-		bit, known := keyBit(key, chunkKeys)
-		if !known {
-			return s.unknown(key, chunkKeys)
-		}
-		if seen&bit != 0 {
+// once marks a key as seen; a key seen before is declined, as encoding/json versions differ on
+// duplicates.
+func once(seen *uint16, bit uint) bool {
+	if *seen&(1<<bit) != 0 {
+		return false
+	}
+	*seen |= 1 << bit
+	return true
+}
+
+// field reads the value of one of the chunk's keys.
+func (d *ChunkDecoder) field(key []byte, seen *uint16, choices *[]Choice) bool {
+	s, c := &d.s, &d.c
+	switch string(key) {
+	case "id":
+		return once(seen, 0) && d.topStr(&c.ID, 0)
+	case "object":
+		return once(seen, 1) && d.topStr(&c.Object, 1)
+	case "model":
+		return once(seen, 2) && d.topStr(&c.Model, 2)
+	case "system_fingerprint":
+		return once(seen, 3) && d.topStr(&c.SystemFingerprint, 3)
+	case "created":
+		if !once(seen, 4) {
 			return false
 		}
-		seen |= bit
-		switch string(key) {
-		case "id":
-			return s.optStr(&c.ID)
-		case "object":
-			return s.optStr(&c.Object)
-		case "model":
-			return s.optStr(&c.Model)
-		case "system_fingerprint":
-			return s.optStr(&c.SystemFingerprint)
-		case "created":
-			if s.null() {
-				return true
-			}
-			n, ok := s.integer(18)
-			c.Created = n
-			return ok
-		case "choices":
-			return s.null() || s.array(func() bool {
-				choices = grow(choices)
-				return s.choice(&choices[len(choices)-1])
-			})
-		case "usage":
-			return s.optRaw(&c.Usage)
-		case "usage_from_provider":
-			return s.optRaw(&c.UsageFromProvider)
-		case "usage_from_consumer":
-			return s.optRaw(&c.UsageFromConsumer)
-		default: // "error": a chunk that carries one goes to the full decoder
-			return s.null()
+		if s.null() {
+			return true
 		}
-	})
-	c.Choices = choices
-	return c, ok && s.end()
+		n, ok := s.integer(18)
+		c.Created = n
+		return ok
+	case "choices":
+		return once(seen, 5) && (s.null() || s.array(func() bool {
+			*choices = grow(*choices)
+			return s.choice(&(*choices)[len(*choices)-1])
+		}))
+	case "usage":
+		return once(seen, 6) && s.optRaw(&c.Usage)
+	case "usage_from_provider":
+		return once(seen, 7) && s.optRaw(&c.UsageFromProvider)
+	case "usage_from_consumer":
+		return once(seen, 8) && s.optRaw(&c.UsageFromConsumer)
+	case "error": // a chunk that carries one goes to the full decoder
+		return once(seen, 9) && s.null()
+	}
+	return s.unknown(key, chunkKeys)
+}
+
+// topStr reads one of the chunk's strings, noting where its text lies for keep.
+func (d *ChunkDecoder) topStr(dst *Str, i int) bool {
+	d.s.ws()
+	start := d.s.i + 1
+	ok := d.s.optStr(dst)
+	d.spans[i] = [2]int{start, d.s.i - 1}
+	return ok
 }
 
 // grow extends a list by one element, reusing the memory of earlier chunks; the element's own
@@ -136,16 +222,6 @@ func grow[T any](list []T) []T {
 	}
 	var zero T
 	return append(list, zero)
-}
-
-// keyBit finds key among known and returns its bit for duplicate detection.
-func keyBit(key []byte, known []string) (uint16, bool) {
-	for i, k := range known {
-		if string(key) == k {
-			return 1 << i, true
-		}
-	}
-	return 0, false
 }
 
 func (s *scanner) optStr(dst *Str) bool {
@@ -182,16 +258,11 @@ func (s *scanner) choice(ch *Choice) bool {
 	ch.Delta.ToolCalls, ch.Message.ToolCalls = calls, msgCalls
 	var seen uint16
 	return s.object(func(key []byte) bool {
-		bit, known := keyBit(key, choiceKeys)
-		if !known {
-			return s.unknown(key, choiceKeys)
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
 		switch string(key) {
 		case "index":
+			if !once(&seen, 0) {
+				return false
+			}
 			if s.null() {
 				return true
 			}
@@ -199,18 +270,22 @@ func (s *scanner) choice(ch *Choice) bool {
 			ch.Index = int(n)
 			return ok
 		case "delta":
-			return s.null() || s.delta(&ch.Delta)
+			return once(&seen, 1) && (s.null() || s.delta(&ch.Delta))
 		case "message":
+			if !once(&seen, 2) {
+				return false
+			}
 			if s.null() {
 				return true
 			}
 			ch.HasMessage = true
 			return s.delta(&ch.Message)
 		case "finish_reason":
-			return s.optStr(&ch.FinishReason)
-		default: // "logprobs"
-			return s.optRaw(&ch.Logprobs)
+			return once(&seen, 3) && s.optStr(&ch.FinishReason)
+		case "logprobs":
+			return once(&seen, 4) && s.optRaw(&ch.Logprobs)
 		}
+		return s.unknown(key, choiceKeys)
 	})
 }
 
@@ -218,31 +293,24 @@ func (s *scanner) delta(d *Delta) bool {
 	calls := d.ToolCalls[:0]
 	var seen uint16
 	ok := s.object(func(key []byte) bool {
-		bit, known := keyBit(key, deltaKeys)
-		if !known {
-			return s.unknown(key, deltaKeys)
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
 		switch string(key) {
 		case "role":
-			return s.optStr(&d.Role)
+			return once(&seen, 0) && s.optStr(&d.Role)
 		case "content":
-			return s.optStr(&d.Content)
+			return once(&seen, 1) && s.optStr(&d.Content)
 		case "reasoning_content":
-			return s.plainStr(&d.ReasoningContent)
+			return once(&seen, 2) && s.plainStr(&d.ReasoningContent)
 		case "reasoning":
-			return s.plainStr(&d.Reasoning)
+			return once(&seen, 3) && s.plainStr(&d.Reasoning)
 		case "refusal":
-			return s.plainStr(&d.Refusal)
-		default: // "tool_calls"
-			return s.null() || s.array(func() bool {
+			return once(&seen, 4) && s.plainStr(&d.Refusal)
+		case "tool_calls":
+			return once(&seen, 5) && (s.null() || s.array(func() bool {
 				calls = grow(calls)
 				return s.toolCall(&calls[len(calls)-1])
-			})
+			}))
 		}
+		return s.unknown(key, deltaKeys)
 	})
 	d.ToolCalls = calls
 	return ok
@@ -252,16 +320,11 @@ func (s *scanner) toolCall(t *ToolCall) bool {
 	*t = ToolCall{}
 	var seen uint16
 	return s.object(func(key []byte) bool {
-		bit, known := keyBit(key, toolCallKeys)
-		if !known {
-			return s.unknown(key, toolCallKeys)
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
 		switch string(key) {
 		case "index":
+			if !once(&seen, 0) {
+				return false
+			}
 			if s.null() {
 				return true
 			}
@@ -272,29 +335,25 @@ func (s *scanner) toolCall(t *ToolCall) bool {
 			t.Index, t.HasIndex = int(n), true
 			return ok
 		case "id":
-			return s.optStr(&t.ID)
+			return once(&seen, 1) && s.optStr(&t.ID)
 		case "type":
-			return s.optStr(&t.Type)
-		default: // "function"
-			return s.null() || s.function(t)
+			return once(&seen, 2) && s.optStr(&t.Type)
+		case "function":
+			return once(&seen, 3) && (s.null() || s.function(t))
 		}
+		return s.unknown(key, toolCallKeys)
 	})
 }
 
 func (s *scanner) function(t *ToolCall) bool {
 	var seen uint16
 	return s.object(func(key []byte) bool {
-		bit, known := keyBit(key, functionKeys)
-		if !known {
-			return s.unknown(key, functionKeys)
+		switch string(key) {
+		case "name":
+			return once(&seen, 0) && s.optStr(&t.Name)
+		case "arguments":
+			return once(&seen, 1) && s.plainStr(&t.Arguments)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		if string(key) == "name" {
-			return s.optStr(&t.Name)
-		}
-		return s.plainStr(&t.Arguments)
+		return s.unknown(key, functionKeys)
 	})
 }

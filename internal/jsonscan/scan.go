@@ -7,6 +7,8 @@
 package jsonscan
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -34,14 +36,11 @@ var plain = func() (t [256]bool) {
 func (s *scanner) reset(b []byte) { s.b, s.i, s.buf = b, 0, s.buf[:0] }
 
 func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	i := s.i
+	for i < len(s.b) && s.b[i] <= ' ' && (s.b[i] == ' ' || s.b[i] == '\t' || s.b[i] == '\n' || s.b[i] == '\r') {
+		i++
 	}
+	s.i = i
 }
 
 // peek skips white space and returns the next byte, or 0 at the end.
@@ -81,15 +80,31 @@ func (s *scanner) str() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i + 1
-	i := start
-	for i < len(s.b) && plain[s.b[i]] {
-		i++
-	}
+	i := plainRun(s.b, start)
 	if i < len(s.b) && s.b[i] == '"' {
 		s.i = i + 1
 		return s.b[start:i], true
 	}
 	return s.slowStr(start)
+}
+
+// plainRun returns the index of the first byte from i on that is not plain, eight bytes at a time.
+func plainRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		quote, backslash := x^('"'*ones), x^('\\'*ones)
+		// A high bit marks a byte below 0x20 or above 0x7f, a quote or a backslash; the lowest
+		// mark is exact, as borrows only run upwards from a marked byte.
+		special := ((x - 0x20*ones) | x | ((quote - ones) &^ quote) | ((backslash - ones) &^ backslash)) & highs
+		if special != 0 {
+			return i + bits.TrailingZeros64(special)/8
+		}
+	}
+	for i < len(b) && plain[b[i]] {
+		i++
+	}
+	return i
 }
 
 // slowStr reads a string with escapes or non-ASCII text, unescaping it into the buffer. Lone
@@ -104,9 +119,10 @@ func (s *scanner) slowStr(start int) ([]byte, bool) {
 			return s.buf[from:], true
 		case c < 0x20:
 			return nil, false
-		case c < utf8.RuneSelf && c != '\\':
-			s.buf = append(s.buf, c)
-			i++
+		case plain[c]:
+			end := plainRun(s.b, i)
+			s.buf = append(s.buf, s.b[i:end]...)
+			i = end
 		case c >= utf8.RuneSelf:
 			r, n := utf8.DecodeRune(s.b[i:])
 			if r == utf8.RuneError && n == 1 {
