@@ -2,23 +2,6 @@ package jsonscan
 
 import "bytes"
 
-// The chat completion chunk decoder. The fast path takes:
-//   - the chunk's "id", "object", "model" and "system_fingerprint" as strings or null, "created"
-//     as an integer or null, "choices" as a list of objects or null, "error" only as null;
-//   - "usage", "usage_from_provider", "usage_from_consumer" and a choice's "logprobs" as any value,
-//     handed over as raw JSON for the caller to decode;
-//   - a choice's "index" as an integer or null, "finish_reason" as a string or null, "delta" and
-//     "message" as objects or null;
-//   - a delta's "role", "content", "reasoning_content", "reasoning" and "refusal" as strings or
-//     null, "tool_calls" as a list of objects or null;
-//   - a tool call's "index" as a non-negative integer or null, "id" and "type" as strings or null,
-//     "function" as an object or null with "name" and "arguments" as strings or null;
-//   - any other key, whose value is validated and skipped (the caller keeps the raw event).
-//
-// Anything else is declined: content as a list of parts, arguments as an object, a value of an
-// unexpected type, a duplicate key, a key that matches a known one only without regard to case, a
-// lone surrogate escape or invalid UTF-8 in a string, anything after the object.
-
 // Str is a string of a chunk: Set is false when the key was absent or null. B aliases the input or
 // the decoder's buffer and is valid until the next Decode.
 type Str struct {
@@ -26,8 +9,8 @@ type Str struct {
 	Set bool
 }
 
-// Chunk is one decoded chunk. Raw holds the JSON text of values the caller decodes itself, nil
-// when absent or null. It is valid until the next Decode.
+// Chunk is one decoded chunk, valid until the next Decode. The usage fields hold the JSON text of
+// values the caller decodes itself, nil when absent or null.
 type Chunk struct {
 	ID, Object, Model, SystemFingerprint Str
 	Created                              int64
@@ -43,7 +26,7 @@ type Choice struct {
 	Message      Delta
 	HasMessage   bool // "message" came, as an object, where "delta" belongs
 	FinishReason Str
-	Logprobs     []byte
+	Logprobs     []byte // JSON text, as the usage fields
 }
 
 // Delta is what a choice adds. Content is Set only for string content.
@@ -65,16 +48,33 @@ type ToolCall struct {
 // ChunkDecoder decodes chat completion chunks, reusing its memory from one chunk to the next.
 // The zero value is ready to use.
 //
+// It takes:
+//   - the chunk's "id", "object", "model" and "system_fingerprint" as strings or null, "created"
+//     as an integer or null, "choices" as a list of objects or null, "error" only as null;
+//   - "usage", "usage_from_provider", "usage_from_consumer" and a choice's "logprobs" as any value,
+//     handed over as raw JSON for the caller to decode;
+//   - a choice's "index" as an integer or null, "finish_reason" as a string or null, "delta" and
+//     "message" as objects or null;
+//   - a delta's "role", "content", "reasoning_content", "reasoning" and "refusal" as strings or
+//     null, "tool_calls" as a list of objects or null;
+//   - a tool call's "index" as a non-negative integer or null, "id" and "type" as strings or null,
+//     "function" as an object or null with "name" and "arguments" as strings or null;
+//   - any other key, whose value is validated and skipped (the caller keeps the raw event).
+//
+// Anything else is declined: content as a list of parts, arguments as an object, a value of an
+// unexpected type, a duplicate key, a key that matches a known one only without regard to case, a
+// lone surrogate escape or invalid UTF-8 in a string, anything after the object.
+//
 // The chunks of a stream mostly open with the same bytes, up to the value of "choices": the
 // decoder keeps a copy of that opening and what it decoded to, and skips it when the next chunk
 // opens alike. The decoder's state there depends on those bytes alone, so the result is the same.
 type ChunkDecoder struct {
 	s       scanner
 	c       Chunk
-	opening []byte // the last chunk's text up to the value of "choices", empty when not kept
-	head    Chunk  // what opening decodes to, its strings pointing into opening
-	seen    uint16 // the keys of opening
-	spans   [4][2]int
+	opening []byte    // the last chunk's text up to the value of "choices", empty when not kept
+	head    Chunk     // what opening decodes to, its strings pointing into opening
+	seen    uint16    // the keys of opening
+	spans   [4][2]int // where the text of the chunk's four strings lies, for keep
 }
 
 // Decode reads one chunk's JSON text. It returns false when the text leaves the fast path; the

@@ -347,8 +347,7 @@ func (s *scanner) raw() ([]byte, bool) {
 }
 
 // object calls field for each key of the object at the cursor; field reads the value and reports
-// whether it could. An empty key list, null, or any other value than an object is declined by the
-// caller's choice: object itself takes only objects.
+// whether it could. It takes only an object: callers that accept null check for it first.
 func (s *scanner) object(field func(key []byte) bool) bool {
 	if !s.eat('{') {
 		return false
