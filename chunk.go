@@ -35,7 +35,7 @@ func (c *ChatCompletionChunk) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*c = w.public()
+	*c = w.public(nil)
 	return nil
 }
 
@@ -147,11 +147,12 @@ func (d *wireDelta) reset() {
 	d.ToolCalls = d.ToolCalls[:0]
 }
 
-// public copies the decoded chunk into values the caller may keep.
-func (w *wireChunk) public() ChatCompletionChunk {
+// public copies the decoded chunk into values the caller may keep, with lists cut from a stream's
+// blocks when mem is not nil.
+func (w *wireChunk) public(mem *streamMemory) ChatCompletionChunk {
 	c := ChatCompletionChunk{
 		ID: w.ID.get(), Object: w.Object.get(), Created: w.Created, Model: w.Model.get(),
-		SystemFingerprint: w.SystemFingerprint.get(), Choices: make([]ChunkChoice, len(w.Choices)),
+		SystemFingerprint: w.SystemFingerprint.get(), Choices: mem.choiceList(len(w.Choices)),
 		Usage: w.Usage, UsageFromProvider: w.UsageFromProvider, UsageFromConsumer: w.UsageFromConsumer,
 	}
 	for i := range w.Choices {
@@ -164,7 +165,7 @@ func (w *wireChunk) public() ChatCompletionChunk {
 			Index:        wc.Index,
 			FinishReason: FinishReason(wc.FinishReason.get()),
 			Logprobs:     wc.Logprobs,
-			Delta:        d.public(),
+			Delta:        d.public(mem),
 		}
 	}
 	return c
@@ -175,13 +176,13 @@ func (d *wireDelta) empty() bool {
 		d.Reasoning1 == "" && d.Reasoning2 == "" && d.Refusal == "" && len(d.ToolCalls) == 0
 }
 
-func (d *wireDelta) public() Delta {
+func (d *wireDelta) public(mem *streamMemory) Delta {
 	out := Delta{
 		Role: Role(d.Role.get()), Content: d.Content.text, Refusal: d.Refusal, Parts: d.Content.parts,
 		Reasoning: joinReasoning(d.Reasoning1, d.Reasoning2, d.Content.reasoning),
 	}
 	if len(d.ToolCalls) > 0 {
-		out.ToolCalls = make([]ToolCallDelta, len(d.ToolCalls))
+		out.ToolCalls = mem.callList(len(d.ToolCalls))
 		for j := range d.ToolCalls {
 			t := &d.ToolCalls[j]
 			index := -1

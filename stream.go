@@ -43,6 +43,7 @@ type ChatStream struct {
 	redact  func([]byte) []byte
 
 	wire    wireChunk
+	mem     streamMemory  // the fast decoder and the blocks chunks are cut from
 	json    *json.Decoder // reused across events: it keeps its scratch space, json.Unmarshal does not
 	feed    eventFeed
 	fed     int64 // bytes given to json so far, to spot trailing garbage after a value
@@ -241,6 +242,25 @@ func (s *ChatStream) decode(data []byte) bool {
 		return false
 	}
 	s.wire.reset()
+	if !s.mem.decodeFast(data, &s.wire) && !s.decodeJSON(data) {
+		s.skip(data)
+		return false
+	}
+	if isErrorValue(s.wire.Error) {
+		s.skip(data)
+		return false
+	}
+	s.cur = s.wire.public(&s.mem)
+	s.acc.add(&s.cur)
+	s.raw = data
+	s.chunks++
+	return true
+}
+
+// decodeJSON decodes what the fast decoder declined with encoding/json; it reports false for a
+// malformed event.
+func (s *ChatStream) decodeJSON(data []byte) bool {
+	s.wire.reset()
 	if s.json == nil {
 		s.json, s.fed = json.NewDecoder(&s.feed), 0
 	}
@@ -249,17 +269,8 @@ func (s *ChatStream) decode(data []byte) bool {
 	err := s.json.Decode(&s.wire)
 	if (err != nil && !isTypeError(err)) || s.json.InputOffset() != s.fed {
 		s.json = nil // a decoder that failed once stays failed
-		s.skip(data)
 		return false
 	}
-	if isErrorValue(s.wire.Error) {
-		s.skip(data)
-		return false
-	}
-	s.cur = s.wire.public()
-	s.acc.add(&s.cur)
-	s.raw = data
-	s.chunks++
 	return true
 }
 

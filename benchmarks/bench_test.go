@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"runtime"
 	"testing"
@@ -155,28 +156,48 @@ func BenchmarkUpload(b *testing.B) {
 }
 
 // BenchmarkFirstDelta measures, over loopback, the delay from the server's flush of the first
-// chunk to the client's Next (or Recv) returning it, and reports its median and 99th percentile.
+// chunk to the client's Next (or Recv) returning it, split into the wake-up (until the body's Read
+// returns the chunk, the same for every client) and the client's own work (from there to the
+// delta in hand). Each sample runs every contender once, in a new random order, so that none gains
+// from going after the others (warm caches, a woken scheduler). It reports, per contender, the
+// median and 99th percentile of the delay and the medians of its two parts, in units suffixed with
+// the contender's name.
 func BenchmarkFirstDelta(b *testing.B) {
 	srv := newFirstDeltaServer(b)
-	for _, kind := range contenders {
-		b.Run(kind.name, func(b *testing.B) {
-			hc := &http.Client{Transport: srv.Client().Transport}
-			c := kind.build(b, srv.URL+"/api/v1", hc)
-			ctx := context.Background()
-			delays := make([]time.Duration, 0, b.N)
-			for range b.N {
-				delay, text, err := srv.measure(ctx, c)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if text != firstDeltaText {
-					b.Fatalf("first delta %q, want %q", text, firstDeltaText)
-				}
-				delays = append(delays, delay)
+	arrival := &arrivalTransport{base: srv.Client().Transport}
+	hc := &http.Client{Transport: arrival}
+	clients := make([]contender, len(contenders))
+	for i, kind := range contenders {
+		clients[i] = kind.build(b, srv.URL+"/api/v1", hc)
+	}
+	ctx := context.Background()
+	samples := make([]firstDeltaSamples, len(contenders))
+	order := make([]int, len(contenders))
+	for i := range order {
+		order[i] = i
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
+	for range b.N {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, i := range order {
+			sample, text, err := srv.measure(ctx, clients[i], arrival)
+			if err != nil {
+				b.Fatalf("%s: %v", contenders[i].name, err)
 			}
-			sorted := sortedCopy(delays)
-			b.ReportMetric(float64(percentile(sorted, 50).Nanoseconds())/1e3, "p50-us")
-			b.ReportMetric(float64(percentile(sorted, 99).Nanoseconds())/1e3, "p99-us")
-		})
+			if text != firstDeltaText {
+				b.Fatalf("%s: first delta %q, want %q", contenders[i].name, text, firstDeltaText)
+			}
+			samples[i] = append(samples[i], sample)
+		}
+	}
+	for i, kind := range contenders {
+		total, wake, own := samples[i].split()
+		report := func(d time.Duration, unit string) {
+			b.ReportMetric(float64(d.Nanoseconds())/1e3, unit+":"+kind.name)
+		}
+		report(percentile(total, 50), "p50-us")
+		report(percentile(total, 99), "p99-us")
+		report(percentile(wake, 50), "wake-p50-us")
+		report(percentile(own, 50), "own-p50-us")
 	}
 }

@@ -153,13 +153,15 @@ func TestFirstDelta(t *testing.T) {
 	srv := newFirstDeltaServer(t)
 	for _, kind := range contenders {
 		t.Run(kind.name, func(t *testing.T) {
-			c := kind.build(t, srv.URL+"/api/v1", srv.Client())
-			delay, text, err := srv.measure(testContext(t), c)
+			arrival := &arrivalTransport{base: srv.Client().Transport}
+			c := kind.build(t, srv.URL+"/api/v1", &http.Client{Transport: arrival})
+			got, text, err := srv.measure(testContext(t), c, arrival)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if text != firstDeltaText || delay <= 0 {
-				t.Errorf("first delta %q after %v, want %q after a positive delay", text, delay, firstDeltaText)
+			if text != firstDeltaText || got.wake <= 0 || got.total <= got.wake {
+				t.Errorf("first delta %q after %v (woken after %v), want %q after a positive wake-up and some work",
+					text, got.total, got.wake, firstDeltaText)
 			}
 		})
 	}

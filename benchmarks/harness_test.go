@@ -77,22 +77,69 @@ func (s *firstDeltaServer) wait(ctx context.Context, signal chan struct{}) bool 
 	return false
 }
 
-// measure runs one stream and returns the delay from the server's flush of the first chunk to the
-// client holding it, and the chunk's text.
-func (s *firstDeltaServer) measure(ctx context.Context, c contender) (time.Duration, string, error) {
+// firstDeltaSample is one stream's delay to its first delta, from the server's flush of the chunk
+// to the client holding it, and its part until the body's Read returned the chunk.
+type firstDeltaSample struct{ total, wake time.Duration }
+
+type firstDeltaSamples []firstDeltaSample
+
+// split returns the delays, the wake-ups and the clients' own work, each sorted.
+func (s firstDeltaSamples) split() (total, wake, own []time.Duration) {
+	for _, x := range s {
+		total, wake, own = append(total, x.total), append(wake, x.wake), append(own, x.total-x.wake)
+	}
+	return sortedCopy(total), sortedCopy(wake), sortedCopy(own)
+}
+
+// measure runs one stream and returns its first delta's delays and text.
+func (s *firstDeltaServer) measure(ctx context.Context, c contender, arrival *arrivalTransport) (firstDeltaSample, string, error) {
 	var got time.Time
 	text, err := c.firstDelta(ctx,
 		func() { s.opened <- struct{}{} },
 		func() { got = time.Now(); s.received <- struct{}{} })
 	if err != nil {
-		return 0, text, err
+		return firstDeltaSample{}, text, err
 	}
 	select {
 	case sent := <-s.written:
-		return got.Sub(sent), text, nil
+		return firstDeltaSample{total: got.Sub(sent), wake: arrival.first().Sub(sent)}, text, nil
 	default:
-		return 0, text, fmt.Errorf("the server never wrote the first chunk")
+		return firstDeltaSample{}, text, fmt.Errorf("the server never wrote the first chunk")
 	}
+}
+
+// arrivalTransport notes when the body of the last response first returned data to its reader:
+// the moment the client is awake with the first chunk in hand, before its own work on it.
+type arrivalTransport struct {
+	base    http.RoundTripper
+	arrived atomic.Int64 // nanoseconds since epoch, 0 until the first data
+}
+
+// epoch is the base of the arrival times, which keeps their monotonic clock reading.
+var epoch = time.Now()
+
+func (t *arrivalTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.arrived.Store(0)
+	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		resp.Body = &arrivalBody{ReadCloser: resp.Body, arrived: &t.arrived}
+	}
+	return resp, err
+}
+
+func (t *arrivalTransport) first() time.Time { return epoch.Add(time.Duration(t.arrived.Load())) }
+
+type arrivalBody struct {
+	io.ReadCloser
+	arrived *atomic.Int64
+}
+
+func (b *arrivalBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 && b.arrived.Load() == 0 {
+		b.arrived.Store(int64(time.Since(epoch)))
+	}
+	return n, err
 }
 
 // percentile returns the p-th percentile (0 to 100) of sorted durations.

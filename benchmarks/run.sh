@@ -1,47 +1,69 @@
 #!/usr/bin/env bash
 # Compares infergate with github.com/openai/openai-go and github.com/sashabaranov/go-openai on the
-# same workloads, in one run, and prints one markdown table (stdout) ready for the README; progress
-# goes to stderr. Works from a clean clone: modules come through the Go module proxy.
+# same workloads, in one run, and prints one markdown table per Go toolchain (stdout) ready for the
+# README; progress goes to stderr. Works from a clean clone: modules and the newer toolchain come
+# through the Go module proxy.
 #
-#   benchmarks/run.sh                 # about 6 minutes on 2 cores
-#   ROUNDS=3 benchmarks/run.sh        # fewer rounds, quicker, noisier
-#   KEEP=dir benchmarks/run.sh        # keep the raw benchmark output and binaries in dir
+#   benchmarks/run.sh                          # about 12 minutes on 2 cores
+#   ROUNDS=3 benchmarks/run.sh                 # fewer rounds, quicker, noisier
+#   TOOLCHAINS=local benchmarks/run.sh         # the installed Go only
+#   KEEP=dir benchmarks/run.sh                 # keep the raw benchmark output and binaries in dir
 #
-# The rounds interleave the contenders, so that a noisy neighbour slows them all alike, and the
-# table shows each figure's median over the rounds.
+# The rounds interleave the contenders and the toolchains, so that a noisy neighbour slows them all
+# alike, and each table shows each figure's median over the rounds. The time to first delta is
+# measured with the contenders in a new random order for every sample.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 rounds=${ROUNDS:-5}
+toolchains=${TOOLCHAINS:-local go1.27.4}
 work=${KEEP:-$(mktemp -d)}
 mkdir -p "$work"
 [ -z "${KEEP:-}" ] && trap 'rm -rf "$work"' EXIT
 log() { echo "run.sh: $*" >&2; }
 
-log "$(go version), $(nproc) cores; work in $work"
+log "$(nproc) cores; toolchains: $toolchains; work in $work"
 go mod download
-go test -c -o "$work/bench.test" .
-bench="$work/bench.txt"
-: >"$bench"
-run() { "$work/bench.test" -test.run '^$' -test.benchmem "$@" >>"$bench"; }
+for tc in $toolchains; do
+  log "building with $(GOTOOLCHAIN=$tc go version)"
+  GOTOOLCHAIN=$tc go test -c -o "$work/bench-$tc.test" .
+  : >"$work/bench-$tc.txt"
+done
+run() {
+  local tc=$1
+  shift
+  "$work/bench-$tc.test" -test.run '^$' -test.benchmem "$@" >>"$work/bench-$tc.txt"
+}
 
 for round in $(seq "$rounds"); do
-  log "round $round of $rounds: streams, completion, catalogue, first delta"
-  run -test.bench '^Benchmark(TextStream|ToolStream|ToolStreamPlaceholder|Completion|Models)$' -test.benchtime 1s
-  run -test.bench '^BenchmarkFirstDelta$' -test.benchtime 300x
+  for tc in $toolchains; do
+    log "round $round of $rounds, $tc: streams, completion, catalogue, first delta"
+    run "$tc" -test.bench '^Benchmark(TextStream|ToolStream|ToolStreamPlaceholder|Completion|Models)$' -test.benchtime 1s
+    run "$tc" -test.bench '^BenchmarkFirstDelta$' -test.benchtime 100x
+  done
 done
-log "uploads of 200 MiB"
-run -test.bench '^BenchmarkUpload$' -test.benchtime 3x -test.count 2
-
-log "footprint of a minimal streaming program"
-sizes="$work/sizes.txt"
-: >"$sizes"
-for dir in footprint/*/; do
-  name=$(basename "$dir")
-  go build -trimpath -ldflags="-s -w" -o "$work/footprint-$name" "./$dir"
-  echo "$name $(wc -c <"$work/footprint-$name")" >>"$sizes"
+for tc in $toolchains; do
+  log "uploads of 200 MiB, $tc"
+  run "$tc" -test.bench '^BenchmarkUpload$' -test.benchtime 3x -test.count 2
 done
 
-go run ./cmd/benchtable -bench "$bench" -sizes "$sizes"
-echo
-echo "_$(go version | cut -d' ' -f3-), $(nproc) cores; median of $rounds rounds; ratio = infergate ÷ the other, below 1× is better for infergate._"
+for tc in $toolchains; do
+  log "footprint of a minimal streaming program, $tc"
+  sizes="$work/sizes-$tc.txt"
+  : >"$sizes"
+  for dir in footprint/*/; do
+    name=$(basename "$dir")
+    GOTOOLCHAIN=$tc go build -trimpath -ldflags="-s -w" -o "$work/footprint-$name-$tc" "./$dir"
+    echo "$name $(wc -c <"$work/footprint-$name-$tc")" >>"$sizes"
+  done
+done
+
+for tc in $toolchains; do
+  version=$(GOTOOLCHAIN=$tc go version | cut -d' ' -f3-)
+  echo "### $version"
+  echo
+  go run ./cmd/benchtable -bench "$work/bench-$tc.txt" -sizes "$work/sizes-$tc.txt"
+  echo
+  echo "_${version}, $(nproc) cores; median of $rounds rounds; ratio = infergate ÷ the other, below 1× is better for infergate._"
+  echo
+done

@@ -52,6 +52,8 @@ var rows = []row{
 	{"", "ms/upload (in memory)", "Upload", "ns/op", 1e6, false},
 	{"Time to first delta (loopback)", "median, µs", "FirstDelta", "p50-us", 1, false},
 	{"", "p99, µs", "FirstDelta", "p99-us", 1, false},
+	{"", "wake-up (median, µs)", "FirstDelta", "wake-p50-us", 1, false},
+	{"", "client's own work (median, µs)", "FirstDelta", "own-p50-us", 1, false},
 	{"Minimal streaming program", "binary size, MiB", "Footprint", "bytes", 1 << 20, false},
 }
 
@@ -85,8 +87,9 @@ type samples map[string][]float64
 
 func key(bench, contender, unit string) string { return bench + "/" + contender + " " + unit }
 
-// benchLine matches "BenchmarkX/contender-2   N   value unit   value unit ...".
-var benchLine = regexp.MustCompile(`^Benchmark([^/\s]+)/(\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+// benchLine matches "BenchmarkX/contender-2   N   value unit   value unit ..." and, for a benchmark
+// that runs every contender in each sample, "BenchmarkX-2   N   value unit:contender ...".
+var benchLine = regexp.MustCompile(`^Benchmark([^/\s-]+)(?:/(\S+?))?(?:-\d+)?\s+\d+\s+(.*)$`)
 
 func (s samples) addBench(r io.Reader) error {
 	sc := bufio.NewScanner(r)
@@ -101,7 +104,14 @@ func (s samples) addBench(r io.Reader) error {
 			if err != nil {
 				return fmt.Errorf("%q: %w", sc.Text(), err)
 			}
-			k := key(m[1], m[2], fields[i+1])
+			contender, unit := m[2], fields[i+1]
+			if contender == "" {
+				var ok bool
+				if unit, contender, ok = strings.Cut(unit, ":"); !ok {
+					continue // a figure of the whole benchmark, of no contender
+				}
+			}
+			k := key(m[1], contender, unit)
 			s[k] = append(s[k], v)
 		}
 	}

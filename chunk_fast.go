@@ -1,0 +1,145 @@
+package infergate
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/infergate/infergate-go/internal/jsonscan"
+)
+
+// streamMemory is what a stream decodes its chunks with: the fast decoder, which reads the usual
+// chunk shapes without reflection (encoding/json reads the rest), and blocks that the chunks'
+// choices, tool calls and text are cut from. The blocks make a content chunk cost a few hundredths
+// of an allocation instead of two; each piece handed out belongs to its chunk alone (the lists are
+// capped, the strings never change), and a full block stays alive while a chunk cut from it does.
+type streamMemory struct {
+	fast    jsonscan.ChunkDecoder
+	text    strings.Builder
+	choices []ChunkChoice
+	calls   []ToolCallDelta
+}
+
+// Block sizes: about 4 KiB each, and no piece larger than a quarter of a block is cut from one.
+const (
+	textBlock   = 4 << 10
+	choiceBlock = 32
+	callBlock   = 64
+)
+
+// decodeFast fills w from data through the fast decoder; it reports false, leaving w to be reset,
+// when the chunk takes a shape the fast decoder leaves to encoding/json.
+func (m *streamMemory) decodeFast(data []byte, w *wireChunk) bool {
+	c, ok := m.fast.Decode(data)
+	if !ok {
+		return false
+	}
+	w.ID.setBytes(c.ID)
+	w.Object.setBytes(c.Object)
+	w.Model.setBytes(c.Model)
+	w.SystemFingerprint.setBytes(c.SystemFingerprint)
+	w.Created = c.Created
+	if !decodeRaw(c.Usage, &w.Usage) || !decodeRaw(c.UsageFromProvider, &w.UsageFromProvider) ||
+		!decodeRaw(c.UsageFromConsumer, &w.UsageFromConsumer) {
+		return false
+	}
+	w.Choices = resize(w.Choices, len(c.Choices))
+	for i := range c.Choices {
+		fc, wc := &c.Choices[i], &w.Choices[i]
+		wc.Index = fc.Index
+		wc.FinishReason.setBytes(fc.FinishReason)
+		if !decodeRaw(fc.Logprobs, &wc.Logprobs) {
+			return false
+		}
+		m.fillDelta(&wc.Delta, &fc.Delta)
+		if fc.HasMessage {
+			wc.Message = new(wireDelta)
+			m.fillDelta(wc.Message, &fc.Message)
+		}
+	}
+	return true
+}
+
+func (m *streamMemory) fillDelta(w *wireDelta, d *jsonscan.Delta) {
+	w.Role.setBytes(d.Role)
+	if d.Content.Set {
+		w.Content.text = m.string(d.Content.B)
+	}
+	w.Reasoning1, w.Reasoning2, w.Refusal = m.string(d.ReasoningContent), m.string(d.Reasoning), m.string(d.Refusal)
+	w.ToolCalls = resize(w.ToolCalls, len(d.ToolCalls))
+	for j := range d.ToolCalls {
+		f, t := &d.ToolCalls[j], &w.ToolCalls[j]
+		t.Index = optInt{v: f.Index, set: f.HasIndex}
+		t.ID.setBytes(f.ID)
+		t.Type.setBytes(f.Type)
+		t.Function.Name.setBytes(f.Name)
+		t.Function.Arguments = wireArgs(m.string(f.Arguments))
+	}
+}
+
+// decodeRaw decodes a value the fast decoder handed over whole; a value encoding/json would only
+// partly read sends the chunk to the full decoder, which decides what stands.
+func decodeRaw[T any](raw []byte, dst **T) bool {
+	return raw == nil || json.Unmarshal(raw, dst) == nil
+}
+
+// resize sets a reset list's length, keeping its memory.
+func resize[T any](list []T, n int) []T {
+	if n <= cap(list) {
+		return list[:n]
+	}
+	return append(list[:cap(list)], make([]T, n-cap(list))...)
+}
+
+// setBytes sets the string as the fast decoder read it, reusing the last value when it repeats.
+func (x *istr) setBytes(s jsonscan.Str) {
+	if !s.Set {
+		return
+	}
+	x.set = true
+	if string(s.B) != x.s {
+		x.s = string(s.B)
+	}
+}
+
+// string returns b as a string cut from the text block.
+func (m *streamMemory) string(b []byte) string {
+	switch {
+	case len(b) == 0:
+		return ""
+	case len(b) > textBlock/4:
+		return string(b)
+	}
+	if m.text.Cap()-m.text.Len() < len(b) {
+		m.text = strings.Builder{}
+		m.text.Grow(textBlock)
+	}
+	start := m.text.Len()
+	m.text.Write(b)
+	return m.text.String()[start:]
+}
+
+// choiceList returns a list of n choices for one chunk, cut from a block when m is not nil.
+func (m *streamMemory) choiceList(n int) []ChunkChoice {
+	if m == nil || n > choiceBlock/4 {
+		return make([]ChunkChoice, n)
+	}
+	if len(m.choices) < n {
+		m.choices = make([]ChunkChoice, choiceBlock)
+	}
+	list := m.choices[:n:n]
+	m.choices = m.choices[n:]
+	return list
+}
+
+// callList returns a list of n tool-call fragments for one delta, cut from a block when m is not nil.
+func (m *streamMemory) callList(n int) []ToolCallDelta {
+	if m == nil || n > callBlock/4 {
+		return make([]ToolCallDelta, n)
+	}
+	if len(m.calls) < n {
+		m.calls = make([]ToolCallDelta, callBlock)
+	}
+	list := m.calls[:n:n]
+	m.calls = m.calls[n:]
+	return list
+}

@@ -1,0 +1,34 @@
+package infergate
+
+// ChunkDecoders decodes events' data the two ways a stream can, each into its own buffers reused
+// from event to event as in a stream, so that tests can hold the fast decoder to encoding/json.
+type ChunkDecoders struct{ fast, slow ChatStream }
+
+// DecodedChunk is what one way made of an event: whether it took the event as a chunk (not a
+// malformed event, not an error event), and the chunk.
+type DecodedChunk struct {
+	Taken bool
+	Chunk ChatCompletionChunk
+}
+
+// Fast decodes data as a stream does: the fast decoder first, encoding/json when it declines.
+func (d *ChunkDecoders) Fast(data []byte) (got DecodedChunk, declined bool) {
+	s := &d.fast
+	s.wire.reset()
+	declined = !s.mem.decodeFast(data, &s.wire)
+	taken := !declined || s.decodeJSON(data)
+	return s.result(taken), declined
+}
+
+// JSON decodes data with encoding/json alone.
+func (d *ChunkDecoders) JSON(data []byte) DecodedChunk {
+	s := &d.slow
+	return s.result(s.decodeJSON(data))
+}
+
+func (s *ChatStream) result(taken bool) DecodedChunk {
+	if !taken || isPresent(s.wire.Error) {
+		return DecodedChunk{}
+	}
+	return DecodedChunk{Taken: true, Chunk: s.wire.public(&s.mem)}
+}
