@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/infergate/infergate-go/internal/jsonscan"
 )
 
 // Content arrives in three shapes: a string, null, or a list of parts. Providers put reasoning in
@@ -84,119 +85,15 @@ func thinkingText(raw json.RawMessage) string {
 	return p.Thinking.text
 }
 
-// unquote returns the text of a JSON string already checked by the decoder that hands it over:
-// plainString's copy when nothing needs unescaping, else one pass through the escapes.
+// unquote returns the text of a JSON string that the decoder handing it over has checked: in one
+// pass, and through encoding/json only for what the scanner declines (lone surrogates, invalid
+// UTF-8), on which encoding/json versions differ.
 func unquote(b []byte) (string, error) {
-	if s, ok := plainString(b); ok {
+	if s, ok := jsonscan.Unquote(b); ok {
 		return s, nil
 	}
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
-		var s string
-		return s, json.Unmarshal(b, &s)
-	}
-	var out strings.Builder
-	out.Grow(len(b))
-	in := b[1 : len(b)-1]
-	for len(in) > 0 {
-		i := bytes.IndexByte(in, '\\')
-		if i < 0 {
-			i = len(in)
-		}
-		writeValidUTF8(&out, in[:i])
-		if i == len(in) {
-			break
-		}
-		n, ok := writeEscape(&out, in[i:])
-		if !ok {
-			var s string
-			return s, json.Unmarshal(b, &s) // not what a decoder passes on: let it say why
-		}
-		in = in[i+n:]
-	}
-	return out.String(), nil
-}
-
-// writeEscape writes the character of the escape at the start of in and returns its length.
-func writeEscape(out *strings.Builder, in []byte) (int, bool) {
-	if len(in) < 2 {
-		return 0, false
-	}
-	switch c := in[1]; c {
-	case '"', '\\', '/':
-		out.WriteByte(c)
-	case 'b':
-		out.WriteByte('\b')
-	case 'f':
-		out.WriteByte('\f')
-	case 'n':
-		out.WriteByte('\n')
-	case 'r':
-		out.WriteByte('\r')
-	case 't':
-		out.WriteByte('\t')
-	case 'u':
-		r, ok := hex4(in[2:])
-		if !ok {
-			return 0, false
-		}
-		if utf16.IsSurrogate(r) {
-			if len(in) >= 12 && in[6] == '\\' && in[7] == 'u' {
-				if r2, ok := hex4(in[8:]); ok {
-					if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
-						out.WriteRune(pair)
-						return 12, true
-					}
-				}
-			}
-			r = utf8.RuneError
-		}
-		out.WriteRune(r)
-		return 6, true
-	default:
-		return 0, false
-	}
-	return 2, true
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r*16 + rune(c)
-	}
-	return r, true
-}
-
-// writeValidUTF8 writes b, replacing invalid UTF-8 with U+FFFD as encoding/json does.
-func writeValidUTF8(out *strings.Builder, b []byte) {
-	start := 0
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if r, size := utf8.DecodeRune(b[i:]); r != utf8.RuneError || size != 1 {
-			i += size
-			continue
-		}
-		out.Write(b[start:i])
-		out.WriteRune(utf8.RuneError)
-		i++
-		start = i
-	}
-	out.Write(b[start:])
+	var s string
+	return s, json.Unmarshal(b, &s)
 }
 
 // plainString returns the text of a JSON string that needs no unescaping, without the detour

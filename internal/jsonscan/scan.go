@@ -436,3 +436,19 @@ func lower(c byte) byte {
 	}
 	return c
 }
+
+// Unquote returns the text of the JSON string b (quotes included), unescaped in one pass. It
+// declines what the scanner declines: lone surrogate escapes, invalid UTF-8, trailing bytes.
+func Unquote(b []byte) (string, bool) {
+	if len(b) >= 2 && b[0] == '"' {
+		if i := plainRun(b, 1); i == len(b)-1 && b[i] == '"' {
+			return string(b[1:i]), true
+		}
+	}
+	s := scanner{b: b, buf: make([]byte, 0, len(b))}
+	v, ok := s.str()
+	if !ok || !s.end() {
+		return "", false
+	}
+	return string(v), true
+}
