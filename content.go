@@ -1,10 +1,8 @@
 package infergate
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/infergate/infergate-go/internal/jsonscan"
 )
@@ -94,19 +92,6 @@ func unquote(b []byte) (string, error) {
 	}
 	var s string
 	return s, json.Unmarshal(b, &s)
-}
-
-// plainString returns the text of a JSON string that needs no unescaping, without the detour
-// through the reflection decoder; ok is false when it needs the full decoder.
-func plainString(b []byte) (string, bool) {
-	if len(b) < 2 || b[len(b)-1] != '"' {
-		return "", false
-	}
-	inner := b[1 : len(b)-1]
-	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
-		return "", false
-	}
-	return string(inner), true
 }
 
 // joinReasoning merges the reasoning spellings of one message or delta. Servers that send both
