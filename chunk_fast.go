@@ -15,15 +15,18 @@ import (
 type streamMemory struct {
 	fast    jsonscan.ChunkDecoder
 	text    strings.Builder
-	choices []ChunkChoice
-	calls   []ToolCallDelta
+	choices block[ChunkChoice]
+	calls   block[ToolCallDelta]
 }
 
-// Block sizes: about 4 KiB each, and no piece larger than a quarter of a block is cut from one.
+// Block sizes: blocks start small, so that a short stream (or the wait for the first delta) does
+// not pay for a long one's, and double up to about 4 KiB each; no piece larger than a quarter of
+// the largest block is cut from one.
 const (
-	textBlock   = 4 << 10
-	choiceBlock = 32
-	callBlock   = 64
+	firstTextBlock = 64
+	textBlock      = 4 << 10
+	choiceBlock    = 32
+	callBlock      = 64
 )
 
 // decodeFast fills w from data through the fast decoder; it reports false, leaving w to be reset,
@@ -110,8 +113,9 @@ func (m *streamMemory) string(b []byte) string {
 		return string(b)
 	}
 	if m.text.Cap()-m.text.Len() < len(b) {
+		size := min(textBlock, max(firstTextBlock, 2*m.text.Cap(), len(b)))
 		m.text = strings.Builder{}
-		m.text.Grow(textBlock)
+		m.text.Grow(size)
 	}
 	start := m.text.Len()
 	m.text.Write(b)
@@ -120,26 +124,36 @@ func (m *streamMemory) string(b []byte) string {
 
 // choiceList returns a list of n choices for one chunk, cut from a block when m is not nil.
 func (m *streamMemory) choiceList(n int) []ChunkChoice {
-	if m == nil || n > choiceBlock/4 {
+	if m == nil {
 		return make([]ChunkChoice, n)
 	}
-	if len(m.choices) < n {
-		m.choices = make([]ChunkChoice, choiceBlock)
-	}
-	list := m.choices[:n:n]
-	m.choices = m.choices[n:]
-	return list
+	return m.choices.cut(n, choiceBlock)
 }
 
 // callList returns a list of n tool-call fragments for one delta, cut from a block when m is not nil.
 func (m *streamMemory) callList(n int) []ToolCallDelta {
-	if m == nil || n > callBlock/4 {
+	if m == nil {
 		return make([]ToolCallDelta, n)
 	}
-	if len(m.calls) < n {
-		m.calls = make([]ToolCallDelta, callBlock)
+	return m.calls.cut(n, callBlock)
+}
+
+// block hands out lists cut from one slice, each capped so that it is its chunk's alone. Its slices
+// start with one element and double up to largest.
+type block[T any] struct {
+	free []T
+	size int // the length of the last slice made
+}
+
+func (b *block[T]) cut(n, largest int) []T {
+	if n > largest/4 {
+		return make([]T, n)
 	}
-	list := m.calls[:n:n]
-	m.calls = m.calls[n:]
+	if len(b.free) < n {
+		b.size = min(largest, max(2*b.size, n))
+		b.free = make([]T, b.size)
+	}
+	list := b.free[:n:n]
+	b.free = b.free[n:]
 	return list
 }

@@ -52,6 +52,27 @@ type leanMessage struct {
 	Content string `json:"content"`
 }
 
+type leanHistoryRequest struct {
+	Model    string               `json:"model"`
+	Messages []leanHistoryMessage `json:"messages"`
+}
+
+type leanHistoryMessage struct {
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []leanToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type leanToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
 func (f *floor) do(ctx context.Context, method, path, contentType string, body io.Reader) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, f.base+path, body)
 	if err != nil {
@@ -178,18 +199,51 @@ func (f *floor) complete(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer resp.Body.Close()
+	return decodeAnswer(resp.Body)
+}
+
+// decodeAnswer returns the text of a non-streamed completion.
+func decodeAnswer(body io.Reader) (string, error) {
 	var out struct {
 		Choices []struct {
 			Message leanMessage `json:"message"`
 		} `json:"choices"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+	if err := json.NewDecoder(body).Decode(&out); err != nil {
 		return "", err
 	}
 	if len(out.Choices) == 0 {
 		return "", fmt.Errorf("no choices")
 	}
 	return out.Choices[0].Message.Content, nil
+}
+
+// leanHistory is history in the floor's structs.
+var leanHistory = func() leanHistoryRequest {
+	req := leanHistoryRequest{Model: chatModel}
+	for _, h := range history {
+		m := leanHistoryMessage{Role: h.role, Content: h.content, ToolCallID: h.toolCallID}
+		if h.callID != "" {
+			call := leanToolCall{ID: h.callID, Type: "function"}
+			call.Function.Name, call.Function.Arguments = h.callName, h.callArgs
+			m.ToolCalls = []leanToolCall{call}
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	return req
+}()
+
+func (f *floor) sendHistory(ctx context.Context) (string, error) {
+	body, err := json.Marshal(leanHistory)
+	if err != nil {
+		return "", err
+	}
+	resp, err := f.do(ctx, http.MethodPost, "/chat/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	return decodeAnswer(resp.Body)
 }
 
 func (f *floor) listModels(ctx context.Context) ([]string, error) {

@@ -131,6 +131,28 @@ func (g *goOpenAI) complete(ctx context.Context) (string, error) {
 	return resp.Choices[0].Message.Content, nil
 }
 
+// goOpenAIHistory is history in go-openai's types.
+var goOpenAIHistory = func() openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{Model: chatModel}
+	for _, h := range history {
+		m := openai.ChatCompletionMessage{Role: h.role, Content: h.content, ToolCallID: h.toolCallID}
+		if h.callID != "" {
+			m.ToolCalls = []openai.ToolCall{{ID: h.callID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: h.callName, Arguments: h.callArgs}}}
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	return req
+}()
+
+func (g *goOpenAI) sendHistory(ctx context.Context) (string, error) {
+	resp, err := g.client.CreateChatCompletion(ctx, goOpenAIHistory)
+	if err != nil {
+		return "", err
+	}
+	return resp.Choices[0].Message.Content, nil
+}
+
 func (g *goOpenAI) listModels(ctx context.Context) ([]string, error) {
 	list, err := g.client.ListModels(ctx)
 	if err != nil {

@@ -96,6 +96,28 @@ func (c *infergateClient) complete(ctx context.Context) (string, error) {
 	return resp.Text(), nil
 }
 
+// infergateHistory is history in infergate's types, as a program keeping a conversation holds it.
+var infergateHistory = func() infergate.ChatRequest {
+	req := infergate.ChatRequest{Model: chatModel}
+	for _, h := range history {
+		m := infergate.Message{Role: infergate.Role(h.role), Content: h.content, ToolCallID: h.toolCallID}
+		if h.callID != "" {
+			m.ToolCalls = []infergate.ToolCall{{ID: h.callID, Type: "function",
+				Function: infergate.FunctionCall{Name: h.callName, Arguments: h.callArgs}}}
+		}
+		req.Messages = append(req.Messages, m)
+	}
+	return req
+}()
+
+func (c *infergateClient) sendHistory(ctx context.Context) (string, error) {
+	resp, err := c.client.Chat.Create(ctx, infergateHistory)
+	if err != nil {
+		return "", err
+	}
+	return resp.Text(), nil
+}
+
 func (c *infergateClient) listModels(ctx context.Context) ([]string, error) {
 	models, err := c.client.Models.List(ctx)
 	if err != nil {

@@ -91,6 +91,38 @@ func (o *openAIGo) complete(ctx context.Context) (string, error) {
 	return resp.Choices[0].Message.Content, nil
 }
 
+// openAIGoHistory is history in openai-go's types, built with its constructors where it has them.
+var openAIGoHistory = func() openai.ChatCompletionNewParams {
+	params := openai.ChatCompletionNewParams{Model: chatModel}
+	for _, h := range history {
+		var m openai.ChatCompletionMessageParamUnion
+		switch h.role {
+		case "system":
+			m = openai.SystemMessage(h.content)
+		case "user":
+			m = openai.UserMessage(h.content)
+		case "tool":
+			m = openai.ToolMessage(h.content, h.toolCallID)
+		default:
+			m = openai.AssistantMessage(h.content)
+			m.OfAssistant.ToolCalls = []openai.ChatCompletionMessageToolCallUnionParam{{
+				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: h.callID,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: h.callName, Arguments: h.callArgs}},
+			}}
+		}
+		params.Messages = append(params.Messages, m)
+	}
+	return params
+}()
+
+func (o *openAIGo) sendHistory(ctx context.Context) (string, error) {
+	resp, err := o.client.Chat.Completions.New(ctx, openAIGoHistory)
+	if err != nil {
+		return "", err
+	}
+	return resp.Choices[0].Message.Content, nil
+}
+
 func (o *openAIGo) listModels(ctx context.Context) ([]string, error) {
 	page, err := o.client.Models.List(ctx)
 	if err != nil {

@@ -24,6 +24,9 @@ type contender interface {
 	firstDelta(ctx context.Context, opened, received func()) (string, error)
 	// complete asks for a non-streamed completion and returns its text.
 	complete(ctx context.Context) (string, error)
+	// sendHistory asks for a completion with history as the conversation, built once in the
+	// client's own types, and returns the answer's text.
+	sendHistory(ctx context.Context) (string, error)
 	// listModels reads the model catalogue and returns the models' ids.
 	listModels(ctx context.Context) ([]string, error)
 	// transcribe uploads audio and returns the transcript.

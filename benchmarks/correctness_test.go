@@ -1,8 +1,10 @@
 package benchmarks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -108,6 +110,85 @@ func TestComplete(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSendHistory checks that every contender sends the whole history, with nothing added or lost.
+func TestSendHistory(t *testing.T) {
+	text := 0
+	for _, h := range history {
+		text += len(h.content)
+	}
+	if len(history) != historyTurns || text < historySize || text > historySize+historySize/10 {
+		t.Fatalf("history has %d turns and %d bytes of text, want %d turns and about %d bytes", len(history), text, historyTurns, historySize)
+	}
+	want := make([]sentMessage, len(history))
+	for i, h := range history {
+		want[i] = sentMessage{Role: h.role, Content: h.content, ToolCallID: h.toolCallID}
+		if h.callID != "" {
+			want[i].ToolCalls = []sentToolCall{{ID: h.callID, Type: "function", Function: sentFunction{Name: h.callName, Arguments: h.callArgs}}}
+		}
+	}
+	for _, kind := range contenders {
+		t.Run(kind.name, func(t *testing.T) {
+			capture := &captureTransport{base: newReplay([]byte(shortAnswer), "application/json")}
+			c := kind.build(t, fakeBase, &http.Client{Transport: capture})
+			got, err := c.sendHistory(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != "Sunny, 21 °C." {
+				t.Errorf("answer = %q", got)
+			}
+			var sent struct {
+				Model    string        `json:"model"`
+				Messages []sentMessage `json:"messages"`
+			}
+			if err := json.Unmarshal(capture.body, &sent); err != nil {
+				t.Fatalf("body is not JSON: %v", err)
+			}
+			if sent.Model != chatModel {
+				t.Errorf("model = %q", sent.Model)
+			}
+			if diff := cmp.Diff(want, sent.Messages); diff != "" {
+				t.Errorf("messages (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+type sentMessage struct {
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []sentToolCall `json:"tool_calls"`
+	ToolCallID string         `json:"tool_call_id"`
+}
+
+type sentToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function sentFunction `json:"function"`
+}
+
+type sentFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// captureTransport keeps the last request's body and passes the request on.
+type captureTransport struct {
+	base http.RoundTripper
+	body []byte
+}
+
+func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	c.body = body
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	return c.base.RoundTrip(req)
 }
 
 func TestListModels(t *testing.T) {

@@ -37,8 +37,8 @@ run() {
 
 for round in $(seq "$rounds"); do
   for tc in $toolchains; do
-    log "round $round of $rounds, $tc: streams, completion, catalogue, first delta"
-    run "$tc" -test.bench '^Benchmark(TextStream|ToolStream|ToolStreamPlaceholder|Completion|Models)$' -test.benchtime 1s
+    log "round $round of $rounds, $tc: streams, completion, catalogue, encoding, first delta"
+    run "$tc" -test.bench '^Benchmark(TextStream|ToolStream|ToolStreamPlaceholder|Completion|Models|Encode)$' -test.benchtime 1s
     run "$tc" -test.bench '^BenchmarkFirstDelta$' -test.benchtime 100x
   done
 done

@@ -16,6 +16,8 @@ const (
 	toolFragments  = 1_000
 	completionSize = 50_000
 	catalogueSize  = 1_000
+	historyTurns   = 20
+	historySize    = 50_000
 )
 
 // chunkHead opens every chunk of the streams, shaped like a real provider's.
@@ -111,6 +113,45 @@ func catalogueBody(n int) []byte {
 	b.WriteString(`]}`)
 	return b.Bytes()
 }
+
+// historyMessage is one turn of the conversation the encode workload sends, in no client's types;
+// each contender converts it once to its own.
+type historyMessage struct {
+	role, content, toolCallID  string
+	callID, callName, callArgs string // the assistant's tool call, when callID is set
+}
+
+// chatHistory is a conversation of turns messages and about size bytes of text: a system prompt,
+// then users asking, the assistant calling a tool (with some text) and the tool's results, in turn.
+// The text has quotes, newlines and <, > and &, so that every encoder has escaping to do.
+func chatHistory(turns, size int) []historyMessage {
+	history := []historyMessage{{role: "system", content: "You are a helpful assistant.\nAnswer briefly & cite <sources>."}}
+	perTurn := size / (turns - 1)
+	for i := 1; i < turns; i++ {
+		var text strings.Builder
+		for line := 0; text.Len() < perTurn; line++ {
+			fmt.Fprintf(&text, "Turn %d, line %d: the \"report\" says <b>%d%%</b> & more.\n", i, line, i*line%100)
+		}
+		callID := fmt.Sprintf("call_%03d", (i-2)/3) // the assistant's call and the tool's result after it
+		switch i % 3 {
+		case 1:
+			history = append(history, historyMessage{role: "user", content: text.String()})
+		case 2:
+			history = append(history, historyMessage{role: "assistant", content: text.String(),
+				callID: callID, callName: "get_weather", callArgs: `{"location":"Paris, France","unit":"celsius"}`})
+		default:
+			history = append(history, historyMessage{role: "tool", content: text.String(), toolCallID: callID})
+		}
+	}
+	return history
+}
+
+// history is the encode workload's conversation, shared by every contender.
+var history = chatHistory(historyTurns, historySize)
+
+// shortAnswer is the reply to the encode workload's call: small, so that the call's cost is the
+// request's.
+const shortAnswer = `{"id":"chatcmpl-8f3a9c2b","object":"chat.completion","created":1731000000,"model":"llama-3.3-70b","choices":[{"index":0,"message":{"role":"assistant","content":"Sunny, 21 °C."},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":12000,"completion_tokens":6,"total_tokens":12006}}`
 
 func quote(s string) string {
 	q, err := json.Marshal(s)

@@ -13,6 +13,8 @@ BenchmarkTextStream/infergate-2   24   48167246 ns/op   50.00 MB/s   182.4 B/chu
 BenchmarkTextStream/openai-go-2   7   146038776 ns/op   16.49 MB/s   7019 B/chunk   54.05 allocs/chunk   12000 ns/chunk   70190699 B/op   540508 allocs/op
 BenchmarkToolStreamPlaceholder/infergate-2   331   3914679 ns/op   1.000 valid-json
 BenchmarkToolStreamPlaceholder/go-openai-2   186   6767300 ns/op   0 valid-json
+BenchmarkEncode/infergate-2   13000   92000 ns/op   560.0 MB/s   63206 B/op   68 allocs/op
+BenchmarkEncode/go-openai-2   2000   460000 ns/op   110.0 MB/s   182309 B/op   98 allocs/op
 BenchmarkFirstDelta-2   100   200000 ns/op   30.00 p50-us:infergate   20.00 wake-p50-us:infergate   10.00 own-p50-us:infergate   40.00 p50-us:go-openai   20.00 wake-p50-us:go-openai   20.00 own-p50-us:go-openai
 PASS
 `
@@ -29,6 +31,7 @@ PASS
 		{"median of three rounds, ratio to openai-go", "| Text stream, 10,000 chunks | ns/chunk | 3,000 | 12,000 | n/a | n/a | 0.25× | — | — |"},
 		{"allocations", "|  | allocs/chunk | 2.03 | 54.0 | n/a | n/a | 0.04× | — | — |"},
 		{"yes/no without ratios", "|  | arguments valid JSON | yes | n/a | **no** | n/a | — | — | — |"},
+		{"encoding in µs", "| Encode, 20 turns / 50 KB history (Create call) | µs/op | 92.0 | n/a | 460 | n/a | — | 0.20× | — |"},
 		{"first delta, every contender in one benchmark", "| Time to first delta (loopback) | median, µs | 30.0 | n/a | 40.0 | n/a | — | 0.75× | — |"},
 		{"client's own work", "|  | client's own work (median, µs) | 10.0 | n/a | 20.0 | n/a | — | 0.50× | — |"},
 		{"footprint against the net/http floor", "| Minimal streaming program | binary size, MiB | 6.44 | n/a | n/a | 5.90 | — | — | 1.09× |"},
