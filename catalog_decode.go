@@ -11,9 +11,14 @@ import (
 // thousand models; anything else through encoding/json.
 type catalogList struct{ items []Model }
 
+func (l *catalogList) decodeFast(raw []byte) bool {
+	models, ok := decodeCatalog(raw)
+	l.items = models
+	return ok
+}
+
 func (l *catalogList) UnmarshalJSON(raw []byte) error {
-	if models, ok := decodeCatalog(raw); ok {
-		l.items = models
+	if l.decodeFast(raw) {
 		return nil
 	}
 	out := listOf[Model]{field: "data"}

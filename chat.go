@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+
+	"github.com/infergate/infergate-go/internal/jsonscan"
 )
 
 // ChatService creates chat completions. Get it as Client.Chat.
@@ -274,12 +276,51 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 // wire form, where a Choice would hand each message to Message.UnmarshalJSON to parse again.
 type wireCompletion struct {
 	ChatCompletion
-	Choices []struct {
-		Index        int               `json:"index"`
-		Message      wireAnswerMessage `json:"message"`
-		FinishReason FinishReason      `json:"finish_reason"`
-		Logprobs     *Logprobs         `json:"logprobs"`
-	} `json:"choices"`
+	Choices []wireAnswerChoice `json:"choices"`
+}
+
+type wireAnswerChoice struct {
+	Index        int               `json:"index"`
+	Message      wireAnswerMessage `json:"message"`
+	FinishReason FinishReason      `json:"finish_reason"`
+	Logprobs     *Logprobs         `json:"logprobs"`
+}
+
+// decodeFast reads the usual answer with jsonscan; it declines (false) what jsonscan declines, and
+// encoding/json then decodes the body.
+func (w *wireCompletion) decodeFast(body []byte) bool {
+	c, ok := jsonscan.DecodeCompletion(body)
+	if !ok {
+		return false
+	}
+	cc := &w.ChatCompletion
+	cc.ID, cc.Object, cc.Model, cc.SystemFingerprint = string(c.ID), string(c.Object), string(c.Model), string(c.SystemFingerprint)
+	cc.Created = c.Created
+	if !rawUsage(c.Usage, &cc.Usage) || !rawUsage(c.UsageFromProvider, &cc.UsageFromProvider) ||
+		!rawUsage(c.UsageFromConsumer, &cc.UsageFromConsumer) {
+		return false
+	}
+	w.Choices = make([]wireAnswerChoice, len(c.Choices))
+	for i := range c.Choices {
+		fc, wc := &c.Choices[i], &w.Choices[i]
+		wc.Index, wc.FinishReason = int(fc.Index), FinishReason(fc.FinishReason)
+		if fc.Logprobs != nil && json.Unmarshal(fc.Logprobs, &wc.Logprobs) != nil {
+			return false
+		}
+		m := &wc.Message
+		m.Role, m.Content.text, m.Refusal = Role(fc.Role), string(fc.Content), string(fc.Refusal)
+		m.Reasoning1, m.Reasoning2 = string(fc.Reasoning1), string(fc.Reasoning2)
+	}
+	return true
+}
+
+// rawUsage decodes a usage object jsonscan passed on raw.
+func rawUsage(raw []byte, dst **Usage) bool {
+	if raw == nil {
+		return true
+	}
+	*dst = new(Usage)
+	return json.Unmarshal(raw, *dst) == nil
 }
 
 func (w *wireCompletion) completion() *ChatCompletion {

@@ -261,13 +261,28 @@ func (c *Client) decodeBody(ar apiRequest, resp *http.Response, body []byte, out
 	if out == nil || len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
+	if fast, ok := out.(fastDecoder); ok && fast.decodeFast(body) {
+		keepRaw(out, body)
+		return nil
+	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return c.cfg.newDecodeError(resp.StatusCode, resp.Header, body, err)
 	}
-	if k, ok := out.(interface{ keepRaw([]byte) }); ok {
-		k.keepRaw(body) // the body is this call's own buffer, so it is kept without a copy
-	}
+	keepRaw(out, body)
 	return nil
+}
+
+// fastDecoder is an answer that reads the usual shape of its body in one pass, where encoding/json
+// would first validate the whole body and then decode it. It validates what it accepts and declines
+// everything else (ok false), which encoding/json then decodes.
+type fastDecoder interface{ decodeFast(body []byte) (ok bool) }
+
+// keepRaw hands the body to answers that keep it (ChatCompletion.RawJSON). The body is this call's
+// own buffer, so it is kept without a copy.
+func keepRaw(out any, body []byte) {
+	if k, ok := out.(interface{ keepRaw([]byte) }); ok {
+		k.keepRaw(body)
+	}
 }
 
 // errorIn200 catches the gateway routes that answer an error with a successful status: a body whose

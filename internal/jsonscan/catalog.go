@@ -52,15 +52,21 @@ func (d *catalogDecoder) models() ([]CatalogModel, bool) {
 	models := make([]CatalogModel, 0, len(d.text)/160)
 	ok := d.s.array(func() bool {
 		var m CatalogModel
-		ok := d.s.object(func(key []byte) bool { return d.field(&m, key) })
+		var seen uint16
+		ok := d.s.object(func(key []byte) bool { return d.field(&m, key, &seen) })
 		models = append(models, m)
 		return ok
 	})
 	return models, ok
 }
 
-func (d *catalogDecoder) field(m *CatalogModel, key []byte) bool {
+func (d *catalogDecoder) field(m *CatalogModel, key []byte, seen *uint16) bool {
 	var ok bool
+	for i, k := range catalogKeys {
+		if k == string(key) && !once(seen, uint(i)) {
+			return false
+		}
+	}
 	switch string(key) {
 	case "id":
 		m.ID, ok = d.str()

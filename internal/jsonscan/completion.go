@@ -1,0 +1,129 @@
+package jsonscan
+
+// Completion is a non-streamed chat completion as DecodeCompletion reads it. Strings without
+// escapes alias the input; the others live in the decoder's own buffer.
+type Completion struct {
+	ID, Object, Model, SystemFingerprint []byte
+	Created                              int64
+	Choices                              []CompletionChoice
+	// Usage, UsageFromProvider, UsageFromConsumer are raw JSON objects, nil when absent or null.
+	Usage, UsageFromProvider, UsageFromConsumer []byte
+}
+
+// CompletionChoice is one choice of a Completion.
+type CompletionChoice struct {
+	Index                                 int64
+	Role, Content, Reasoning1, Reasoning2 []byte // Reasoning1 is "reasoning_content", Reasoning2 "reasoning"
+	Refusal, FinishReason                 []byte
+	Logprobs                              []byte // raw JSON, nil when absent or null
+	ContentSet                            bool   // content was a string, not null
+}
+
+var (
+	completionKeys = []string{"id", "object", "created", "model", "system_fingerprint", "choices", "usage", "usage_from_provider", "usage_from_consumer"}
+	answerKeys     = []string{"index", "message", "finish_reason", "logprobs"}
+	// messageKeys are the keys a message may have; those DecodeCompletion does not read decline.
+	messageKeys = []string{"role", "content", "reasoning_content", "reasoning", "refusal", "tool_calls", "name", "tool_call_id"}
+)
+
+// DecodeCompletion reads the usual answer of the chat completion route in one pass: scalars and
+// usage at the top, and choices whose message has a role, content as a string or null, reasoning,
+// and a refusal. Keys it does not know are skipped (the caller keeps the raw body). It declines
+// anything else: content as a list of parts, tool calls, a name, a value of an unexpected type, a
+// duplicate key, invalid JSON.
+func DecodeCompletion(b []byte) (Completion, bool) {
+	var c Completion
+	s := scanner{b: b, buf: make([]byte, 0, len(b))} // room for every string unescaped: one allocation
+	var seen uint16
+	ok := s.object(func(key []byte) bool { return s.completionField(&c, key, &seen) })
+	s.ws()
+	return c, ok && s.end()
+}
+
+func (s *scanner) completionField(c *Completion, key []byte, seen *uint16) bool {
+	bit := func(i uint) bool { return once(seen, i) }
+	switch string(key) {
+	case "id":
+		return bit(0) && s.plainStr(&c.ID)
+	case "object":
+		return bit(1) && s.plainStr(&c.Object)
+	case "created":
+		if !bit(2) {
+			return false
+		}
+		if s.null() {
+			return true
+		}
+		n, ok := s.integer(18)
+		c.Created = n
+		return ok
+	case "model":
+		return bit(3) && s.plainStr(&c.Model)
+	case "system_fingerprint":
+		return bit(4) && s.plainStr(&c.SystemFingerprint)
+	case "choices":
+		return bit(5) && (s.null() || s.array(func() bool {
+			c.Choices = append(c.Choices, CompletionChoice{})
+			return s.answer(&c.Choices[len(c.Choices)-1])
+		}))
+	case "usage":
+		return bit(6) && s.optRaw(&c.Usage)
+	case "usage_from_provider":
+		return bit(7) && s.optRaw(&c.UsageFromProvider)
+	case "usage_from_consumer":
+		return bit(8) && s.optRaw(&c.UsageFromConsumer)
+	}
+	return s.unknown(key, completionKeys)
+}
+
+func (s *scanner) answer(ch *CompletionChoice) bool {
+	var seen uint16
+	return s.object(func(key []byte) bool {
+		switch string(key) {
+		case "index":
+			if !once(&seen, 0) {
+				return false
+			}
+			if s.null() {
+				return true
+			}
+			n, ok := s.integer(18)
+			ch.Index = n
+			return ok
+		case "message":
+			return once(&seen, 1) && s.message(ch)
+		case "finish_reason":
+			return once(&seen, 2) && s.plainStr(&ch.FinishReason)
+		case "logprobs":
+			return once(&seen, 3) && s.optRaw(&ch.Logprobs)
+		}
+		return s.unknown(key, answerKeys)
+	})
+}
+
+func (s *scanner) message(ch *CompletionChoice) bool {
+	var seen uint16
+	return s.object(func(key []byte) bool {
+		switch string(key) {
+		case "role":
+			return once(&seen, 0) && s.plainStr(&ch.Role)
+		case "content":
+			if !once(&seen, 1) {
+				return false
+			}
+			if s.null() {
+				return true
+			}
+			b, ok := s.str()
+			ch.Content, ch.ContentSet = b, true
+			return ok
+		case "reasoning_content":
+			return once(&seen, 2) && s.plainStr(&ch.Reasoning1)
+		case "reasoning":
+			return once(&seen, 3) && s.plainStr(&ch.Reasoning2)
+		case "refusal":
+			return once(&seen, 4) && s.plainStr(&ch.Refusal)
+		}
+		return s.unknown(key, messageKeys)
+	})
+}
