@@ -30,14 +30,10 @@ func (l *catalogList) UnmarshalJSON(raw []byte) error {
 // decodeCatalog returns the models of a catalogue in the gateway's usual shape; ok is false when
 // the scanner declines.
 func decodeCatalog(raw []byte) ([]Model, bool) {
-	found, ok := jsonscan.DecodeCatalog(raw)
-	if !ok {
-		return nil, false
-	}
-	models := make([]Model, len(found))
-	for i, m := range found {
-		models[i] = Model{ID: m.ID, BlockchainID: m.BlockchainID, Created: m.Created, Tags: m.Tags,
-			Type: ModelType(m.Type), OwnedBy: m.OwnedBy}
-	}
-	return models, true
+	models := make([]Model, 0, len(raw)/160) // the gateway's entries are about 160 bytes
+	ok := jsonscan.DecodeCatalog(raw, func(m jsonscan.CatalogModel) {
+		models = append(models, Model{ID: m.ID, BlockchainID: m.BlockchainID, Created: m.Created, Tags: m.Tags,
+			Type: ModelType(m.Type), OwnedBy: m.OwnedBy})
+	})
+	return models, ok
 }

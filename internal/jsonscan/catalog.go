@@ -7,82 +7,82 @@ type CatalogModel struct {
 	Tags                            []string
 }
 
-// catalogKeys are the keys DecodeCatalog reads in a model; any other key declines.
-var catalogKeys = []string{"id", "blockchainID", "owned_by", "modelType", "created", "tags"}
-
 // DecodeCatalog reads the catalogue the gateway sends, {"object":"list","data":[...]} or a bare
-// list, in one pass: a model has only the keys id, blockchainID, owned_by and modelType (strings),
-// created (an integer) and tags (a list of strings). Strings without escapes are slices of one copy
-// of b, and equal tags and types share one string, so a thousand models cost a handful of
-// allocations. Anything else declines.
-func DecodeCatalog(b []byte) ([]CatalogModel, bool) {
-	d := catalogDecoder{text: string(b), shared: map[string]string{}}
+// list, in one pass, handing each model to add: a model has only the keys id, blockchainID,
+// owned_by and modelType (strings), created (an integer) and tags (a list of strings). Strings
+// without escapes are slices of one copy of b, and equal tags and types share one string, so a
+// thousand models cost a handful of allocations. Anything else declines; add may then have seen
+// some models already.
+func DecodeCatalog(b []byte, add func(CatalogModel)) bool {
+	d := catalogDecoder{text: string(b), shared: map[string]string{}, add: add}
 	d.s.reset(b)
-	var models []CatalogModel
 	var ok bool
 	switch d.s.peek() {
 	case '[':
-		models, ok = d.models()
+		ok = d.models()
 	case '{':
+		var seen uint16
 		ok = d.s.object(func(key []byte) bool {
 			switch string(key) {
 			case "object":
 				_, ok := d.s.str()
-				return ok
+				return once(&seen, 0) && ok
 			case "data":
-				var ok bool
-				models, ok = d.models()
-				return ok
+				return once(&seen, 1) && d.models()
 			}
 			return false
 		})
 	}
 	d.s.ws()
-	return models, ok && d.s.end()
+	return ok && d.s.end()
 }
 
 type catalogDecoder struct {
 	s      scanner
 	text   string
 	shared map[string]string
+	recent [8]string // the last strings shared, checked before the map
+	next   int
 	tags   []string // backing store of every model's Tags
+	add    func(CatalogModel)
 }
 
-func (d *catalogDecoder) models() ([]CatalogModel, bool) {
-	models := make([]CatalogModel, 0, len(d.text)/160)
-	ok := d.s.array(func() bool {
+func (d *catalogDecoder) models() bool {
+	return d.s.array(func() bool {
 		var m CatalogModel
 		var seen uint16
-		ok := d.s.object(func(key []byte) bool { return d.field(&m, key, &seen) })
-		models = append(models, m)
-		return ok
+		if !d.s.object(func(key []byte) bool { return d.field(&m, key, &seen) }) {
+			return false
+		}
+		d.add(m)
+		return true
 	})
-	return models, ok
 }
 
 func (d *catalogDecoder) field(m *CatalogModel, key []byte, seen *uint16) bool {
 	var ok bool
-	for i, k := range catalogKeys {
-		if k == string(key) && !once(seen, uint(i)) {
-			return false
-		}
-	}
 	switch string(key) {
 	case "id":
 		m.ID, ok = d.str()
+		return ok && once(seen, 0)
 	case "blockchainID":
 		m.BlockchainID, ok = d.str()
+		return ok && once(seen, 1)
 	case "owned_by":
 		m.OwnedBy, ok = d.str()
+		return ok && once(seen, 2)
 	case "modelType":
 		m.Type, ok = d.str()
 		m.Type = d.share(m.Type)
+		return ok && once(seen, 3)
 	case "created":
 		m.Created, ok = d.s.integer(18)
+		return ok && once(seen, 4)
 	case "tags":
 		m.Tags, ok = d.tagList()
+		return ok && once(seen, 5)
 	}
-	return ok
+	return false
 }
 
 func (d *catalogDecoder) tagList() ([]string, bool) {
@@ -111,9 +111,16 @@ func (d *catalogDecoder) str() (string, bool) {
 }
 
 func (d *catalogDecoder) share(v string) string {
-	if u, ok := d.shared[v]; ok {
-		return u
+	for _, u := range d.recent {
+		if u == v {
+			return u
+		}
 	}
-	d.shared[v] = v
-	return v
+	u, ok := d.shared[v]
+	if !ok {
+		d.shared[v], u = v, v
+	}
+	d.recent[d.next] = u
+	d.next = (d.next + 1) % len(d.recent)
+	return u
 }
