@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,8 +26,7 @@ type ModelsService struct {
 const DefaultCatalogTTL = 5 * time.Minute
 
 // WithCatalogTTL sets how long Models.Get and Bids.Rated reuse a downloaded model catalogue (default
-// DefaultCatalogTTL); zero or less always downloads it. Models.List always downloads it, and
-// refreshes the copy they reuse.
+// DefaultCatalogTTL); zero or less always downloads it. Models.List always downloads it.
 func WithCatalogTTL(d time.Duration) Option { return func(c *config) { c.catalogTTL = d } }
 
 // catalogCache keeps the last catalogue downloaded, for the API root it came from.
@@ -106,8 +104,7 @@ func (s *ModelsService) List(ctx context.Context, opts ...Option) ([]Model, erro
 	return c.listModels(ctx)
 }
 
-// listModels downloads the catalogue from the route that works and keeps it for catalog. The
-// returned slice is the caller's: the cache holds its own copy.
+// listModels downloads the catalogue from the route that works.
 func (c *Client) listModels(ctx context.Context) ([]Model, error) {
 	s := c.Models
 	if s.deployedRoute.Load() {
@@ -131,16 +128,21 @@ func (c *Client) listModelsAt(ctx context.Context, path string) ([]Model, error)
 	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
 		return nil, err
 	}
-	c.Models.cache.put(c.cfg.baseURL.String(), slices.Clone(out.items))
 	return out.items, nil
 }
 
-// catalog returns the catalogue, downloading it only when the cached one is older than the TTL.
+// catalog returns the catalogue for lookups, downloading it only when the cached one is older than
+// the TTL. The cached list is never handed to callers, so it needs no copy.
 func (c *Client) catalog(ctx context.Context) ([]Model, error) {
-	if models, ok := c.Models.cache.get(c.cfg.baseURL.String(), c.cfg.catalogTTL); ok {
+	root := c.cfg.baseURL.String()
+	if models, ok := c.Models.cache.get(root, c.cfg.catalogTTL); ok {
 		return models, nil
 	}
-	return c.listModels(ctx)
+	models, err := c.listModels(ctx)
+	if err == nil {
+		c.Models.cache.put(root, models)
+	}
+	return models, err
 }
 
 // Get finds a model in the catalogue by name (case-insensitive, as the gateway treats names) or by

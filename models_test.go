@@ -328,7 +328,7 @@ func BenchmarkModelsList(b *testing.B) {
 }
 
 // TestCatalogCache downloads the catalogue once for Models.Get and Bids.Rated within the TTL, always
-// for Models.List (which refreshes the cached copy), and every time with a TTL of zero.
+// for Models.List, and every time with a TTL of zero.
 func TestCatalogCache(t *testing.T) {
 	m := newCatalogMock(t)
 	m.on(http.MethodGet, "/chat/models", 200, deployedCatalogue)

@@ -14,7 +14,8 @@ type CatalogModel struct {
 // thousand models cost a handful of allocations. Anything else declines; add may then have seen
 // some models already.
 func DecodeCatalog(b []byte, add func(CatalogModel)) bool {
-	d := catalogDecoder{text: string(b), shared: map[string]string{}, add: add}
+	d := catalogDecoder{text: string(b), shared: map[string]string{}, add: add,
+		tags: make([]string, 0, len(b)/48)} // about three tags per 150-byte model
 	d.s.reset(b)
 	var ok bool
 	switch d.s.peek() {
