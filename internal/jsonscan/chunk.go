@@ -179,15 +179,7 @@ func (d *ChunkDecoder) field(key []byte, seen *uint16, choices *[]Choice) bool {
 	case "system_fingerprint":
 		return once(seen, 3) && d.topStr(&c.SystemFingerprint, 3)
 	case "created":
-		if !once(seen, 4) {
-			return false
-		}
-		if s.null() {
-			return true
-		}
-		n, ok := s.integer(18)
-		c.Created = n
-		return ok
+		return once(seen, 4) && s.optInteger(&c.Created, 18)
 	case "choices":
 		return once(seen, 5) && (s.null() || s.array(func() bool {
 			*choices = grow(*choices)
@@ -240,6 +232,16 @@ func (s *scanner) plainStr(dst *[]byte) bool {
 	}
 	b, ok := s.str()
 	*dst = b
+	return ok
+}
+
+// optInteger reads an integer of at most maxDigits digits, or null, which leaves dst alone.
+func (s *scanner) optInteger(dst *int64, maxDigits int) bool {
+	if s.null() {
+		return true
+	}
+	n, ok := s.integer(maxDigits)
+	*dst = n
 	return ok
 }
 

@@ -48,15 +48,7 @@ func (s *scanner) completionField(c *Completion, key []byte, seen *uint16) bool 
 	case "object":
 		return bit(1) && s.plainStr(&c.Object)
 	case "created":
-		if !bit(2) {
-			return false
-		}
-		if s.null() {
-			return true
-		}
-		n, ok := s.integer(18)
-		c.Created = n
-		return ok
+		return bit(2) && s.optInteger(&c.Created, 18)
 	case "model":
 		return bit(3) && s.plainStr(&c.Model)
 	case "system_fingerprint":
@@ -81,15 +73,7 @@ func (s *scanner) answer(ch *CompletionChoice) bool {
 	return s.object(func(key []byte) bool {
 		switch string(key) {
 		case "index":
-			if !once(&seen, 0) {
-				return false
-			}
-			if s.null() {
-				return true
-			}
-			n, ok := s.integer(18)
-			ch.Index = n
-			return ok
+			return once(&seen, 0) && s.optInteger(&ch.Index, 18)
 		case "message":
 			return once(&seen, 1) && s.message(ch)
 		case "finish_reason":
