@@ -71,14 +71,12 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	callCtx, cancelCall := context.WithCancel(ctx)
-	streamCtx, cancel := context.WithCancelCause(callCtx)
+	streamCtx, cancel := context.WithCancelCause(ctx)
 	dog := &watchdog{firstByte: c.cfg.firstByteTimeout, idle: c.cfg.idleTimeout, cancel: cancel}
 	dog.timer = time.AfterFunc(dog.firstByte, dog.fire)
 	release := sync.OnceFunc(func() {
 		dog.timer.Stop()
 		cancel(nil)
-		cancelCall()
 	})
 	ar := apiRequest{method: http.MethodPost, path: "/chat/completions", body: body, contentType: "application/json", stream: true}
 	resp, err := c.send(streamCtx, ar)
