@@ -1,6 +1,7 @@
 package infergate
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -185,7 +186,7 @@ func (ch *accChoice) callFor(index int, id string) (int, *accCall) {
 // releasePlaceholders gives back, on the finishing chunk, the "{}" of calls that never got other
 // arguments: for them it was the real (empty) argument object.
 func (ch *accChoice) releasePlaceholders(deltas []ToolCallDelta) []ToolCallDelta {
-	for _, index := range sortedKeys(ch.calls) {
+	for _, index := range slices.Sorted(maps.Keys(ch.calls)) {
 		call := ch.calls[index]
 		if call.placeholder {
 			call.placeholder = false
@@ -205,7 +206,7 @@ func (a *ChatAccumulator) Completion() *ChatCompletion {
 		UsageFromProvider: a.usageProvider, UsageFromConsumer: a.usageCon,
 		Choices: make([]Choice, 0, len(a.choices)),
 	}
-	for _, index := range sortedKeys(a.choices) {
+	for _, index := range slices.Sorted(maps.Keys(a.choices)) {
 		ch := a.choices[index]
 		out.Choices = append(out.Choices, Choice{Index: index, Message: ch.message(), FinishReason: ch.finish, Logprobs: ch.logprobs})
 	}
@@ -218,7 +219,7 @@ func (ch *accChoice) message() Message {
 	if msg.Role == "" {
 		msg.Role = RoleAssistant
 	}
-	for _, index := range sortedKeys(ch.calls) {
+	for _, index := range slices.Sorted(maps.Keys(ch.calls)) {
 		call := ch.calls[index]
 		args := call.args.String()
 		if call.placeholder {
@@ -231,15 +232,6 @@ func (ch *accChoice) message() Message {
 		msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: call.id, Type: typ, Function: FunctionCall{Name: call.name, Arguments: args}})
 	}
 	return msg
-}
-
-func sortedKeys[V any](m map[int]V) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func setIf(dst *string, v string) {

@@ -17,10 +17,8 @@ func (l *catalogList) decodeFast(raw []byte) bool {
 	return ok
 }
 
+// UnmarshalJSON decodes what decodeFast declined, with encoding/json.
 func (l *catalogList) UnmarshalJSON(raw []byte) error {
-	if l.decodeFast(raw) {
-		return nil
-	}
 	out := listOf[Model]{field: "data"}
 	err := json.Unmarshal(raw, &out)
 	l.items = out.items

@@ -3,6 +3,7 @@ package infergate
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ func mergeExtra(body []byte, extra map[string]any) ([]byte, error) {
 	out := bytes.NewBuffer(make([]byte, 0, len(body)+64*len(extra)))
 	out.Write(body[:len(body)-1])
 	sep := len(bytes.TrimSpace(body[1:len(body)-1])) > 0
-	for _, k := range slices.Sorted(mapKeys(extra)) {
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
 		key, _ := json.Marshal(k)
 		value, err := json.Marshal(extra[k])
 		if err != nil {
@@ -58,16 +59,6 @@ func mergeExtra(body []byte, extra map[string]any) ([]byte, error) {
 	}
 	out.WriteByte('}')
 	return out.Bytes(), nil
-}
-
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 var keyCache sync.Map // reflect.Type -> map[string]bool
