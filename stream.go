@@ -10,6 +10,7 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"strings"
@@ -73,9 +74,9 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	}
 	streamCtx, cancel := context.WithCancelCause(ctx)
 	dog := &watchdog{firstByte: c.cfg.firstByteTimeout, idle: c.cfg.idleTimeout, cancel: cancel}
-	dog.timer = time.AfterFunc(dog.firstByte, dog.fire)
+	dog.watch()
 	release := sync.OnceFunc(func() {
-		dog.timer.Stop()
+		dog.stop()
 		cancel(nil)
 	})
 	ar := apiRequest{method: http.MethodPost, path: "/chat/completions", body: body, contentType: "application/json", stream: true}
@@ -164,23 +165,55 @@ func chunkOf(c *ChatCompletion) ChatCompletionChunk {
 }
 
 // watchdog cancels a stream that stays silent too long: first the wait for its first byte, then
-// each gap between reads. One timer serves both, re-armed on every read.
+// each gap between reads. Reads only note the time; the timer, armed for the nearer of the two
+// limits, checks the notes when it fires and re-arms itself while data keeps flowing. Re-arming it
+// on every read instead would cost each chunk a timer update, and moving a timer earlier can wake
+// the runtime's network poller with a system call, right on the path to the delta.
 type watchdog struct {
 	timer           *time.Timer
-	flowing         atomic.Bool
+	start           time.Time
+	lastRead        atomic.Int64 // nanoseconds after start of the last read that brought data; 0 before the first
 	firstByte, idle time.Duration
 	cancel          context.CancelCauseFunc
+	stopped         atomic.Bool
+}
+
+// watch starts the watchdog of a stream that begins now.
+func (w *watchdog) watch() {
+	w.start = time.Now()
+	// Armed only once assigned, because fire re-arms it.
+	w.timer = time.AfterFunc(math.MaxInt64, w.fire)
+	w.timer.Reset(min(w.firstByte, w.idle))
+}
+
+// stop ends the watch; a fire already under way does not re-arm the timer.
+func (w *watchdog) stop() {
+	w.stopped.Store(true)
+	w.timer.Stop()
 }
 
 func (w *watchdog) fire() {
-	if w.flowing.Load() {
-		w.cancel(fmt.Errorf("%w: no data for %s", ErrStreamTimeout, w.idle))
-	} else {
-		w.cancel(fmt.Errorf("%w: no answer within %s", ErrStreamTimeout, w.firstByte))
+	if w.stopped.Load() {
+		return
 	}
+	since := time.Since(w.start)
+	if last := w.lastRead.Load(); last != 0 {
+		silent := since - time.Duration(last)
+		if silent < w.idle {
+			w.timer.Reset(w.idle - silent)
+			return
+		}
+		w.cancel(fmt.Errorf("%w: no data for %s", ErrStreamTimeout, w.idle))
+		return
+	}
+	if since < w.firstByte {
+		w.timer.Reset(min(w.firstByte-since, w.idle))
+		return
+	}
+	w.cancel(fmt.Errorf("%w: no answer within %s", ErrStreamTimeout, w.firstByte))
 }
 
-// watchedBody re-arms the watchdog whenever data arrives.
+// watchedBody tells the watchdog whenever data arrives.
 type watchedBody struct {
 	io.ReadCloser
 	dog *watchdog
@@ -189,8 +222,8 @@ type watchedBody struct {
 func (b *watchedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
-		b.dog.flowing.Store(true)
-		b.dog.timer.Reset(b.dog.idle)
+		// max keeps 0 meaning "nothing read yet" even on a clock too coarse to have moved.
+		b.dog.lastRead.Store(max(int64(time.Since(b.dog.start)), 1))
 	}
 	return n, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -462,6 +463,40 @@ func waitForGoroutines(t *testing.T, before int) {
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Errorf("%d goroutines left behind:\n%s", n-before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestStreamSlowButSteady checks that the stream time limits bound silences, not durations: a
+// first byte later than the idle limit but within the first-byte limit, then chunks that keep
+// coming for several idle limits, make a complete answer.
+func TestStreamSlowButSteady(t *testing.T) {
+	const idle = 150 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		time.Sleep(3 * idle)
+		for i := range 12 {
+			_, _ = io.WriteString(w, content(fmt.Sprint(i%10)))
+			w.(http.Flusher).Flush()
+			time.Sleep(idle / 3)
+		}
+		_, _ = io.WriteString(w, ev(`{`+head+`,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)+"data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	c := testClient(t, srv.URL, infergate.WithStreamTimeouts(10*idle, idle))
+	stream, err := c.Chat.Stream(context.Background(), hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	for stream.Next() {
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatalf("a slow but steady stream failed: %v", err)
+	}
+	if got, want := stream.Completion().Text(), "012345678901"; got != want {
+		t.Errorf("text %q, want %q", got, want)
 	}
 }
 
