@@ -86,8 +86,12 @@ func (a *ChatAccumulator) choice(index int) *accChoice {
 	if a.last != nil && a.last.index == index {
 		return a.last
 	}
+	if a.last == nil { // the first choice needs no map: most answers have only it
+		a.last = &accChoice{index: index}
+		return a.last
+	}
 	if a.choices == nil {
-		a.choices = map[int]*accChoice{}
+		a.choices = map[int]*accChoice{a.last.index: a.last}
 	}
 	ch := a.choices[index]
 	if ch == nil {
@@ -204,13 +208,28 @@ func (a *ChatAccumulator) Completion() *ChatCompletion {
 		ID: a.id, Object: "chat.completion", Created: a.created, Model: a.model,
 		SystemFingerprint: a.fingerprint, Usage: a.usage,
 		UsageFromProvider: a.usageProvider, UsageFromConsumer: a.usageCon,
-		Choices: make([]Choice, 0, len(a.choices)),
 	}
-	for _, index := range slices.Sorted(maps.Keys(a.choices)) {
-		ch := a.choices[index]
-		out.Choices = append(out.Choices, Choice{Index: index, Message: ch.message(), FinishReason: ch.finish, Logprobs: ch.logprobs})
+	choices := a.sortedChoices()
+	out.Choices = make([]Choice, 0, len(choices))
+	for _, ch := range choices {
+		out.Choices = append(out.Choices, Choice{Index: ch.index, Message: ch.message(), FinishReason: ch.finish, Logprobs: ch.logprobs})
 	}
 	return out
+}
+
+// sortedChoices returns the choices in index order.
+func (a *ChatAccumulator) sortedChoices() []*accChoice {
+	if a.choices == nil {
+		if a.last == nil {
+			return nil
+		}
+		return []*accChoice{a.last}
+	}
+	list := make([]*accChoice, 0, len(a.choices))
+	for _, index := range slices.Sorted(maps.Keys(a.choices)) {
+		list = append(list, a.choices[index])
+	}
+	return list
 }
 
 func (ch *accChoice) message() Message {

@@ -17,6 +17,8 @@ type streamMemory struct {
 	text    strings.Builder
 	choices block[ChunkChoice]
 	calls   block[ToolCallDelta]
+
+	oneChoice [1]wireChoice // the usual chunk's, which spares the first chunk an allocation
 }
 
 // Block sizes: blocks start small, so that a short stream (or the wait for the first delta) does
@@ -36,20 +38,23 @@ func (m *streamMemory) decodeFast(data []byte, w *wireChunk) bool {
 	if !ok {
 		return false
 	}
-	w.ID.setBytes(c.ID)
-	w.Object.setBytes(c.Object)
-	w.Model.setBytes(c.Model)
-	w.SystemFingerprint.setBytes(c.SystemFingerprint)
+	m.setStr(&w.ID, c.ID)
+	m.setStr(&w.Object, c.Object)
+	m.setStr(&w.Model, c.Model)
+	m.setStr(&w.SystemFingerprint, c.SystemFingerprint)
 	w.Created = c.Created
 	if !decodeRaw(c.Usage, &w.Usage) || !decodeRaw(c.UsageFromProvider, &w.UsageFromProvider) ||
 		!decodeRaw(c.UsageFromConsumer, &w.UsageFromConsumer) {
 		return false
 	}
+	if w.Choices == nil {
+		w.Choices = m.oneChoice[:0]
+	}
 	w.Choices = resize(w.Choices, len(c.Choices))
 	for i := range c.Choices {
 		fc, wc := &c.Choices[i], &w.Choices[i]
 		wc.Index = fc.Index
-		wc.FinishReason.setBytes(fc.FinishReason)
+		m.setStr(&wc.FinishReason, fc.FinishReason)
 		if !decodeRaw(fc.Logprobs, &wc.Logprobs) {
 			return false
 		}
@@ -63,7 +68,7 @@ func (m *streamMemory) decodeFast(data []byte, w *wireChunk) bool {
 }
 
 func (m *streamMemory) fillDelta(w *wireDelta, d *jsonscan.Delta) {
-	w.Role.setBytes(d.Role)
+	m.setStr(&w.Role, d.Role)
 	if d.Content.Set {
 		w.Content.text = m.string(d.Content.B)
 	}
@@ -72,9 +77,9 @@ func (m *streamMemory) fillDelta(w *wireDelta, d *jsonscan.Delta) {
 	for j := range d.ToolCalls {
 		f, t := &d.ToolCalls[j], &w.ToolCalls[j]
 		t.Index = optInt{v: f.Index, set: f.HasIndex}
-		t.ID.setBytes(f.ID)
-		t.Type.setBytes(f.Type)
-		t.Function.Name.setBytes(f.Name)
+		m.setStr(&t.ID, f.ID)
+		m.setStr(&t.Type, f.Type)
+		m.setStr(&t.Function.Name, f.Name)
 		t.Function.Arguments = wireArgs(m.string(f.Arguments))
 	}
 }
@@ -93,14 +98,15 @@ func resize[T any](list []T, n int) []T {
 	return append(list[:cap(list)], make([]T, n-cap(list))...)
 }
 
-// setBytes sets the string as the fast decoder read it, reusing the last value when it repeats.
-func (x *istr) setBytes(s jsonscan.Str) {
+// setStr sets x as the fast decoder read it, reusing the last value when it repeats and cutting a
+// new one from the text block.
+func (m *streamMemory) setStr(x *istr, s jsonscan.Str) {
 	if !s.Set {
 		return
 	}
 	x.set = true
 	if string(s.B) != x.s {
-		x.s = string(s.B)
+		x.s = m.string(s.B)
 	}
 }
 

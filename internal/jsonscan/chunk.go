@@ -75,6 +75,11 @@ type ChunkDecoder struct {
 	head    Chunk     // what opening decodes to, its strings pointing into opening
 	seen    uint16    // the keys of opening
 	spans   [4][2]int // where the text of the chunk's four strings lies, for keep
+
+	// Room for the usual chunk, one choice and an opening of ordinary length, which spares the
+	// first chunk, on the way to the first delta, two allocations.
+	oneChoice  [1]Choice
+	openingBuf [256]byte
 }
 
 // Decode reads one chunk's JSON text. It returns false when the text leaves the fast path; the
@@ -83,6 +88,9 @@ func (d *ChunkDecoder) Decode(data []byte) (*Chunk, bool) {
 	s := &d.s
 	s.reset(data)
 	choices := d.c.Choices[:0]
+	if choices == nil {
+		choices = d.oneChoice[:0]
+	}
 	var seen uint16
 	resume := len(d.opening) > 0 && bytes.HasPrefix(data, d.opening)
 	if resume {
@@ -136,6 +144,9 @@ func (d *ChunkDecoder) keep(seen uint16) {
 	}
 	if c.Usage != nil || c.UsageFromProvider != nil || c.UsageFromConsumer != nil {
 		return
+	}
+	if d.opening == nil {
+		d.opening = d.openingBuf[:0]
 	}
 	d.opening = append(d.opening, d.s.b[:d.s.i]...)
 	d.head, d.seen = Chunk{Created: c.Created}, seen
