@@ -25,7 +25,7 @@ type streamMemory struct {
 // not pay for a long one's, and double up to about 4 KiB each; no piece larger than a quarter of
 // the largest block is cut from one.
 const (
-	firstTextBlock = 64
+	firstTextBlock = 256
 	textBlock      = 4 << 10
 	choiceBlock    = 32
 	callBlock      = 64

@@ -49,7 +49,9 @@ type Decoder struct {
 	eof     bool
 	err     error
 
-	data    []byte
+	data    []byte // the event's data so far: owned, or one line still in buf when aliased
+	owned   []byte // the memory data is joined in, kept from one event to the next
+	aliased bool
 	hasData bool
 	name    string
 	stray   []byte
@@ -108,11 +110,15 @@ func (d *Decoder) field(line []byte) (Event, bool) {
 	}
 	switch string(name) {
 	case "data":
-		if d.hasData {
-			d.data = append(d.data, '\n')
+		if !d.hasData {
+			// The usual event is one data line: hand it out from buf, without a copy, unless buf
+			// must move before the event ends.
+			d.data, d.aliased, d.hasData = value, true, true
+			break
 		}
-		d.data = append(d.data, value...)
-		d.hasData = true
+		d.own()
+		d.data = append(append(d.data, '\n'), value...)
+		d.owned = d.data
 	case "event":
 		d.name = string(value)
 	case "id", "retry":
@@ -125,8 +131,8 @@ func (d *Decoder) field(line []byte) (Event, bool) {
 
 func (d *Decoder) dispatch() Event {
 	ev := Event{Kind: Data, Name: d.name, Data: d.data}
-	d.data = d.data[:0]
-	d.hasData = false
+	d.data = d.owned[:0]
+	d.aliased, d.hasData = false, false
 	d.name = ""
 	return ev
 }
@@ -188,8 +194,17 @@ func (d *Decoder) terminator(window []byte, base int) int {
 	return lf
 }
 
+// own copies data that still aliases buf into owned memory.
+func (d *Decoder) own() {
+	if d.aliased {
+		d.owned = append(d.owned[:0], d.data...)
+		d.data, d.aliased = d.owned, false
+	}
+}
+
 // fill reads more bytes, compacting or growing the buffer first.
 func (d *Decoder) fill() {
+	d.own()
 	if d.start > 0 {
 		n := copy(d.buf, d.buf[d.start:d.end])
 		d.lfFree -= d.start
