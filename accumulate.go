@@ -19,15 +19,16 @@ type ChatAccumulator struct {
 	usage, usageProvider, usageCon *Usage
 	choices                        map[int]*accChoice
 	last                           *accChoice // the choice of the previous delta, found without a map lookup
+	spare                          *accChoice // memory for the first choice, when the owner has some
 	finished                       bool
 }
 
 type accChoice struct {
 	index     int
 	role      Role
-	content   strings.Builder
-	reasoning strings.Builder
-	refusal   strings.Builder
+	content   joined
+	reasoning joined
+	refusal   joined
 	parts     []ContentPart // built only once a delta brings parts the SDK does not fold
 	logprobs  *Logprobs
 	finish    FinishReason
@@ -39,7 +40,7 @@ type accChoice struct {
 type accCall struct {
 	index         int
 	id, typ, name string
-	args          strings.Builder
+	args          joined
 	placeholder   bool // a lone "{}" was held back; it stands unless real arguments follow
 }
 
@@ -87,7 +88,11 @@ func (a *ChatAccumulator) choice(index int) *accChoice {
 		return a.last
 	}
 	if a.last == nil { // the first choice needs no map: most answers have only it
-		a.last = &accChoice{index: index}
+		a.last, a.spare = a.spare, nil
+		if a.last == nil {
+			a.last = new(accChoice)
+		}
+		a.last.index = index
 		return a.last
 	}
 	if a.choices == nil {
@@ -264,4 +269,34 @@ func firstNonNil(u, fallback *Usage) *Usage {
 		return u
 	}
 	return fallback
+}
+
+// joined concatenates the pieces of a text. A text that came in one piece is kept as it came,
+// without a copy: so is most reasoning, every answer that was not streamed, and the first delta.
+type joined struct {
+	first string
+	whole strings.Builder // all of the text, once a second piece came
+}
+
+func (j *joined) WriteString(s string) {
+	switch {
+	case s == "":
+	case j.whole.Len() > 0:
+		j.whole.WriteString(s)
+	case j.first == "":
+		j.first = s
+	default:
+		j.whole.WriteString(j.first)
+		j.whole.WriteString(s)
+		j.first = ""
+	}
+}
+
+func (j *joined) Len() int { return len(j.first) + j.whole.Len() }
+
+func (j *joined) String() string {
+	if j.whole.Len() > 0 {
+		return j.whole.String()
+	}
+	return j.first
 }

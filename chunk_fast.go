@@ -18,7 +18,10 @@ type streamMemory struct {
 	choices block[ChunkChoice]
 	calls   block[ToolCallDelta]
 
-	oneChoice [1]wireChoice // the usual chunk's, which spares the first chunk an allocation
+	// The usual chunk's one choice, as decoded and as handed out, which spares the first chunk two
+	// allocations on the way to the first delta.
+	oneChoice    [1]wireChoice
+	firstChoices [1]ChunkChoice
 }
 
 // Block sizes: blocks start small, so that a short stream (or the wait for the first delta) does
@@ -132,6 +135,9 @@ func (m *streamMemory) string(b []byte) string {
 func (m *streamMemory) choiceList(n int) []ChunkChoice {
 	if m == nil {
 		return make([]ChunkChoice, n)
+	}
+	if m.choices.size == 0 { // the first block is the one inside m
+		m.choices.free, m.choices.size = m.firstChoices[:], len(m.firstChoices)
 	}
 	return m.choices.cut(n, choiceBlock)
 }

@@ -53,6 +53,7 @@ type ChatStream struct {
 	single  *ChatCompletionChunk // the whole answer, when the server ignored "stream": true
 	whole   []byte               // that answer's body
 	acc     ChatAccumulator
+	choice  accChoice // the accumulator's first choice, allocated with the stream
 	skipped skipLog
 	chunks  int
 	done    bool
@@ -90,6 +91,7 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	}
 	watched := &watchedBody{ReadCloser: resp.Body, dog: dog}
 	st := &ChatStream{body: watched, ctx: streamCtx, cancel: cancel, release: release, logger: c.cfg.logger, redact: c.cfg.redact}
+	st.acc.spare = &st.choice
 	var src io.Reader = watched
 	if isJSON(resp.Header) {
 		br := bufio.NewReader(watched)
