@@ -34,6 +34,10 @@ const (
 	callBlock      = 64
 )
 
+// prepare makes the first text block. A stream calls it once its answer has begun, while the model
+// still works on the first delta, rather than when that delta arrives.
+func (m *streamMemory) prepare() { m.text.Grow(firstTextBlock) }
+
 // decodeFast fills w from data through the fast decoder; it reports false, leaving w to be reset,
 // when the chunk takes a shape the fast decoder leaves to encoding/json.
 func (m *streamMemory) decodeFast(data []byte, w *wireChunk) bool {

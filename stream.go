@@ -106,6 +106,7 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 		src = io.MultiReader(bytes.NewReader(head), br)
 	}
 	st.dec = sse.NewDecoder(src, c.cfg.maxLine)
+	st.mem.prepare()
 	return st, nil
 }
 
