@@ -65,9 +65,9 @@ type ToolCall struct {
 // unexpected type, a duplicate key, a key that matches a known one only without regard to case, a
 // lone surrogate escape or invalid UTF-8 in a string, anything after the object.
 //
-// The chunks of a stream mostly open with the same bytes, up to the value of "choices": the
-// decoder keeps a copy of that opening and what it decoded to, and skips it when the next chunk
-// opens alike. The decoder's state there depends on those bytes alone, so the result is the same.
+// The chunks of a stream mostly open with the same bytes, up to the value of "choices": from the
+// second chunk on, the decoder keeps a copy of that opening and what it decoded to, and skips it
+// when the next chunk opens alike. The decoder's state there depends on those bytes alone, so the result is the same.
 type ChunkDecoder struct {
 	s       scanner
 	c       Chunk
@@ -75,6 +75,7 @@ type ChunkDecoder struct {
 	head    Chunk     // what opening decodes to, its strings pointing into opening
 	seen    uint16    // the keys of opening
 	spans   [4][2]int // where the text of the chunk's four strings lies, for keep
+	began   bool      // a chunk was read before: the first is not kept, which spares the first delta
 
 	// Room for the usual chunk, one choice and an opening of ordinary length, which spares the
 	// first chunk, on the way to the first delta, two allocations.
@@ -113,7 +114,7 @@ func (d *ChunkDecoder) Decode(data []byte) (*Chunk, bool) {
 			if key, ok = s.str(); !ok || !s.eat(':') {
 				return nil, false
 			}
-			if string(key) == "choices" {
+			if string(key) == "choices" && d.began {
 				d.keep(seen)
 			}
 		}
@@ -128,6 +129,7 @@ func (d *ChunkDecoder) Decode(data []byte) (*Chunk, bool) {
 		}
 	}
 	d.c.Choices = choices
+	d.began = true
 	return &d.c, s.end()
 }
 

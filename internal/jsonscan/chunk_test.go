@@ -16,8 +16,11 @@ const (
 // reads it, and that a different opening is not taken for the kept one.
 func TestDecodeKeepsOpening(t *testing.T) {
 	var d ChunkDecoder
-	for _, text := range []string{textChunk, textChunk, toolChunk, textChunk[:20] + "9" + textChunk[21:], `{"choices":[],"id":"x"}`, textChunk} {
+	for i, text := range []string{textChunk, textChunk, toolChunk, textChunk[:20] + "9" + textChunk[21:], `{"choices":[],"id":"x"}`, textChunk} {
 		got, ok := d.Decode([]byte(text))
+		if kept := len(d.opening) > 0; kept != (i > 0) {
+			t.Fatalf("chunk %d: opening kept = %v, want it kept from the second chunk on", i, kept)
+		}
 		var fresh ChunkDecoder
 		want, wantOK := fresh.Decode([]byte(text))
 		if ok != wantOK || !ok {
