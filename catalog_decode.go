@@ -26,7 +26,8 @@ func (l *catalogList) UnmarshalJSON(raw []byte) error {
 }
 
 // decodeCatalog returns the models of a catalogue in the gateway's usual shape; ok is false when
-// the scanner declines.
+// the scanner declines. The models' strings share raw's memory: raw is the call's own body buffer,
+// which nothing changes, nor hands to the caller, once decoded (catalogList keeps no raw body).
 func decodeCatalog(raw []byte) ([]Model, bool) {
 	models := make([]Model, 0, len(raw)/160) // the gateway's entries are about 160 bytes
 	ok := jsonscan.DecodeCatalog(raw, func(m jsonscan.CatalogModel) {
