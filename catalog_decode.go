@@ -26,8 +26,7 @@ func (l *catalogList) UnmarshalJSON(raw []byte) error {
 }
 
 // decodeCatalog returns the models of a catalogue in the gateway's usual shape; ok is false when
-// the scanner declines. The models' strings share raw's memory: raw is the call's own body buffer,
-// which nothing changes, nor hands to the caller, once decoded (catalogList keeps no raw body).
+// the scanner declines. The models' strings share one copy of raw, never raw itself.
 func decodeCatalog(raw []byte) ([]Model, bool) {
 	models := make([]Model, 0, len(raw)/160) // the gateway's entries are about 160 bytes
 	ok := jsonscan.DecodeCatalog(raw, func(m jsonscan.CatalogModel) {
