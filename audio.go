@@ -168,7 +168,7 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := s.client.with(opts)
+	c, err := s.client.configure(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -176,31 +176,25 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 	if err != nil {
 		return nil, err
 	}
-	if !body.rewindable() && c.cfg.maxRetries > 0 {
-		// The bytes already sent are gone: a second attempt would upload a truncated file.
-		if c, err = c.with([]Option{WithMaxRetries(0)}); err != nil {
+	// A file that can be read only once cannot be sent twice: a second attempt would upload a
+	// truncated file.
+	r := route{op: OperationTranscription, method: http.MethodPost, path: "/audio/transcriptions",
+		body: body.body(), contentType: body.contentType, once: !body.rewindable(), model: req.Model}
+	if c.observed() {
+		r.request = Ptr(req)
+	}
+	var t *Transcription
+	err = exchange(ctx, c, r, func(resp *http.Response, raw []byte) (any, error) {
+		if err := c.errorIn200(&r, resp, raw); err != nil {
 			return nil, err
 		}
-	}
-	ctx, cancel := c.callContext(ctx)
-	defer cancel()
-	ar := apiRequest{method: http.MethodPost, path: "/audio/transcriptions", body: body.body(),
-		contentType: body.contentType}
-	resp, err := c.send(ctx, ar)
+		if t, err = decodeTranscription(raw, req.ResponseFormat); err != nil {
+			return nil, c.newDecodeError(resp.StatusCode, resp.Header, raw, err)
+		}
+		return t, nil
+	})
 	if err != nil {
-		return nil, timedOut(ctx, err)
-	}
-	defer resp.Body.Close()
-	raw, err := readBody(resp)
-	if err != nil {
-		return nil, timedOut(ctx, errorf("infergate: reading transcription: %w", err))
-	}
-	if err := c.errorIn200(ar, resp, raw); err != nil {
 		return nil, err
-	}
-	t, err := decodeTranscription(raw, req.ResponseFormat)
-	if err != nil {
-		return nil, c.cfg.newDecodeError(resp.StatusCode, resp.Header, raw, err)
 	}
 	return t, nil
 }
@@ -235,7 +229,7 @@ type upload struct {
 	used           atomic.Bool
 }
 
-func (c *Client) newUpload(ctx context.Context, req *TranscriptionRequest) (*upload, error) {
+func (c *config) newUpload(ctx context.Context, req *TranscriptionRequest) (*upload, error) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	for _, f := range c.formFields(req) {
@@ -253,7 +247,7 @@ func (c *Client) newUpload(ctx context.Context, req *TranscriptionRequest) (*upl
 			return nil, err
 		}
 		if u.at != nil && u.size > LargeUploadSize {
-			c.cfg.logger.LogAttrs(ctx, slog.LevelWarn,
+			c.logger.LogAttrs(ctx, slog.LevelWarn,
 				"infergate: audio file is over 25 MB; the gateway recommends S3PresignedURL for large files",
 				slog.String("file", name), slog.Int64("bytes", u.size))
 		}
@@ -269,7 +263,7 @@ func (c *Client) newUpload(ctx context.Context, req *TranscriptionRequest) (*upl
 
 // formFields lists the form values in a stable order; unset options are left out so that the
 // gateway applies its defaults.
-func (c *Client) formFields(req *TranscriptionRequest) [][2]string {
+func (c *config) formFields(req *TranscriptionRequest) [][2]string {
 	var fields [][2]string
 	add := func(name, value string) {
 		if value != "" {

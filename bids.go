@@ -76,28 +76,28 @@ func (s *BidsService) Rated(ctx context.Context, model string, opts ...Option) (
 	if strings.TrimSpace(model) == "" {
 		return nil, invalid("Model", "a model name or hex id is required")
 	}
-	c, err := s.client.with(opts)
+	c, err := s.client.configure(opts)
 	if err != nil {
 		return nil, err
 	}
-	modelID, err := c.resolveModel(ctx, model)
+	modelID, err := s.resolveModel(ctx, c, model)
 	if err != nil {
 		return nil, err
 	}
 	out := listOf[RatedBid]{field: "bids"}
-	ar := apiRequest{method: http.MethodGet, path: "/models/ratedbids", query: url.Values{"model_id": {modelID}}}
-	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
+	r := route{op: "bids.rated", method: http.MethodGet, path: "/models/ratedbids", query: url.Values{"model_id": {modelID}}}
+	if err := do(ctx, c, r, &out); err != nil {
 		return nil, err
 	}
 	return out.items, nil
 }
 
 // resolveModel turns a model name into the hex id the ratedbids route insists on.
-func (c *Client) resolveModel(ctx context.Context, model string) (string, error) {
+func (s *BidsService) resolveModel(ctx context.Context, c *config, model string) (string, error) {
 	if IsHexID(model) {
 		return model, nil
 	}
-	m, err := c.findModel(ctx, model)
+	m, err := s.client.Models.find(ctx, c, model)
 	if err != nil {
 		return "", err
 	}

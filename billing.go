@@ -80,8 +80,8 @@ func (b *StakingBalance) UnmarshalJSON(data []byte) error {
 // GET /api/v1/billing/balance
 func (s *BillingService) Balance(ctx context.Context, opts ...Option) (*Balance, error) {
 	var out Balance
-	ar := apiRequest{method: http.MethodGet, path: "/billing/balance", auth: authHistory}
-	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+	r := route{op: "billing.balance", method: http.MethodGet, path: "/billing/balance", auth: authHistory}
+	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -212,8 +212,8 @@ func (s *BillingService) fetchUsage(ctx context.Context, path string, filter url
 		q[k] = v
 	}
 	var page usagePage
-	ar := apiRequest{method: http.MethodGet, path: path, query: q, auth: authHistory}
-	if err := s.client.doJSON(ctx, ar, nil, &page, opts); err != nil {
+	r := route{op: "billing.usage", method: http.MethodGet, path: path, query: q, auth: authHistory}
+	if err := run(ctx, s.client, opts, r, &page); err != nil {
 		return nil, err
 	}
 	return &page, nil

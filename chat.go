@@ -256,7 +256,7 @@ type namedToolChoice struct {
 //
 // POST /api/v1/chat/completions
 func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Option) (*ChatCompletion, error) {
-	c, err := s.client.with(opts)
+	c, err := s.client.configure(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -264,12 +264,24 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	var out wireCompletion
-	ar := apiRequest{method: http.MethodPost, path: "/chat/completions", body: body, contentType: "application/json"}
-	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
+	var out *ChatCompletion
+	r := route{op: OperationChat, method: http.MethodPost, path: "/chat/completions", body: body,
+		contentType: "application/json", model: req.Model}
+	if c.observed() {
+		r.request = Ptr(req)
+	}
+	err = exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
+		var wire wireCompletion
+		if err := c.decodeJSON(&r, resp, body, &wire); err != nil {
+			return nil, err
+		}
+		out = wire.completion()
+		return out, nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	return out.completion(), nil
+	return out, nil
 }
 
 // wireCompletion decodes an answer in one pass: its choices' messages decode straight into their
@@ -334,13 +346,13 @@ func (w *wireCompletion) completion() *ChatCompletion {
 }
 
 // encodeChat validates the request and renders its body.
-func (c *Client) encodeChat(req *ChatRequest, stream bool) ([]byte, error) {
+func (c *config) encodeChat(req *ChatRequest, stream bool) ([]byte, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if req.SessionID == "" && c.cfg.sessionID != "" {
+	if req.SessionID == "" && c.sessionID != "" {
 		withSession := *req
-		withSession.SessionID = c.cfg.sessionID
+		withSession.SessionID = c.sessionID
 		req = &withSession
 	}
 	// The messages, most of the body, are written directly; encoding/json writes the other fields.

@@ -126,7 +126,7 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := s.client.with(opts)
+	c, err := s.client.configure(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -143,14 +143,20 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 		return nil, err
 	}
 	out := embeddingAnswer{inputs: len(req.Input)}
-	ar := apiRequest{method: http.MethodPost, path: "/embeddings", body: body, contentType: "application/json"}
-	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
+	r := route{op: OperationEmbeddings, method: http.MethodPost, path: "/embeddings", body: body,
+		contentType: "application/json", model: req.Model}
+	if c.observed() {
+		r.request = Ptr(req)
+	}
+	if err := exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
+		return &out.EmbeddingResponse, c.decodeJSON(&r, resp, body, &out)
+	}); err != nil {
 		return nil, err
 	}
 	return &out.EmbeddingResponse, nil
 }
 
-// embeddingAnswer decodes a response and checks it against the request while doJSON still holds
+// embeddingAnswer decodes a response and checks it against the request while the pipeline still holds
 // the body, so that an incomplete answer becomes a *DecodeError that keeps the body and request id.
 type embeddingAnswer struct {
 	EmbeddingResponse

@@ -37,11 +37,11 @@ func BenchmarkEncodeChat(b *testing.B) {
 		b.Fatal(err)
 	}
 	req := history20()
-	body, _ := c.encodeChat(&req, false)
+	body, _ := c.cfg.encodeChat(&req, false)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := c.encodeChat(&req, false); err != nil {
+		if _, err := c.cfg.encodeChat(&req, false); err != nil {
 			b.Fatal(err)
 		}
 	}

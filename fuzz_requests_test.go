@@ -88,7 +88,7 @@ func FuzzRequests(f *testing.F) {
 			}
 		}
 		if audio.Validate() == nil {
-			if _, err := client.newUpload(ctx, &audio); err != nil {
+			if _, err := client.cfg.newUpload(ctx, &audio); err != nil {
 				t.Fatalf("a valid transcription request does not encode: %v", err)
 			}
 		}

@@ -184,7 +184,7 @@ func FuzzErrorBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, status int) {
 		status = 100 + abs(status)%500
 		header := http.Header{"X-Request-Id": {"ab12cd34"}, "Retry-After": {string(body[:min(len(body), 16)])}}
-		cfg := &config{secretForms: secretForms(secret{secretKey})}
+		cfg := &config{secretForms: secretForms(newSecret(secretKey))}
 		header.Set("WWW-Authenticate", "Bearer "+string(body))
 		e := cfg.newAPIError(status, header, body)
 		text := e.Error()
@@ -209,7 +209,7 @@ func FuzzErrorBody(f *testing.F) {
 			t.Fatal("a skipped stream error must not match ErrIncompleteStream")
 		}
 		resp := &http.Response{StatusCode: 200, Header: header, Body: io.NopCloser(bytes.NewReader(body))}
-		if err := (&Client{cfg: cfg}).errorIn200(apiRequest{}, resp, body); err != nil && !bytes.Contains(body, []byte(`"error"`)) {
+		if err := cfg.errorIn200(&route{}, resp, body); err != nil && !bytes.Contains(body, []byte(`"error"`)) {
 			t.Fatalf("a 200 body without an error key was taken as an error: %v", err)
 		}
 	})

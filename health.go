@@ -79,8 +79,8 @@ func (h *Health) Healthy() bool {
 // GET /health
 func (s *HealthService) Check(ctx context.Context, opts ...Option) (*Health, error) {
 	var out Health
-	ar := apiRequest{method: http.MethodGet, path: "/health", auth: authNone, outsideAPI: true}
-	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+	r := route{op: "health.check", method: http.MethodGet, path: "/health", auth: authNone, outsideAPI: true}
+	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -96,8 +96,8 @@ type chatTitle struct {
 
 func (s *HistoryService) chat(ctx context.Context, method, path string, in any, opts []Option) (*StoredChat, error) {
 	var out StoredChat
-	ar := apiRequest{method: method, path: path, auth: authHistory}
-	if err := s.client.doJSON(ctx, ar, in, &out, opts); err != nil {
+	r := route{op: "history.chat", method: method, path: path, auth: authHistory, payload: in}
+	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -141,9 +141,9 @@ func (s *HistoryService) remove(ctx context.Context, chatID string, archiveOnly 
 	if err != nil {
 		return err
 	}
-	ar := apiRequest{method: http.MethodDelete, path: path, auth: authHistory,
+	r := route{op: "history.delete", method: http.MethodDelete, path: path, auth: authHistory,
 		query: url.Values{"archive_only": {strconv.FormatBool(archiveOnly)}}}
-	return s.client.doJSON(ctx, ar, nil, nil, opts)
+	return run[struct{}](ctx, s.client, opts, r, nil)
 }
 
 // AddMessage appends a message to a chat's history and returns it as stored.
@@ -161,8 +161,8 @@ func (s *HistoryService) AddMessage(ctx context.Context, chatID string, msg AddM
 		return nil, invalid("Tokens", "must not be negative, got %d", *msg.Tokens)
 	}
 	var out StoredMessage
-	ar := apiRequest{method: http.MethodPost, path: path + "/messages", auth: authHistory}
-	if err := s.client.doJSON(ctx, ar, msg, &out, opts); err != nil {
+	r := route{op: "history.add_message", method: http.MethodPost, path: path + "/messages", auth: authHistory, payload: msg}
+	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -189,9 +189,9 @@ func historyPager[T StoredChat | StoredMessage](ctx context.Context, c *Client, 
 		key: func(item T) string { return itemKey(id(item), item) },
 		fetch: func(skip, limit int) (page[T], error) {
 			out := listOf[T]{field: field}
-			ar := apiRequest{method: http.MethodGet, path: path, auth: authHistory, query: url.Values{
+			r := route{op: "history.list", method: http.MethodGet, path: path, auth: authHistory, query: url.Values{
 				"skip": {strconv.Itoa(skip)}, "limit": {strconv.Itoa(limit)}}}
-			err := c.doJSON(ctx, ar, nil, &out, opts)
+			err := run(ctx, c, opts, r, &out)
 			return page[T]{items: out.items}, err
 		},
 	}

@@ -56,7 +56,7 @@ type NewAPIKey struct {
 
 // String describes the key without its secret.
 func (k NewAPIKey) String() string {
-	return fmt.Sprintf("infergate.NewAPIKey{KeyPrefix: %q, Name: %q, Key: %s}", k.KeyPrefix, k.Name, secret{k.Key})
+	return fmt.Sprintf("infergate.NewAPIKey{KeyPrefix: %q, Name: %q, Key: %s}", k.KeyPrefix, k.Name, newSecret(k.Key))
 }
 
 // Format prints the key the same way for every verb, %#v and %+v included, so no formatting of it
@@ -66,7 +66,7 @@ func (k NewAPIKey) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, k.Stri
 // LogValue keeps the secret out of slog records.
 func (k NewAPIKey) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("key_prefix", k.KeyPrefix), slog.String("name", k.Name),
-		slog.Any("key", secret{k.Key}))
+		slog.Any("key", newSecret(k.Key)))
 }
 
 // Create makes a new API key, optionally named. The answer is the only time the full key is
@@ -78,8 +78,8 @@ func (s *KeysService) Create(ctx context.Context, name string, opts ...Option) (
 		Name string `json:"name,omitempty"`
 	}
 	var out NewAPIKey
-	ar := apiRequest{method: http.MethodPost, path: "/auth/keys", auth: authAccessToken}
-	if err := s.client.doJSON(ctx, ar, keyName{name}, &out, opts); err != nil {
+	r := route{op: "keys.create", method: http.MethodPost, path: "/auth/keys", auth: authAccessToken, payload: keyName{name}}
+	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		var decodeErr *DecodeError
 		if errors.As(err, &decodeErr) {
 			// A successful answer that could not be read may hold the new key: keep it out of the error.
@@ -95,8 +95,8 @@ func (s *KeysService) Create(ctx context.Context, name string, opts ...Option) (
 // GET /api/v1/auth/keys
 func (s *KeysService) List(ctx context.Context, opts ...Option) ([]APIKey, error) {
 	var out []APIKey
-	ar := apiRequest{method: http.MethodGet, path: "/auth/keys", auth: authAccessToken}
-	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+	r := route{op: "keys.list", method: http.MethodGet, path: "/auth/keys", auth: authAccessToken}
+	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -122,8 +122,8 @@ func (s *KeysService) SetDefault(ctx context.Context, id int, opts ...Option) (*
 // GET /api/v1/auth/keys/default
 func (s *KeysService) Default(ctx context.Context, opts ...Option) (*APIKey, error) {
 	var out *APIKey
-	ar := apiRequest{method: http.MethodGet, path: "/auth/keys/default", auth: authAccessToken}
-	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+	r := route{op: "keys.default", method: http.MethodGet, path: "/auth/keys/default", auth: authAccessToken}
+	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -134,8 +134,8 @@ func (s *KeysService) key(ctx context.Context, method string, id int, suffix str
 		return nil, invalid("ID", "an API key id is a positive number, got %d", id)
 	}
 	var out APIKey
-	ar := apiRequest{method: method, path: "/auth/keys/" + strconv.Itoa(id) + suffix, auth: authAccessToken}
-	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+	r := route{op: "keys.update", method: method, path: "/auth/keys/" + strconv.Itoa(id) + suffix, auth: authAccessToken}
+	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

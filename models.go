@@ -3,23 +3,18 @@ package infergate
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
 // ModelsService lists the models the gateway serves. Get it as Client.Models.
-type ModelsService struct {
-	client *Client
-	// deployedRoute is set once the contract's route answered 404 and the deployed gateway's route
-	// answered instead, so that later calls go straight to the route that works.
-	deployedRoute atomic.Bool
-	cache         catalogCache
-}
+type ModelsService struct{ client *Client }
 
 // DefaultCatalogTTL is how long Models.Get and Bids.Rated reuse the catalogue, as long as the gateway
 // caches it itself.
@@ -29,27 +24,77 @@ const DefaultCatalogTTL = 5 * time.Minute
 // DefaultCatalogTTL); zero or less always downloads it. Models.List always downloads it.
 func WithCatalogTTL(d time.Duration) Option { return func(c *config) { c.catalogTTL = d } }
 
-// catalogCache keeps the last catalogue downloaded, for the API root it came from.
+// catalogCache keeps the catalogues downloaded for lookups, one per API root and credential: a
+// catalogue may list a tenant's private models, and a key that was revoked must fail, not be answered
+// from what another key downloaded. It also remembers which API roots serve the deployed gateway's
+// route.
 type catalogCache struct {
-	mu      sync.Mutex
-	root    string
+	mu       sync.Mutex
+	entries  map[catalogKey]catalogEntry
+	deployed map[string]bool // API roots whose contract route answered 404
+}
+
+// catalogKey names a catalogue by API root and a hash of the credential that downloaded it, so that
+// the cache holds no credential.
+type catalogKey struct {
+	root       string
+	credential [sha256.Size]byte
+}
+
+type catalogEntry struct {
 	models  []Model
 	fetched time.Time
 }
 
-func (cc *catalogCache) get(root string, ttl time.Duration) ([]Model, bool) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if ttl <= 0 || cc.root != root || time.Since(cc.fetched) >= ttl {
-		return nil, false
-	}
-	return cc.models, true
+// maxCatalogs bounds the cache for a client shared by many tenants: past it, the oldest goes.
+const maxCatalogs = 64
+
+func (c *config) catalogKey() catalogKey {
+	credential, _ := c.credential(authAPIKey)
+	return catalogKey{root: c.baseURL.String(), credential: sha256.Sum256([]byte(credential))}
 }
 
-func (cc *catalogCache) put(root string, models []Model) {
+func (cc *catalogCache) get(key catalogKey, ttl time.Duration) ([]Model, bool) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	cc.root, cc.models, cc.fetched = root, models, time.Now()
+	e, ok := cc.entries[key]
+	if !ok || ttl <= 0 || time.Since(e.fetched) >= ttl {
+		return nil, false
+	}
+	return e.models, true
+}
+
+func (cc *catalogCache) put(key catalogKey, models []Model) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.entries == nil {
+		cc.entries = map[catalogKey]catalogEntry{}
+	}
+	if _, ok := cc.entries[key]; !ok && len(cc.entries) >= maxCatalogs {
+		oldest := key
+		for k, e := range cc.entries {
+			if oldest == key || e.fetched.Before(cc.entries[oldest].fetched) {
+				oldest = k
+			}
+		}
+		delete(cc.entries, oldest)
+	}
+	cc.entries[key] = catalogEntry{models: models, fetched: time.Now()}
+}
+
+func (cc *catalogCache) servesDeployedRoute(root string) bool {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.deployed[root]
+}
+
+func (cc *catalogCache) setDeployedRoute(root string) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.deployed == nil {
+		cc.deployed = map[string]bool{}
+	}
+	cc.deployed[root] = true
 }
 
 // The catalogue's routes: the one the API contract names, and the one the deployed gateway serves.
@@ -97,50 +142,50 @@ func (m Model) IsWebSearch() bool { return hasWebSuffix(m.ID) }
 //
 // GET /api/v1/chat/models (falling back to GET /api/v1/models)
 func (s *ModelsService) List(ctx context.Context, opts ...Option) ([]Model, error) {
-	c, err := s.client.with(opts)
+	c, err := s.client.configure(opts)
 	if err != nil {
 		return nil, err
 	}
-	return c.listModels(ctx)
+	return s.list(ctx, c)
 }
 
-// listModels downloads the catalogue from the route that works.
-func (c *Client) listModels(ctx context.Context) ([]Model, error) {
-	s := c.Models
-	if s.deployedRoute.Load() {
-		return c.listModelsAt(ctx, modelsRouteDeployed)
+// list downloads the catalogue from the route that works.
+func (s *ModelsService) list(ctx context.Context, c *config) ([]Model, error) {
+	root := c.baseURL.String()
+	if s.client.catalog.servesDeployedRoute(root) {
+		return listModelsAt(ctx, c, modelsRouteDeployed)
 	}
-	models, err := c.listModelsAt(ctx, modelsRouteContract)
+	models, err := listModelsAt(ctx, c, modelsRouteContract)
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound {
 		return models, err
 	}
-	models, err = c.listModelsAt(ctx, modelsRouteDeployed)
+	models, err = listModelsAt(ctx, c, modelsRouteDeployed)
 	if err == nil {
-		s.deployedRoute.Store(true)
+		s.client.catalog.setDeployedRoute(root)
 	}
 	return models, err
 }
 
-func (c *Client) listModelsAt(ctx context.Context, path string) ([]Model, error) {
+func listModelsAt(ctx context.Context, c *config, path string) ([]Model, error) {
 	var out catalogList
-	ar := apiRequest{method: http.MethodGet, path: path, contentType: "application/json"}
-	if err := c.doJSON(ctx, ar, nil, &out, nil); err != nil {
+	r := route{op: "models.list", method: http.MethodGet, path: path, contentType: "application/json"}
+	if err := do(ctx, c, r, &out); err != nil {
 		return nil, err
 	}
 	return out.items, nil
 }
 
 // catalog returns the catalogue for lookups, downloading it only when the cached one is older than
-// the TTL. The cached list is never handed to callers, so it needs no copy.
-func (c *Client) catalog(ctx context.Context) ([]Model, error) {
-	root := c.cfg.baseURL.String()
-	if models, ok := c.Models.cache.get(root, c.cfg.catalogTTL); ok {
+// the TTL. The cached list is never handed to callers: what they get is copied (see find).
+func (s *ModelsService) catalog(ctx context.Context, c *config) ([]Model, error) {
+	key := c.catalogKey()
+	if models, ok := s.client.catalog.get(key, c.catalogTTL); ok {
 		return models, nil
 	}
-	models, err := c.listModels(ctx)
+	models, err := s.list(ctx, c)
 	if err == nil {
-		c.Models.cache.put(root, models)
+		s.client.catalog.put(key, models)
 	}
 	return models, err
 }
@@ -153,20 +198,22 @@ func (s *ModelsService) Get(ctx context.Context, nameOrID string, opts ...Option
 	if strings.TrimSpace(nameOrID) == "" {
 		return Model{}, invalid("Model", "a model name or hex id is required")
 	}
-	c, err := s.client.with(opts)
+	c, err := s.client.configure(opts)
 	if err != nil {
 		return Model{}, err
 	}
-	return c.findModel(ctx, nameOrID)
+	return s.find(ctx, c, nameOrID)
 }
 
-func (c *Client) findModel(ctx context.Context, nameOrID string) (Model, error) {
-	models, err := c.catalog(ctx)
+// find looks a model up in the cached catalogue and returns a copy that shares no memory with it.
+func (s *ModelsService) find(ctx context.Context, c *config, nameOrID string) (Model, error) {
+	models, err := s.catalog(ctx, c)
 	if err != nil {
 		return Model{}, err
 	}
 	for _, m := range models {
 		if strings.EqualFold(m.ID, nameOrID) || (m.BlockchainID != "" && strings.EqualFold(m.BlockchainID, nameOrID)) {
+			m.Tags = slices.Clone(m.Tags)
 			return m, nil
 		}
 	}

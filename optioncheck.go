@@ -24,10 +24,10 @@ func (c *config) check() error {
 	case c.maxLine < 0:
 		return invalid("MaxLineSize", "must not be negative, got %d", c.maxLine)
 	}
-	if !validHeaderValue(c.apiKey.value) {
+	if !validHeaderValue(c.apiKey.reveal()) {
 		return invalid("APIKey", "holds a control character such as a line break; it cannot be sent in a header")
 	}
-	if !validHeaderValue(c.accessToken.value) {
+	if !validHeaderValue(c.accessToken.reveal()) {
 		return invalid("AccessToken", "holds a control character such as a line break; it cannot be sent in a header")
 	}
 	return checkHeader("WithHeader", c.header)

@@ -18,25 +18,31 @@ const redactedText = "[redacted]"
 
 // secretForms lists the ways the client's credentials can be written back by a server: as they are,
 // JSON-escaped and URL-escaped. Longer forms come first so that one is never half replaced.
-func secretForms(secrets ...secret) []string {
+func secretForms(secrets ...secret) []secret {
 	var forms []string
 	for _, s := range secrets {
-		if s.value == "" {
+		if !s.set() {
 			continue
 		}
-		quoted, _ := json.Marshal(s.value)
-		forms = append(forms, s.value, string(quoted[1:len(quoted)-1]), url.QueryEscape(s.value), url.PathEscape(s.value))
+		v := s.reveal()
+		quoted, _ := json.Marshal(v)
+		forms = append(forms, v, string(quoted[1:len(quoted)-1]), url.QueryEscape(v), url.PathEscape(v))
 	}
 	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
-	return slices.Compact(forms)
+	forms = slices.Compact(forms)
+	out := make([]secret, len(forms))
+	for i, f := range forms {
+		out[i] = newSecret(f)
+	}
+	return out
 }
 
 // redact blanks the client's credentials out of bytes a server sent, before they become part of an
 // error or a log record: some servers echo the key they rejected.
 func (c *config) redact(body []byte) []byte {
 	for _, form := range c.secretForms {
-		if bytes.Contains(body, []byte(form)) {
-			body = bytes.ReplaceAll(body, []byte(form), []byte(redactedText))
+		if f := form.reveal(); bytes.Contains(body, []byte(f)) {
+			body = bytes.ReplaceAll(body, []byte(f), []byte(redactedText))
 		}
 	}
 	return body
@@ -44,14 +50,14 @@ func (c *config) redact(body []byte) []byte {
 
 func (c *config) redactString(s string) string {
 	for _, form := range c.secretForms {
-		s = strings.ReplaceAll(s, form, redactedText)
+		s = strings.ReplaceAll(s, form.reveal(), redactedText)
 	}
 	return s
 }
 
 func (c *config) hasSecret(s string) bool {
 	for _, form := range c.secretForms {
-		if strings.Contains(s, form) {
+		if strings.Contains(s, form.reveal()) {
 			return true
 		}
 	}

@@ -100,7 +100,7 @@ func (s *SessionsService) open(ctx context.Context, path string, query url.Value
 	if err != nil {
 		return nil, err
 	}
-	return s.call(ctx, apiRequest{method: http.MethodPost, path: path, query: query, successFlag: true}, body, opts)
+	return s.call(ctx, route{op: "sessions.create", method: http.MethodPost, path: path, query: query, successFlag: true, payload: body}, opts)
 }
 
 // Close closes the session tied to the API key. The returned Session's ID is the closed session, or
@@ -108,14 +108,14 @@ func (s *SessionsService) open(ctx context.Context, path string, query url.Value
 //
 // POST /api/v1/session/closesession
 func (s *SessionsService) Close(ctx context.Context, opts ...Option) (*Session, error) {
-	return s.call(ctx, apiRequest{method: http.MethodPost, path: "/session/closesession", successFlag: true}, nil, opts)
+	return s.call(ctx, route{op: "sessions.close", method: http.MethodPost, path: "/session/closesession", successFlag: true}, opts)
 }
 
-// call sends a session request. Its route reports failure as "success": false, which doJSON turns
-// into an *APIError like any other.
-func (s *SessionsService) call(ctx context.Context, ar apiRequest, in any, opts []Option) (*Session, error) {
+// call sends a session request. Its route reports failure as "success": false, which the pipeline
+// turns into an *APIError like any other.
+func (s *SessionsService) call(ctx context.Context, r route, opts []Option) (*Session, error) {
 	var out Session
-	if err := s.client.doJSON(ctx, ar, in, &out, opts); err != nil {
+	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, sessionsError(err)
 	}
 	return &out, nil
@@ -127,8 +127,8 @@ func (s *SessionsService) call(ctx context.Context, ar apiRequest, in any, opts 
 // POST /api/v1/session/pingsession
 func (s *SessionsService) Ping(ctx context.Context, opts ...Option) (*SessionStatus, error) {
 	var out SessionStatus
-	ar := apiRequest{method: http.MethodPost, path: "/session/pingsession"}
-	if err := s.client.doJSON(ctx, ar, nil, &out, opts); err != nil {
+	r := route{op: "sessions.ping", method: http.MethodPost, path: "/session/pingsession"}
+	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, sessionsError(err)
 	}
 	return &out, nil

@@ -1,7 +1,6 @@
 package infergate
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"reflect"
 	"strings"
-	"sync"
 )
 
 // SpeechFormat is the audio format of generated speech.
@@ -89,7 +87,7 @@ func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Op
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := s.client.with(opts)
+	c, err := s.client.configure(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -108,49 +106,70 @@ func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Op
 	if body, err = mergeExtra(body, req.Extra); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	ar := apiRequest{method: http.MethodPost, path: "/audio/speech", body: body, contentType: "application/json",
-		accept: "audio/*, application/json;q=0.5"}
-	resp, err := c.send(ctx, ar)
+	r := route{op: OperationSpeech, method: http.MethodPost, path: "/audio/speech", body: body,
+		contentType: "application/json", accept: "audio/*, application/json;q=0.5", model: req.Model}
+	if c.observed() {
+		r.request = Ptr(req)
+	}
+	call, err := c.open(ctx, r)
 	if err != nil {
-		cancel()
 		return nil, err
 	}
-	audio, isJSON := sniffJSON(resp)
+	audio, isJSON := sniffJSON(call.resp.Header, call.body)
 	if isJSON {
-		defer cancel()
-		defer resp.Body.Close()
-		return nil, c.notAudio(resp, audio)
+		err := c.notAudio(call.resp, audio)
+		call.body.Close()
+		call.release()
+		call.obs.end(nil, err)
+		return nil, err
 	}
-	return &speechBody{r: audio, body: resp.Body, release: cancel}, nil
+	return &speechBody{r: audio, call: call}, nil
 }
 
 // sniffJSON tells a JSON answer from audio: by its Content-Type, or, when that does not say audio,
-// by a first character of "{", which no audio format starts with. It returns the body to read on.
-func sniffJSON(resp *http.Response) (io.Reader, bool) {
-	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+// by a first character of "{", which no audio format starts with. It reads only until the first
+// byte that is not white space has arrived, so that audio streamed a few bytes at a time is handed
+// on at once. It returns the body to read on.
+func sniffJSON(header http.Header, body io.Reader) (io.Reader, bool) {
+	mediaType, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
 	switch {
 	case mediaType == "application/json" || strings.HasSuffix(mediaType, "+json"):
-		return resp.Body, true
+		return body, true
 	case strings.HasPrefix(mediaType, "audio/"):
-		return resp.Body, false
+		return body, false
 	}
-	br := bufio.NewReader(resp.Body)
-	start, _ := br.Peek(64)
-	trimmed := bytes.TrimLeft(start, " \t\r\n")
-	return br, len(trimmed) > 0 && trimmed[0] == '{'
+	var head []byte
+	buf := make([]byte, 512)
+	for len(head) < 64<<10 {
+		n, err := body.Read(buf)
+		head = append(head, buf[:n]...)
+		if trimmed := bytes.TrimLeft(head, " \t\r\n"); len(trimmed) > 0 {
+			return io.MultiReader(bytes.NewReader(head), body), trimmed[0] == '{'
+		}
+		if err != nil {
+			break
+		}
+	}
+	return io.MultiReader(bytes.NewReader(head), body), false
 }
 
 // SpeechTo writes the spoken text to w as it arrives and returns the number of bytes written.
 //
 // POST /api/v1/audio/speech
 func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequest, opts ...Option) (int64, error) {
-	audio, err := s.Speech(ctx, req, opts...)
+	c, err := s.client.configure(opts)
 	if err != nil {
 		return 0, err
 	}
+	ctx, cancel := c.callContext(ctx)
+	defer cancel()
+	audio, err := s.Speech(ctx, req, opts...)
+	if err != nil {
+		return 0, timedOut(ctx, err)
+	}
 	defer audio.Close()
 	n, err := io.Copy(w, audio)
+	err = timedOut(ctx, err)
 	if err != nil {
 		return n, errorf("infergate: receiving speech: %w", err)
 	}
@@ -162,9 +181,15 @@ func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequ
 //
 // POST /api/v1/audio/speech
 func (s *AudioService) SpeechToFile(ctx context.Context, path string, req SpeechRequest, opts ...Option) error {
-	audio, err := s.Speech(ctx, req, opts...)
+	c, err := s.client.configure(opts)
 	if err != nil {
 		return err
+	}
+	ctx, cancel := c.callContext(ctx)
+	defer cancel()
+	audio, err := s.Speech(ctx, req, opts...)
+	if err != nil {
+		return timedOut(ctx, err)
 	}
 	defer audio.Close()
 	f, err := os.Create(path)
@@ -172,6 +197,7 @@ func (s *AudioService) SpeechToFile(ctx context.Context, path string, req Speech
 		return errorf("infergate: saving speech: %w", err)
 	}
 	_, err = io.Copy(f, audio)
+	err = timedOut(ctx, err)
 	if closeErr := f.Close(); err == nil {
 		err = closeErr
 	}
@@ -184,36 +210,42 @@ func (s *AudioService) SpeechToFile(ctx context.Context, path string, req Speech
 
 // notAudio turns a JSON answer where audio was expected into an *APIError: the gateway's error
 // envelope when it is one, else a description of the surprise.
-func (c *Client) notAudio(resp *http.Response, body io.Reader) error {
+func (c *config) notAudio(resp *http.Response, body io.Reader) error {
 	raw, err := io.ReadAll(io.LimitReader(body, maxResponseBody))
 	if err != nil {
 		return errorf("infergate: reading speech response: %w", err)
 	}
-	apiErr := c.cfg.newAPIError(resp.StatusCode, resp.Header, raw)
+	apiErr := c.newAPIError(resp.StatusCode, resp.Header, raw)
 	if _, ok := decodeEnvelope(raw); !ok {
 		apiErr.Message = "expected audio, got a JSON answer: " + apiErr.Message
 	}
 	return apiErr
 }
 
-// speechBody is the audio stream; closing it also ends the call's context.
+// speechBody is the audio stream; closing it also ends the call.
 type speechBody struct {
-	r       io.Reader // the body, possibly behind the buffer that sniffed it
-	body    io.ReadCloser
-	release context.CancelFunc
-	once    sync.Once
+	r    io.Reader // the body, behind what sniffing read of it
+	call *openCall
 }
 
 func (b *speechBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
+	switch {
+	case errors.Is(err, io.EOF):
+		b.call.obs.end(nil, nil)
+	case err != nil:
+		if cause := context.Cause(b.call.ctx); errors.Is(cause, ErrStreamTimeout) {
+			err = cause
+		}
 		err = errorf("infergate: speech stream broke off: %w", err)
+		b.call.obs.end(nil, err)
 	}
 	return n, err
 }
 
 func (b *speechBody) Close() error {
-	err := b.body.Close()
-	b.once.Do(b.release)
+	err := b.call.body.Close()
+	b.call.obs.end(nil, context.Canceled)
+	b.call.release()
 	return err
 }

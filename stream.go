@@ -10,12 +10,9 @@ import (
 	"io"
 	"iter"
 	"log/slog"
-	"math"
 	"mime"
 	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/infergate/infergate-go/internal/sse"
@@ -38,8 +35,8 @@ type ChatStream struct {
 	body    io.ReadCloser
 	dec     *sse.Decoder
 	ctx     context.Context
-	cancel  context.CancelCauseFunc
 	release func()
+	obs     *observation // nil unless observed
 	logger  *slog.Logger
 	redact  func([]byte) []byte
 
@@ -65,7 +62,7 @@ type ChatStream struct {
 //
 // POST /api/v1/chat/completions (with "stream": true)
 func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Option) (*ChatStream, error) {
-	c, err := s.client.with(opts)
+	c, err := s.client.configure(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -73,39 +70,36 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	streamCtx, cancel := context.WithCancelCause(ctx)
-	dog := &watchdog{firstByte: c.cfg.firstByteTimeout, idle: c.cfg.idleTimeout, cancel: cancel}
-	dog.watch()
-	release := sync.OnceFunc(func() {
-		dog.stop()
-		cancel(nil)
-	})
-	ar := apiRequest{method: http.MethodPost, path: "/chat/completions", body: body, contentType: "application/json", stream: true}
-	resp, err := c.send(streamCtx, ar)
+	r := route{op: OperationChat, method: http.MethodPost, path: "/chat/completions", body: body,
+		contentType: "application/json", accept: "text/event-stream", model: req.Model, stream: true}
+	if c.observed() {
+		r.request = Ptr(req)
+	}
+	call, err := c.open(ctx, r)
 	if err != nil {
-		release()
-		if cause := context.Cause(streamCtx); errors.Is(cause, ErrStreamTimeout) {
-			return nil, cause
-		}
 		return nil, err
 	}
-	watched := &watchedBody{ReadCloser: resp.Body, dog: dog}
-	st := &ChatStream{body: watched, ctx: streamCtx, cancel: cancel, release: release, logger: c.cfg.logger, redact: c.cfg.redact}
+	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, logger: c.logger, redact: c.redact}
 	st.acc.spare = &st.choice
-	var src io.Reader = watched
-	if isJSON(resp.Header) {
-		br := bufio.NewReader(watched)
+	if call.obs != nil {
+		// A stream left unread ends with its context.
+		context.AfterFunc(call.ctx, func() { call.obs.end(nil, context.Cause(call.ctx)) })
+	}
+	var src io.Reader = call.body
+	if isJSON(call.resp.Header) {
+		br := bufio.NewReader(call.body)
 		head, whole := readWholeObject(br)
 		if whole {
-			if err := st.takeWhole(c, resp, head); err != nil {
-				st.Close()
+			if err := st.takeWhole(c, &r, call.resp, head); err != nil {
+				call.obs.end(nil, err)
+				st.close(err)
 				return nil, err
 			}
 			return st, nil
 		}
 		src = io.MultiReader(bytes.NewReader(head), br)
 	}
-	st.dec = sse.NewDecoder(src, c.cfg.maxLine)
+	st.dec = sse.NewDecoder(src, c.maxLine)
 	st.mem.prepare()
 	return st, nil
 }
@@ -133,9 +127,9 @@ func readWholeObject(br *bufio.Reader) (head []byte, whole bool) {
 }
 
 // takeWhole makes a whole JSON completion the stream's one chunk, and an error body the call's error.
-func (s *ChatStream) takeWhole(c *Client, resp *http.Response, body []byte) error {
+func (s *ChatStream) takeWhole(c *config, r *route, resp *http.Response, body []byte) error {
 	var whole ChatCompletion
-	if err := c.decodeBody(apiRequest{path: "/chat/completions"}, resp, body, &whole); err != nil {
+	if err := c.decodeJSON(r, resp, body, &whole); err != nil {
 		return err
 	}
 	chunk := chunkOf(&whole)
@@ -167,70 +161,6 @@ func chunkOf(c *ChatCompletion) ChatCompletionChunk {
 	return out
 }
 
-// watchdog cancels a stream that stays silent too long: first the wait for its first byte, then
-// each gap between reads. Reads only note the time; the timer, armed for the nearer of the two
-// limits, checks the notes when it fires and re-arms itself while data keeps flowing. Re-arming it
-// on every read instead would cost each chunk a timer update, and moving a timer earlier can wake
-// the runtime's network poller with a system call, right on the path to the delta.
-type watchdog struct {
-	timer           *time.Timer
-	start           time.Time
-	lastRead        atomic.Int64 // nanoseconds after start of the last read that brought data; 0 before the first
-	firstByte, idle time.Duration
-	cancel          context.CancelCauseFunc
-	stopped         atomic.Bool
-}
-
-// watch starts the watchdog of a stream that begins now.
-func (w *watchdog) watch() {
-	w.start = time.Now()
-	// Armed only once assigned, because fire re-arms it.
-	w.timer = time.AfterFunc(math.MaxInt64, w.fire)
-	w.timer.Reset(min(w.firstByte, w.idle))
-}
-
-// stop ends the watch; a fire already under way does not re-arm the timer.
-func (w *watchdog) stop() {
-	w.stopped.Store(true)
-	w.timer.Stop()
-}
-
-func (w *watchdog) fire() {
-	if w.stopped.Load() {
-		return
-	}
-	since := time.Since(w.start)
-	if last := w.lastRead.Load(); last != 0 {
-		silent := since - time.Duration(last)
-		if silent < w.idle {
-			w.timer.Reset(w.idle - silent)
-			return
-		}
-		w.cancel(fmt.Errorf("%w: no data for %s", ErrStreamTimeout, w.idle))
-		return
-	}
-	if since < w.firstByte {
-		w.timer.Reset(min(w.firstByte-since, w.idle))
-		return
-	}
-	w.cancel(fmt.Errorf("%w: no answer within %s", ErrStreamTimeout, w.firstByte))
-}
-
-// watchedBody tells the watchdog whenever data arrives.
-type watchedBody struct {
-	io.ReadCloser
-	dog *watchdog
-}
-
-func (b *watchedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		// max keeps 0 meaning "nothing read yet" even on a clock too coarse to have moved.
-		b.dog.lastRead.Store(max(int64(time.Since(b.dog.start)), 1))
-	}
-	return n, err
-}
-
 // Next advances to the next chunk. It returns false at the end of the stream or on an error; Err
 // then tells which. Error events and malformed lines inside the stream are skipped (see Skipped).
 func (s *ChatStream) Next() bool {
@@ -241,6 +171,7 @@ func (s *ChatStream) Next() bool {
 		s.cur, s.single = *s.single, nil
 		s.acc.add(&s.cur)
 		s.chunks++
+		s.obs.chunk(&s.cur)
 		return true
 	}
 	for {
@@ -262,6 +193,7 @@ func (s *ChatStream) Next() bool {
 			return false
 		}
 		if s.decode(data) {
+			s.obs.chunk(&s.cur)
 			return true
 		}
 	}
@@ -353,6 +285,9 @@ func (s *ChatStream) finish(cause error) {
 		}
 		s.err = errorf("infergate: stream broken after %s: %w (%w)", plural(s.chunks, "chunk"), cause, ErrIncompleteStream)
 	}
+	if s.obs != nil {
+		s.obs.end(s.Completion(), s.err)
+	}
 	s.close(cause)
 }
 
@@ -360,7 +295,7 @@ func (s *ChatStream) close(cause error) {
 	if cause == errDone {
 		// The server ends the body right after [DONE]; reading that end lets the connection be reused.
 		// The read is bounded so that a server that keeps the body open cannot hold us.
-		stop := time.AfterFunc(100*time.Millisecond, func() { s.cancel(errDone) })
+		stop := time.AfterFunc(100*time.Millisecond, s.release)
 		_, _ = io.CopyN(io.Discard, s.body, 4<<10)
 		stop.Stop()
 	}
@@ -406,6 +341,9 @@ func (s *ChatStream) Completion() *ChatCompletion {
 func (s *ChatStream) Close() error {
 	if !s.done {
 		s.done = true
+		if s.obs != nil {
+			s.obs.end(s.Completion(), context.Canceled)
+		}
 		s.body.Close()
 		s.release()
 	}

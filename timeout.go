@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,8 +32,8 @@ func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // callContext bounds a call that is not a stream, attempts, waits between them and the read of the
 // answer included, by WithTimeout.
-func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	bound := &TimeoutError{Option: "WithTimeout", Timeout: c.cfg.timeout}
+func (c *config) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	bound := &TimeoutError{Option: "WithTimeout", Timeout: c.timeout}
 	return context.WithTimeoutCause(ctx, bound.Timeout, bound)
 }
 
@@ -47,4 +50,68 @@ func timedOut(ctx context.Context, err error) error {
 		return err
 	}
 	return errorf("infergate: %w: %w", bound, err)
+}
+
+// watchdog cancels a stream that stays silent too long: first the wait for its first byte, then
+// each gap between reads. Reads only note the time; the timer, armed for the nearer of the two
+// limits, checks the notes when it fires and re-arms itself while data keeps flowing. Re-arming it
+// on every read instead would cost each chunk a timer update, and moving a timer earlier can wake
+// the runtime's network poller with a system call, right on the path to the delta.
+type watchdog struct {
+	timer           *time.Timer
+	start           time.Time
+	lastRead        atomic.Int64 // nanoseconds after start of the last read that brought data; 0 before the first
+	firstByte, idle time.Duration
+	cancel          context.CancelCauseFunc
+	stopped         atomic.Bool
+}
+
+// watch starts the watchdog of a stream that begins now.
+func (w *watchdog) watch() {
+	w.start = time.Now()
+	// Armed only once assigned, because fire re-arms it.
+	w.timer = time.AfterFunc(math.MaxInt64, w.fire)
+	w.timer.Reset(min(w.firstByte, w.idle))
+}
+
+// stop ends the watch; a fire already under way does not re-arm the timer.
+func (w *watchdog) stop() {
+	w.stopped.Store(true)
+	w.timer.Stop()
+}
+
+func (w *watchdog) fire() {
+	if w.stopped.Load() {
+		return
+	}
+	since := time.Since(w.start)
+	if last := w.lastRead.Load(); last != 0 {
+		silent := since - time.Duration(last)
+		if silent < w.idle {
+			w.timer.Reset(w.idle - silent)
+			return
+		}
+		w.cancel(fmt.Errorf("%w: no data for %s", ErrStreamTimeout, w.idle))
+		return
+	}
+	if since < w.firstByte {
+		w.timer.Reset(min(w.firstByte-since, w.idle))
+		return
+	}
+	w.cancel(fmt.Errorf("%w: no answer within %s", ErrStreamTimeout, w.firstByte))
+}
+
+// watchedBody tells the watchdog whenever data arrives.
+type watchedBody struct {
+	io.ReadCloser
+	dog *watchdog
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		// max keeps 0 meaning "nothing read yet" even on a clock too coarse to have moved.
+		b.dog.lastRead.Store(max(int64(time.Since(b.dog.start)), 1))
+	}
+	return n, err
 }

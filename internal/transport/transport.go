@@ -14,9 +14,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -28,17 +30,25 @@ type Policy struct {
 	MaxRetryAfter time.Duration // a longer Retry-After ends the call at once
 	BaseWait      time.Duration // first backoff; doubles per attempt
 	MaxWait       time.Duration // longest computed backoff
-	Logger        *slog.Logger  // never nil
+	// AtMostOnce never sends a POST again once a previous attempt delivered it in full, unless the
+	// server answered that it did not run it (429 or 503).
+	AtMostOnce bool
+	Logger     *slog.Logger // never nil
 	// Redact makes an attempt's error safe to log (no credentials, no URL query values); nil logs
 	// it with only RedactURLError applied.
 	Redact func(error) error
 }
 
 // Do sends req, retrying transient failures per p. It returns the last attempt's response whatever
-// its status; the error is set only when no response was received at all.
-func Do(hc *http.Client, p Policy, req *retryablehttp.Request) (*http.Response, error) {
+// its status, and how many attempts were made; the error is set only when no response was received
+// at all.
+func Do(hc *http.Client, p Policy, req *retryablehttp.Request) (*http.Response, int, error) {
 	var wait time.Duration
 	attempts := 0
+	var delivered *atomic.Bool
+	if p.AtMostOnce && req.Method == http.MethodPost {
+		delivered = watchDelivery(req)
+	}
 	rc := &retryablehttp.Client{
 		HTTPClient: hc,
 		RetryMax:   p.MaxRetries,
@@ -48,6 +58,13 @@ func Do(hc *http.Client, p Policy, req *retryablehttp.Request) (*http.Response, 
 				return false, ctx.Err()
 			}
 			if !retryable(resp, err) || attempts > p.MaxRetries {
+				return false, nil
+			}
+			if delivered != nil && delivered.Swap(false) && (resp == nil ||
+				resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
+				if err != nil {
+					return false, &notResentError{err}
+				}
 				return false, nil
 			}
 			w, fromServer := p.backoff(attempts, resp)
@@ -73,14 +90,40 @@ func Do(hc *http.Client, p Policy, req *retryablehttp.Request) (*http.Response, 
 				return resp, nil
 			}
 			err = RedactURLError(err)
+			var notResent *notResentError
+			if errors.As(err, &notResent) {
+				err = notResent
+			}
 			if tries > 1 {
 				return nil, fmt.Errorf("infergate: %s %s: giving up after %d attempts: %w", req.Method, req.URL.Path, tries, err)
 			}
 			return nil, fmt.Errorf("infergate: %s %s: %w", req.Method, req.URL.Path, err)
 		},
 	}
-	return rc.Do(req)
+	resp, err := rc.Do(req)
+	return resp, max(attempts, 1), err
 }
+
+// watchDelivery notes when an attempt of req has been written in full, body included: from then on
+// the server may be running it.
+func watchDelivery(req *retryablehttp.Request) *atomic.Bool {
+	delivered := new(atomic.Bool)
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			delivered.Store(true)
+		}
+	}}
+	*req = *req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	return delivered
+}
+
+// notResentError is a failure after the request was delivered, which AtMostOnce does not retry.
+type notResentError struct{ err error }
+
+func (e *notResentError) Error() string {
+	return "the request was delivered, then the connection failed; not sent again, as the server may have run it: " + e.err.Error()
+}
+func (e *notResentError) Unwrap() error { return e.err }
 
 func (p Policy) outcome(resp *http.Response, err error) slog.Attr {
 	if err != nil {
@@ -215,7 +258,7 @@ func (p Policy) backoff(attempt int, resp *http.Response) (time.Duration, bool) 
 // as an HTTP date.
 func RetryAfter(h http.Header) (time.Duration, bool) {
 	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+		if ms, ok := parseWait(v); ok {
 			return duration(ms, time.Millisecond), true
 		}
 	}
@@ -223,13 +266,23 @@ func RetryAfter(h http.Header) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+	if s, ok := parseWait(v); ok {
 		return duration(s, time.Second), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(time.Until(t), 0), true
 	}
 	return 0, false
+}
+
+// parseWait reads a number of seconds or milliseconds. A number too large for a float64 ("1" and
+// 400 zeros, 1e400) is a very long wait, not an absent one.
+func parseWait(v string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return f, f >= 0 // false for NaN and negative waits
 }
 
 // duration converts a server's number without overflow: a wait too long for a Duration becomes the

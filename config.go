@@ -1,0 +1,241 @@
+package infergate
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/infergate/infergate-go/internal/transport"
+)
+
+// config is everything a call runs with. The client holds one, made by NewClient; a call passed
+// options runs with its own, derived from the client's by derive, and never with a copy of the
+// client: a config reaches no service, cache or other call.
+type config struct {
+	apiKey, accessToken secret
+	rawBaseURL          string
+	baseURL             *url.URL
+	httpClient          *http.Client
+	maxRetries          int
+	maxRetryAfter       time.Duration
+	retryBaseWait       time.Duration
+	retryMaxWait        time.Duration
+	sessionID           string
+	header              http.Header
+	logger              *slog.Logger
+	firstByteTimeout    time.Duration
+	idleTimeout         time.Duration
+	maxLine             int
+	timeout             time.Duration
+	middleware          []Middleware
+	callMiddleware      []Middleware // middleware passed to one call, run inside the client's
+	observers           []Observer
+	atMostOnce          bool
+	catalogTTL          time.Duration
+	responseInfo        *ResponseInfo
+	optionErrs          []error  // values an Option refused, reported by NewClient
+	secretForms         []secret // the credentials as a server may write them back; see redact
+
+	// hc carries the requests: made once per client from httpClient and the client's middleware,
+	// and shared by every call that does not bring its own HTTP client.
+	hc *http.Client
+}
+
+func defaultConfig() *config {
+	return &config{
+		apiKey:           newSecret(os.Getenv("INFERGATE_API_KEY")),
+		accessToken:      newSecret(os.Getenv("INFERGATE_ACCESS_TOKEN")),
+		rawBaseURL:       os.Getenv("INFERGATE_BASE_URL"),
+		maxRetries:       2,
+		maxRetryAfter:    time.Minute,
+		retryBaseWait:    500 * time.Millisecond,
+		retryMaxWait:     8 * time.Second,
+		header:           http.Header{},
+		logger:           slog.New(slog.DiscardHandler),
+		firstByteTimeout: 6 * time.Minute,
+		idleTimeout:      2 * time.Minute,
+		timeout:          DefaultTimeout,
+		catalogTTL:       DefaultCatalogTTL,
+	}
+}
+
+// finish validates the configuration and derives what the client needs.
+func (c *config) finish() error {
+	c.secretForms = secretForms(c.apiKey, c.accessToken)
+	if err := c.check(); err != nil {
+		return err
+	}
+	if c.rawBaseURL == "" {
+		c.rawBaseURL = DefaultBaseURL
+	}
+	u, err := parseBaseURL(c.rawBaseURL)
+	if err != nil {
+		var invalidURL *ValidationError
+		if errors.As(err, &invalidURL) {
+			invalidURL.Reason = c.redactString(invalidURL.Reason)
+		}
+		return err
+	}
+	c.baseURL = u
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) && (c.apiKey.set() || c.accessToken.set()) {
+		c.logger.Warn("infergate: credentials will be sent over plain http", slog.String("host", u.Host))
+	}
+	return nil
+}
+
+// parseBaseURL accepts the service root or the API root and returns the API root. Its errors show
+// the URL without user information or query, where credentials would be.
+func parseBaseURL(raw string) (*url.URL, error) {
+	shown := strconv.Quote(displayURL(raw))
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		reason := "is not a valid URL"
+		if _, shownErr := url.Parse(displayURL(raw)); shownErr != nil {
+			var urlErr *url.Error
+			if errors.As(shownErr, &urlErr) {
+				reason += ": " + urlErr.Err.Error()
+			}
+		}
+		return nil, &ValidationError{Field: "BaseURL", Reason: shown + " " + reason}
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, &ValidationError{Field: "BaseURL", Reason: shown + " must start with https:// or http://"}
+	}
+	if u.Host == "" {
+		return nil, &ValidationError{Field: "BaseURL", Reason: shown + " has no host"}
+	}
+	if u.User != nil {
+		return nil, &ValidationError{Field: "BaseURL", Reason: "must not carry credentials; use WithAPIKey"}
+	}
+	u.RawQuery, u.Fragment, u.RawPath = "", "", ""
+	u.Path = strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(u.Path, "/api/v1") {
+		u.Path += "/api/v1"
+	}
+	return u, nil
+}
+
+// displayURL is raw as it may appear in an error: without user information ("user:key@"), query
+// or fragment. It works on the text, so that it also cleans what url.Parse refuses.
+func displayURL(raw string) string {
+	s := strings.TrimSpace(raw)
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	authority := s
+	prefix := ""
+	if i := strings.Index(s, "//"); i >= 0 {
+		prefix, authority = s[:i+2], s[i+2:]
+	}
+	rest := ""
+	if i := strings.Index(authority, "/"); i >= 0 {
+		authority, rest = authority[:i], authority[i:]
+	}
+	if i := strings.LastIndex(authority, "@"); i >= 0 {
+		authority = "redacted@" + authority[i+1:]
+	}
+	return prefix + authority + rest
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// transportClient copies the user's HTTP client, never changing it, so that go-retryablehttp cannot
+// close the idle connections it shares with other calls and so that the redirect policy applies.
+func (c *config) transportClient(mw []Middleware) *http.Client {
+	base := c.httpClient
+	if base == nil {
+		base = &http.Client{}
+	}
+	hc := *base
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	hc.Transport = transport.KeepIdle(withMiddleware(callStage{rt}, mw))
+	hc.CheckRedirect = keepCredentialsHome(base.CheckRedirect)
+	return &hc
+}
+
+// keepCredentialsHome wraps a redirect policy (Go's default when next is nil: at most 10 redirects)
+// so that credentials follow a redirect only to the origin of the first request: same scheme, host
+// and port. Go itself would forward Authorization to another port of the same host, and over an
+// https to http downgrade.
+func keepCredentialsHome(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if next != nil {
+			if err := next(req, via); err != nil {
+				if err == http.ErrUseLastResponse {
+					return err // compared by identity in net/http
+				}
+				return transport.Permanent(err) // asking again gets the same refusal
+			}
+		} else if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if len(via) > 0 && !sameOrigin(via[0].URL, req.URL) {
+			for _, h := range []string{"Authorization", "Proxy-Authorization", "Cookie"} {
+				req.Header.Del(h)
+			}
+		}
+		return nil
+	}
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// derive returns the configuration of a call passed opts: c itself when there are none, else a copy
+// with opts applied on top. The copy shares c's connections; middleware the call adds runs per
+// request inside the client's (see callStage), so no transport is rebuilt for it.
+func (c *config) derive(opts []Option) (*config, error) {
+	if len(opts) == 0 {
+		return c, nil
+	}
+	out := *c
+	out.header = c.header.Clone()
+	out.middleware = slices.Clip(c.middleware)
+	out.observers = slices.Clip(c.observers)
+	out.optionErrs = nil
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&out)
+		}
+	}
+	if err := out.finish(); err != nil {
+		return nil, err
+	}
+	if out.httpClient != c.httpClient {
+		out.hc = out.transportClient(out.middleware)
+	} else {
+		out.callMiddleware = out.middleware[len(c.middleware):]
+	}
+	return &out, nil
+}
