@@ -6,7 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"sync/atomic"
+	"sync"
 	"time"
 )
 
@@ -113,12 +113,14 @@ type OperationEnd struct {
 }
 
 // observation follows one operation for its observers. A nil *observation, the usual case, observes
-// nothing at no cost.
+// nothing at no cost. A stream's context can end it from another goroutine while the stream reads,
+// hence the lock.
 type observation struct {
 	hooks  []*OperationHooks
+	mu     sync.Mutex
 	report OperationEnd
 	chunks int
-	ended  atomic.Bool
+	ended  bool
 }
 
 // observed reports whether the call has observers, which then see its request.
@@ -180,19 +182,29 @@ func (o *observation) attemptHooks() []Middleware {
 
 func (o *observation) attempts(n int) {
 	if o != nil {
+		o.mu.Lock()
 		o.report.Attempts = n
+		o.mu.Unlock()
 	}
 }
 
 func (o *observation) response(resp *http.Response) {
 	if o != nil {
+		o.mu.Lock()
 		o.report.StatusCode = resp.StatusCode
 		o.report.RequestID = resp.Header.Get("X-Request-Id")
+		o.mu.Unlock()
 	}
 }
 
+// chunk reports a chunk handed out; none is reported after the end.
 func (o *observation) chunk(c *ChatCompletionChunk) {
 	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ended {
 		return
 	}
 	o.chunks++
@@ -208,9 +220,15 @@ func (o *observation) chunk(c *ChatCompletionChunk) {
 
 // end reports the operation's end once; later calls do nothing.
 func (o *observation) end(result any, err error) {
-	if o == nil || !o.ended.CompareAndSwap(false, true) {
+	if o == nil {
 		return
 	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ended {
+		return
+	}
+	o.ended = true
 	e := o.report
 	e.Err, e.Result, e.Chunks = err, result, o.chunks
 	var apiErr *APIError

@@ -84,3 +84,13 @@ func WithStreamTimeouts(firstByte, idle time.Duration) Option {
 // WithMaxLineSize sets the longest stream line accepted (default 64 MiB). A longer line ends the
 // stream with an error instead of growing memory without bound.
 func WithMaxLineSize(bytes int) Option { return func(c *config) { c.maxLine = bytes } }
+
+// WithAtMostOnce(true) never sends a POST again once an attempt of it reached the server in full:
+// when the connection fails after that, the call ends with the error instead of a retry, because the
+// server may already be running (and billing) it. Answers that say the request was not run (429,
+// 503) and failures before the request was delivered are still retried.
+//
+// By default (false) such a POST is retried like any transient failure. Every attempt of a POST
+// carries the same Idempotency-Key header, as the official OpenAI SDKs send, so that a server that
+// honours it runs the request once; set your own key with WithHeader to tie a call to your records.
+func WithAtMostOnce(on bool) Option { return func(c *config) { c.atMostOnce = on } }

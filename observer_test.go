@@ -1,0 +1,208 @@
+package infergate_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/infergate/infergate-go"
+)
+
+// recorder is an Observer that keeps what it was told.
+type recorder struct {
+	mu       sync.Mutex
+	ops      []infergate.Operation
+	ends     []infergate.OperationEnd
+	chunks   int
+	attempts int
+}
+
+func (r *recorder) observe(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
+	r.mu.Lock()
+	r.ops = append(r.ops, op)
+	r.mu.Unlock()
+	return ctx, &infergate.OperationHooks{
+		Attempt: func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+			r.mu.Lock()
+			r.attempts++
+			r.mu.Unlock()
+			return next(req)
+		},
+		Chunk: func(*infergate.ChatCompletionChunk) {
+			r.mu.Lock()
+			r.chunks++
+			r.mu.Unlock()
+		},
+		End: func(end infergate.OperationEnd) {
+			r.mu.Lock()
+			r.ends = append(r.ends, end)
+			r.mu.Unlock()
+		},
+	}
+}
+
+const observedStream = `data: {"id":"s1","model":"m-1","choices":[{"index":0,"delta":{"content":"Hel"}}]}
+
+data: {"id":"s1","model":"m-1","choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}
+
+data: {"id":"s1","model":"m-1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}
+
+data: [DONE]
+
+`
+
+func observedServer(t *testing.T) *httptest.Server {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/api/v1/embeddings":
+			io.WriteString(w, `{"object":"list","model":"e-1","data":[{"index":0,"embedding":[0.5,1]}],"usage":{"prompt_tokens":2,"total_tokens":2}}`)
+		case strings.Contains(r.Header.Get("Accept"), "event-stream"):
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, observedStream)
+		case hits.Add(1) == 1:
+			w.WriteHeader(http.StatusTooManyRequests)
+		default:
+			io.WriteString(w, `{"id":"c1","model":"m-1","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// An observer sees each operation once, from start to end: a retried call is one operation with
+// two attempts; a stream's end comes when it is read to its end, with its usage and chunk count.
+func TestObserverSeesWholeOperations(t *testing.T) {
+	t.Parallel()
+	srv := observedServer(t)
+	rec := &recorder{}
+	c := testClient(t, srv.URL, infergate.WithMaxRetries(2), infergate.WithObserver(rec.observe))
+	ctx := context.Background()
+
+	if _, err := c.Chat.Create(ctx, hello()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Chat.Stream(ctx, hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	endsBefore := len(rec.ends)
+	rec.mu.Unlock()
+	for st.Next() {
+	}
+	if err := st.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Embeddings.Create(ctx, infergate.EmbeddingRequest{Model: "e-1", Input: []string{"x"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if endsBefore != 1 {
+		t.Errorf("the stream's operation ended before the stream was read (%d ends)", endsBefore)
+	}
+	names := []string{}
+	for _, op := range rec.ops {
+		names = append(names, op.Name)
+	}
+	if !slices.Equal(names, []string{infergate.OperationChat, infergate.OperationChat, infergate.OperationEmbeddings}) {
+		t.Fatalf("operations = %v", names)
+	}
+	if op := rec.ops[1]; !op.Stream || op.Model != "llama-3.3-70b" || op.Path != "/chat/completions" || op.ServerAddress != "127.0.0.1" || op.ServerPort == 0 {
+		t.Errorf("stream operation = %+v", op)
+	}
+	if len(rec.ends) != 3 {
+		t.Fatalf("%d ends, want 3", len(rec.ends))
+	}
+	create, stream, embed := rec.ends[0], rec.ends[1], rec.ends[2]
+	if create.Err != nil || create.Attempts != 2 || create.ResponseID != "c1" || create.Usage == nil || create.Usage.PromptTokens != 4 ||
+		!slices.Equal(create.FinishReasons, []infergate.FinishReason{infergate.FinishReasonStop}) {
+		t.Errorf("Create's end = %+v", create)
+	}
+	if stream.Err != nil || stream.Chunks != 3 || stream.FirstChunk.IsZero() || stream.ResponseModel != "m-1" ||
+		stream.Usage == nil || stream.Usage.CompletionTokens != 2 {
+		t.Errorf("Stream's end = %+v", stream)
+	}
+	if embed.ResponseModel != "e-1" || embed.Usage == nil || embed.Usage.PromptTokens != 2 {
+		t.Errorf("Embeddings' end = %+v", embed)
+	}
+	if rec.chunks != 3 || rec.attempts != 4 {
+		t.Errorf("chunks = %d, attempts = %d; want 3 and 4", rec.chunks, rec.attempts)
+	}
+}
+
+// A stream closed early, and one whose context ends, each end their operation once, with the reason.
+func TestObserverEndsAbandonedStreams(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"id":"s1","choices":[{"index":0,"delta":{"content":"Hel"}}]}`+"\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	for _, how := range []string{"close", "cancel"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			rec := &recorder{}
+			c := testClient(t, srv.URL)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ended := make(chan struct{})
+			observe := func(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
+				ctx, hooks := rec.observe(ctx, op)
+				end := hooks.End
+				hooks.End = func(e infergate.OperationEnd) { end(e); close(ended) }
+				return ctx, hooks
+			}
+			st, err := c.Chat.Stream(ctx, hello(), infergate.WithObserver(observe))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			st.Next()
+			if how == "close" {
+				st.Close()
+			} else {
+				cancel() // the stream is left unread: its context alone ends the operation
+			}
+			<-ended
+			st.Close()
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if len(rec.ends) != 1 || !errors.Is(rec.ends[0].Err, context.Canceled) || rec.ends[0].Chunks != 1 {
+				t.Errorf("ends = %+v; want one, context.Canceled, after 1 chunk", rec.ends)
+			}
+		})
+	}
+}
+
+// A failed call ends its operation with the typed error and its status.
+func TestObserverSeesErrors(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", "req-9")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":{"message":"bad model"}}`)
+	}))
+	defer srv.Close()
+	rec := &recorder{}
+	c := testClient(t, srv.URL, infergate.WithObserver(rec.observe))
+	_, err := c.Chat.Create(context.Background(), hello())
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var apiErr *infergate.APIError
+	if len(rec.ends) != 1 || !errors.As(rec.ends[0].Err, &apiErr) || rec.ends[0].StatusCode != 400 ||
+		rec.ends[0].RequestID != "req-9" || err == nil {
+		t.Errorf("ends = %+v", rec.ends)
+	}
+}
