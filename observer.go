@@ -93,7 +93,8 @@ type OperationEnd struct {
 	// with context.Canceled.
 	Err error
 	// Result is the answer: *ChatCompletion (a stream's as accumulated), *EmbeddingResponse,
-	// *Transcription, *ToolResult, or the route's answer type; nil when there is none.
+	// *Transcription, *ToolRunResult (a tool loop), *ToolResult (a tool call), or the route's answer
+	// type; nil when there is none.
 	Result any
 	// Attempts is how many HTTP attempts were made, retries included; 0 for operations that are
 	// not one route.
@@ -153,6 +154,16 @@ func startObservation(ctx context.Context, observers []Observer, op Operation) (
 		return ctx, nil
 	}
 	return ctx, obs
+}
+
+// observeLoop starts a tool loop's operation; its model turns and tool calls run inside it.
+func (c *config) observeLoop(ctx context.Context, req *ChatRequest) (context.Context, *observation) {
+	if !c.observed() {
+		return ctx, nil
+	}
+	op := Operation{Name: OperationInvokeAgent, Model: req.Model, Request: req}
+	op.ServerAddress, op.ServerPort = serverOf(c.baseURL.Host, c.baseURL.Scheme)
+	return startObservation(ctx, c.observers, op)
 }
 
 func serverOf(host, scheme string) (string, int) {
@@ -241,6 +252,16 @@ func (o *observation) end(result any, err error) {
 			e.ResponseID, e.ResponseModel, e.Usage = r.ID, r.Model, r.Usage
 			for _, ch := range r.Choices {
 				e.FinishReasons = append(e.FinishReasons, ch.FinishReason)
+			}
+		}
+	case *ToolRunResult:
+		if r != nil {
+			e.Usage = &r.Usage
+			if a := r.Answer; a != nil {
+				e.ResponseID, e.ResponseModel = a.ID, a.Model
+				for _, ch := range a.Choices {
+					e.FinishReasons = append(e.FinishReasons, ch.FinishReason)
+				}
 			}
 		}
 	case *EmbeddingResponse:

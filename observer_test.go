@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
 )
 
 // recorder is an Observer that keeps what it was told.
@@ -204,5 +205,48 @@ func TestObserverSeesErrors(t *testing.T) {
 	if len(rec.ends) != 1 || !errors.As(rec.ends[0].Err, &apiErr) || rec.ends[0].StatusCode != 400 ||
 		rec.ends[0].RequestID != "req-9" || err == nil {
 		t.Errorf("ends = %+v", rec.ends)
+	}
+}
+
+// A tool loop is one operation whose context holds its model turns and tool calls, so that spans
+// started by an observer nest: invoke_agent, then chat and execute_tool inside it.
+func TestObserverNestsToolLoops(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t)
+	gw.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{
+		{ID: "w", Name: "weather", Arguments: `{"city":"Paris"}`},
+		{ID: "x", Name: "missing", Arguments: `{}`},
+	}}, gatewaytest.Reply{Content: "done"})
+	type parentKey struct{}
+	var mu sync.Mutex
+	var seen []string
+	observe := func(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
+		parent, _ := ctx.Value(parentKey{}).(string)
+		name := op.Name
+		if op.Tool != nil {
+			name += " " + op.Tool.Function.Name
+		}
+		return context.WithValue(ctx, parentKey{}, op.Name), &infergate.OperationHooks{End: func(e infergate.OperationEnd) {
+			mu.Lock()
+			defer mu.Unlock()
+			status := "ok"
+			if e.Err != nil {
+				status = "error"
+			}
+			seen = append(seen, parent+">"+name+":"+status)
+		}}
+	}
+	run := gw.Client().Chat.RunTools(context.Background(), hello(),
+		infergate.ToolLoop{Tools: []*infergate.FuncTool{weatherTool(t)}}, infergate.WithObserver(observe))
+	if _, err := run.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(seen)
+	want := []string{">invoke_agent:ok", "invoke_agent>chat:ok", "invoke_agent>chat:ok",
+		"invoke_agent>execute_tool missing:error", "invoke_agent>execute_tool weather:ok"}
+	if !slices.Equal(seen, want) {
+		t.Errorf("operations = %q\nwant %q", seen, want)
 	}
 }

@@ -88,6 +88,7 @@ type ToolRun struct {
 	req    ChatRequest
 	loop   ToolLoop
 	opts   []Option
+	cfg    *config // the loop's configuration, for its observers
 	tools  map[string]*FuncTool
 	result ToolRunResult
 	err    error
@@ -127,7 +128,12 @@ func (r *ToolRun) Events() iter.Seq2[ToolEvent, error] {
 		r.ran = true
 		ctx, cancel := context.WithCancel(r.ctx)
 		defer cancel()
-		r.err = r.run(ctx, yield)
+		var obs *observation
+		if r.cfg, r.err = r.svc.client.configure(r.opts); r.err == nil {
+			ctx, obs = r.cfg.observeLoop(ctx, &r.req)
+			r.err = r.run(ctx, yield)
+		}
+		obs.end(&r.result, r.err)
 		if r.err != nil && r.err != errStopped {
 			yield(ToolEvent{}, r.err)
 		}
@@ -271,6 +277,7 @@ func (r *ToolRun) runCalls(ctx context.Context, step int, calls []ToolCall, yiel
 
 // call runs one tool call; every failure becomes the result the model reads.
 func (r *ToolRun) call(ctx context.Context, call ToolCall) ToolResult {
+	ctx, obs := startObservation(ctx, r.cfg.observers, Operation{Name: OperationExecuteTool, Tool: &call})
 	start := time.Now()
 	tr := ToolResult{Call: call}
 	tool := r.tools[call.Function.Name]
@@ -286,6 +293,7 @@ func (r *ToolRun) call(ctx context.Context, call ToolCall) ToolResult {
 		tr.Output = tr.Err.Error()
 	}
 	tr.Duration = time.Since(start)
+	obs.end(&tr, tr.Err)
 	return tr
 }
 
