@@ -1,20 +1,3 @@
-// Package infergate is the Go client for the Inference Gateway, an OpenAI-compatible gateway to AI
-// models served by independent providers in a decentralized compute marketplace.
-//
-// Create a Client once and share it: it is safe for concurrent use by many goroutines.
-//
-//	client, err := infergate.NewClient() // reads INFERGATE_API_KEY and INFERGATE_BASE_URL
-//	resp, err := client.Chat.Create(ctx, infergate.ChatRequest{
-//		Model:    "llama-3.3-70b",
-//		Messages: []infergate.Message{infergate.UserMessage("Hello!")},
-//	})
-//
-// Each API area is a service on the Client: Chat, Audio, Embeddings, Models, Bids, History,
-// Sessions, Billing, Keys and Health.
-// Failed calls return an *APIError (test it with errors.Is against ErrUnauthorized, ErrRateLimited
-// and the other sentinels), a successful status whose body cannot be read a *DecodeError, and a call
-// that outlives WithTimeout (default 10 minutes) a *TimeoutError; requests that break the API's rules
-// are refused before anything is sent with a *ValidationError.
 package infergate
 
 import (

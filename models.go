@@ -194,30 +194,30 @@ func (s *ModelsService) catalog(ctx context.Context, c *config) ([]Model, error)
 // hex blockchain id. A model that is not listed gives an error matching ErrNotFound.
 //
 // GET /api/v1/chat/models (falling back to GET /api/v1/models)
-func (s *ModelsService) Get(ctx context.Context, nameOrID string, opts ...Option) (Model, error) {
+func (s *ModelsService) Get(ctx context.Context, nameOrID string, opts ...Option) (*Model, error) {
 	if strings.TrimSpace(nameOrID) == "" {
-		return Model{}, invalid("Model", "a model name or hex id is required")
+		return nil, invalid("Model", "a model name or hex id is required")
 	}
 	c, err := s.client.configure(opts)
 	if err != nil {
-		return Model{}, err
+		return nil, err
 	}
 	return s.find(ctx, c, nameOrID)
 }
 
 // find looks a model up in the cached catalogue and returns a copy that shares no memory with it.
-func (s *ModelsService) find(ctx context.Context, c *config, nameOrID string) (Model, error) {
+func (s *ModelsService) find(ctx context.Context, c *config, nameOrID string) (*Model, error) {
 	models, err := s.catalog(ctx, c)
 	if err != nil {
-		return Model{}, err
+		return nil, err
 	}
 	for _, m := range models {
 		if strings.EqualFold(m.ID, nameOrID) || (m.BlockchainID != "" && strings.EqualFold(m.BlockchainID, nameOrID)) {
 			m.Tags = slices.Clone(m.Tags)
-			return m, nil
+			return &m, nil
 		}
 	}
-	return Model{}, errorf("infergate: model %q is not in the catalogue: %w", nameOrID, ErrNotFound)
+	return nil, errorf("infergate: model %q is not in the catalogue: %w", nameOrID, ErrNotFound)
 }
 
 // IsHexID reports whether id is a blockchain hex id ("0x" followed by hex digits) rather than a

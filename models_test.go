@@ -244,13 +244,13 @@ func TestModelsListBothRoutesMissing(t *testing.T) {
 func TestModelsGet(t *testing.T) {
 	tests := []struct {
 		name, query string
-		want        Model
+		want        *Model
 		wantErr     error
 	}{
-		{name: "exact name", query: "llama-3.3-70b", want: deployedModels[0]},
-		{name: "name in other case", query: "LLaMA-3.3-70B", want: deployedModels[0]},
-		{name: "web variant is its own model", query: "GLM-5.1:WEB", want: deployedModels[1]},
-		{name: "hex id", query: glmWebHex, want: deployedModels[1]},
+		{name: "exact name", query: "llama-3.3-70b", want: &deployedModels[0]},
+		{name: "name in other case", query: "LLaMA-3.3-70B", want: &deployedModels[0]},
+		{name: "web variant is its own model", query: "GLM-5.1:WEB", want: &deployedModels[1]},
+		{name: "hex id", query: glmWebHex, want: &deployedModels[1]},
 		{name: "unknown name", query: "nope", wantErr: ErrNotFound},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,53 @@
+// Package infergate is the Go client for the Inference Gateway, an OpenAI-compatible gateway to AI
+// models served by independent providers in a decentralized compute marketplace.
+//
+// Create a Client once and share it: it is safe for concurrent use by many goroutines.
+//
+//	client, err := infergate.NewClient() // reads INFERGATE_API_KEY and INFERGATE_BASE_URL
+//	resp, err := client.Chat.Create(ctx, infergate.ChatRequest{
+//		Model:    "llama-3.3-70b",
+//		Messages: []infergate.Message{infergate.UserMessage("Hello!")},
+//	})
+//
+// Each API area is a service on the Client: Chat, Audio, Embeddings, Models, Bids, History,
+// Sessions, Billing, Keys and Health.
+// Failed calls return an *APIError (test it with errors.Is against ErrUnauthorized, ErrRateLimited
+// and the other sentinels), a successful status whose body cannot be read a *DecodeError, and a call
+// that outlives WithTimeout (default 10 minutes) a *TimeoutError; requests that break the API's rules
+// are refused before anything is sent with a *ValidationError.
+//
+// Methods that return one resource return a pointer to it (nil with an error); lists are slices
+// of values; small value types (Decimal) are returned as values.
+//
+// # Where things are
+//
+// A call flows request → pipeline → decoder → typed result:
+//
+//	client.go        Client, NewClient, the services
+//	options.go       Option and the With* options; config.go: the configuration they build, and
+//	                 derive, which gives a call passed options its own configuration
+//	pipeline.go      the one request path: route, do / exchange / open, send (credentials,
+//	                 idempotency key, retries, error mapping)
+//	observer.go      Observer: operations, their hooks and ends, for tracing and metrics
+//	middleware.go    Middleware around each HTTP attempt
+//	timeout.go       WithTimeout's bound and the stream watchdog (first byte, silences)
+//	errors.go        APIError, StreamError, sentinels; redact.go, secret.go: what never leaks
+//	response.go      ResponseInfo: status, headers and rate limits of a call
+//
+//	chat.go          Chat.Create and the request/answer types; message.go, content.go, encode.go:
+//	                 messages and their encoding; extra.go: raw request fields
+//	stream.go        Chat.Stream and ChatStream; chunk.go, chunk_fast.go: chunks and their decoder;
+//	                 accumulate.go: ChatAccumulator, which folds chunks into a completion
+//	tool.go          FuncTool and NewTool; toolrun.go: RunTools, the tool loop
+//	audio.go         Audio.Transcribe and the upload; subtitle.go: SRT/VTT; speech.go: Audio.Speech
+//	embeddings.go    Embeddings.Create
+//	models.go        Models: the catalogue and its cache; bids.go: Bids.Rated
+//	decimal.go       Decimal, exact money; decimal_ops.go: its arithmetic
+//	session.go, history.go, billing.go, keys.go, health.go: the other services
+//	paginate.go      page-by-page listings
+//
+// internal/transport wires go-retryablehttp's retries; internal/jsonscan is the one-pass JSON
+// scanner behind chunks, completions and the catalogue; internal/sse reads event streams;
+// internal/subtitle parses subtitles. gatewaytest is an in-process fake gateway for tests and
+// examples.
+package infergate
