@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -199,5 +200,24 @@ func BenchmarkDecodeDeployedBids(b *testing.B) {
 		if err := json.Unmarshal([]byte(deployedBids), &out); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestBidDurationsClamped reads durations too long for a Duration, or negative: never a negative or
+// wrapped Duration.
+func TestBidDurationsClamped(t *testing.T) {
+	var bid RatedBid
+	body := `{"bid_id":"b","price_per_second":"1","min_duration":-5,"max_duration":9223372036854775807}`
+	if err := json.Unmarshal([]byte(body), &bid); err != nil {
+		t.Fatal(err)
+	}
+	if bid.MinDuration != 0 || bid.MaxDuration != math.MaxInt64 {
+		t.Errorf("durations %v and %v, want 0 and the longest Duration", bid.MinDuration, bid.MaxDuration)
+	}
+	if err := json.Unmarshal([]byte(`{"min_duration":9999999999999,"max_duration":"9223372036"}`), &bid); err != nil {
+		t.Fatal(err)
+	}
+	if bid.MinDuration != math.MaxInt64 || bid.MaxDuration != 9223372036*time.Second {
+		t.Errorf("durations %v and %v", bid.MinDuration, bid.MaxDuration)
 	}
 }

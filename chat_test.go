@@ -218,3 +218,21 @@ func TestValidation(t *testing.T) {
 		})
 	}
 }
+
+// captured is what the mock saw of one request.
+type captured struct {
+	url, auth, tenant string
+	body              map[string]any
+}
+
+func TestAccessorsNeverPanic(t *testing.T) {
+	var empty infergate.ChatCompletion
+	if empty.Text() != "" || empty.ToolCalls() != nil || empty.Reasoning() != "" || empty.FinishReason() != "" {
+		t.Error("accessors of a completion without choices")
+	}
+	full := infergate.ChatCompletion{Choices: []infergate.Choice{{FinishReason: "tool_calls",
+		Message: infergate.Message{Reasoning: "r", ToolCalls: []infergate.ToolCall{{ID: "a"}}}}}}
+	if full.ToolCalls()[0].ID != "a" || full.Reasoning() != "r" || full.FinishReason() != infergate.FinishReasonToolCalls {
+		t.Errorf("accessors of %+v", full)
+	}
+}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/infergate/infergate-go"
 )
@@ -55,8 +53,6 @@ func TestEnvironmentDefaults(t *testing.T) {
 	}
 }
 
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestMissingAPIKey(t *testing.T) {
@@ -67,28 +63,4 @@ func TestMissingAPIKey(t *testing.T) {
 	if !errors.As(err, &verr) || verr.Field != "APIKey" || mock.GetTotalCallCount() != 0 {
 		t.Errorf("err = %v after %d calls, want an APIKey ValidationError before sending", err, mock.GetTotalCallCount())
 	}
-}
-
-func TestClientDoesNotPrintSecrets(t *testing.T) {
-	c, _ := mockClient(t, infergate.WithAccessToken("jwt-secret-token"))
-	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
-		out := fmt.Sprintf(verb, c)
-		if strings.Contains(out, "sk-secret-key") || strings.Contains(out, "jwt-secret-token") {
-			t.Errorf("%s of the client leaks a credential: %s", verb, out)
-		}
-	}
-}
-
-// testClient is the tests' one way to build a client: base URL baseURL, a test API key,
-// millisecond retry backoff and no retries (a retry would hide what one attempt did); opts come
-// after those and win.
-func testClient(t testing.TB, baseURL string, opts ...infergate.Option) *infergate.Client {
-	t.Helper()
-	all := append([]infergate.Option{infergate.WithAPIKey("sk-test-key"), infergate.WithBaseURL(baseURL),
-		infergate.WithRetryBackoff(time.Millisecond, 5*time.Millisecond), infergate.WithMaxRetries(0)}, opts...)
-	c, err := infergate.NewClient(all...)
-	if err != nil {
-		t.Fatalf("NewClient: %v", err)
-	}
-	return c
 }

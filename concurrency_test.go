@@ -2,9 +2,12 @@ package infergate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -94,3 +97,129 @@ func TestStreamCancelledFromAnotherGoroutine(t *testing.T) {
 		t.Errorf("Completion kept %q, want %q", got, "first")
 	}
 }
+
+// echoHandler answers each chat request with its own last message, so that every answer can be
+// checked against its request: "echo: <text>", streamed in pieces when the request asks for it. It
+// also checks that the per-call X-Caller header belongs to the same request as the body.
+func echoHandler(t *testing.T) func(int64, http.ResponseWriter, *http.Request) {
+	return func(_ int64, w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Stream   bool `json:"stream"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+			t.Errorf("server: bad request body: %v", err)
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		text := req.Messages[len(req.Messages)-1].Content
+		if caller := r.Header.Get("X-Caller"); caller != "" && caller != text {
+			t.Errorf("server: request for %q carried X-Caller %q", text, caller)
+		}
+		if !req.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, completionJSON("echo: "+text))
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, sseEvents(contentChunk("echo:", ""), contentChunk(" "+text, ""), contentChunk("", "stop"),
+			`{"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`, "[DONE]"))
+	}
+}
+
+// streamText reads a whole stream and returns its text.
+func streamText(ctx context.Context, c *Client, text string, opts ...Option) (string, error) {
+	stream, err := c.Chat.Stream(ctx, ChatRequest{Messages: []Message{UserMessage(text)}}, opts...)
+	if err != nil {
+		return "", err
+	}
+	defer stream.Close()
+	var b strings.Builder
+	for stream.Next() {
+		b.WriteString(stream.Current().Text())
+	}
+	if stream.Err() != nil {
+		return "", stream.Err()
+	}
+	if got := stream.Completion().Text(); got != b.String() {
+		return "", fmt.Errorf("chunks say %q, Completion says %q", b.String(), got)
+	}
+	return b.String(), nil
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+// TestLoad runs 1,000 streams and 1,000 plain calls at once through one Client against a loopback
+// server: every answer must be the right one, connections must be reused (a tuned transport caps
+// them at maxConns, and the count of connections the server accepted must stay within it: a
+// connection that is not drained and released cannot be reused), and memory must come back.
+func TestLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("load test skipped in -short mode")
+	}
+	const calls, maxConns = 1000, 64
+	srv := newCountedServer(t, echoHandler(t))
+	tr := &http.Transport{MaxIdleConnsPerHost: maxConns, MaxConnsPerHost: maxConns, IdleConnTimeout: time.Minute}
+	client := testClient(t, srv.URL, WithHTTPClient(&http.Client{Transport: tr}), WithMaxRetries(2))
+	goroutinesBefore, heapBefore := runtime.NumGoroutine(), heapInUse()
+	start := time.Now()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var failures atomic.Int64
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			text := fmt.Sprintf("stream-%d", i)
+			if got, err := streamText(ctx, client, text, WithHeader("X-Caller", text)); err != nil || got != "echo: "+text {
+				failures.Add(1)
+				t.Errorf("stream %d: got %q, %v", i, got, err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			text := fmt.Sprintf("call-%d", i)
+			resp, err := client.Chat.Create(ctx, ChatRequest{Messages: []Message{UserMessage(text)}}, WithHeader("X-Caller", text))
+			if err != nil || resp.Text() != "echo: "+text {
+				failures.Add(1)
+				t.Errorf("call %d: got %v, %v", i, resp, err)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	tr.CloseIdleConnections()
+	heapAfter := heapInUse()
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > goroutinesBefore && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		heapAfter = heapInUse()
+	}
+	conns, hits := srv.conns.Load(), srv.hits.Load()
+	t.Logf("%d streams + %d calls in %s: %d requests over %d connections; heap in use %.1f MiB before, %.1f MiB after; goroutines %d before, %d after",
+		calls, calls, elapsed.Round(time.Millisecond), hits, conns, mib(heapBefore), mib(heapAfter), goroutinesBefore, runtime.NumGoroutine())
+	if failures.Load() != 0 || hits != 2*calls {
+		t.Fatalf("%d failures, %d requests for %d calls", failures.Load(), hits, 2*calls)
+	}
+	if conns > maxConns {
+		t.Errorf("%d connections for %d requests: connections are not being reused", conns, hits)
+	}
+	if heapAfter > heapBefore+32<<20 {
+		t.Errorf("heap in use grew from %.1f MiB to %.1f MiB", mib(heapBefore), mib(heapAfter))
+	}
+	if now := runtime.NumGoroutine(); now > goroutinesBefore {
+		t.Errorf("goroutines: %d before, %d after", goroutinesBefore, now)
+	}
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }

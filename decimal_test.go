@@ -269,3 +269,49 @@ func TestBidLasts(t *testing.T) {
 		t.Errorf("a free bid lasts %v", got)
 	}
 }
+
+// TestDecimalBounds refuses, with a *DecimalError and quickly, the numbers that used to overflow the
+// scale or take seconds to parse, and keeps arithmetic on the smallest number bounded: squaring
+// 1e-1000 22 times used to wrap the scale, after which String panicked and Cmp ran for minutes.
+func TestDecimalBounds(t *testing.T) {
+	for _, s := range []string{
+		strings.Repeat("9", MaxDecimalDigits+1), "0." + strings.Repeat("1", MaxDecimalDigits+1),
+		strings.Repeat("7", 1<<22), "1" + strings.Repeat("0", 4<<20), "0.5e-1000", "1e-1001", "1e99999",
+		"0." + strings.Repeat("0", MaxDecimalScale) + "1",
+	} {
+		start := time.Now()
+		_, err := ParseDecimal(s)
+		var decErr *DecimalError
+		if !errors.As(err, &decErr) || len(decErr.Input) > 64 {
+			t.Errorf("ParseDecimal(%.20q…) = %v, want a *DecimalError with a short input", s, err)
+		}
+		if elapsed := time.Since(start); elapsed > time.Second {
+			t.Errorf("ParseDecimal(%.20q…) took %v", s, elapsed)
+		}
+		var p struct{ Price Decimal }
+		if err := json.Unmarshal([]byte(`{"Price":"`+s+`"}`), &p); !errors.As(err, &decErr) {
+			t.Errorf("UnmarshalJSON(%.20q…) = %v, want a *DecimalError", s, err)
+		}
+	}
+	for _, s := range []string{"1e-1000", "1e1000", "0." + strings.Repeat("0", 999) + "1", strings.Repeat("9", MaxDecimalDigits)} {
+		if _, err := ParseDecimal(s); err != nil {
+			t.Errorf("ParseDecimal(%.20q…) = %v, want it within the bounds", s, err)
+		}
+	}
+	tiny, _ := ParseDecimal("1e-1000")
+	d := tiny
+	start := time.Now()
+	for range 22 {
+		d = d.Mul(d)
+	}
+	if !d.IsZero() || d.String() != "0" || d.Cmp(tiny) != -1 {
+		t.Errorf("1e-1000 squared 22 times = %.20s…, want 0 after rounding at %d places", d.String(), MaxDecimalScale)
+	}
+	third, _ := ParseDecimal("0." + strings.Repeat("3", 1000))
+	if got := third.Mul(third); got.scaleForTest() != MaxDecimalScale || !strings.HasSuffix(got.String(), "1") {
+		t.Errorf("0.333…² rounded to %d places, ends %q", got.scaleForTest(), got.String()[len(got.String())-3:])
+	}
+	if elapsed := time.Since(start); elapsed > 2*time.Second {
+		t.Errorf("arithmetic took %v", elapsed)
+	}
+}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-
 	"github.com/infergate/infergate-go"
 )
 
@@ -111,5 +111,28 @@ func TestAPIErrorMessage(t *testing.T) {
 	want := "infergate: 400 Bad Request: model_not_found: no such model (request 0a1b2c3d)"
 	if err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+}
+
+func TestErrorMessagesNameThePackageOnce(t *testing.T) {
+	stream := openStream(t, content("a"))
+	for stream.Next() {
+	}
+	client, mock := mockClient(t, infergate.WithMaxRetries(0))
+	captureCalls(mock, http.MethodPost, chatURL, 200, `{"error":{"message":"quota"}}`, nil)
+	_, apiErr := client.Chat.Create(context.Background(), hello())
+	for _, err := range []error{stream.Err(), apiErr} {
+		if err == nil || strings.Count(err.Error(), "infergate:") != 1 {
+			t.Errorf("%q should name the package exactly once", err)
+		}
+	}
+	if !strings.Contains(apiErr.Error(), "answered 200 OK but reported an error: quota") {
+		t.Errorf("an error in a 200 reads %q", apiErr)
+	}
+	if !strings.Contains(stream.Err().Error(), "after 1 chunk ") {
+		t.Errorf("%q should say 1 chunk", stream.Err())
+	}
+	if !strings.HasPrefix(infergate.ErrLineTooLong.Error(), "infergate: ") {
+		t.Errorf("ErrLineTooLong reads %q", infergate.ErrLineTooLong)
 	}
 }

@@ -22,34 +22,6 @@ const chatURL = "https://gw.test/api/v1/chat/completions"
 
 const okCompletion = `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
 
-// mockClient returns a client whose requests go to a fresh httpmock transport, under the retry loop.
-func mockClient(t *testing.T, opts ...infergate.Option) (*infergate.Client, *httpmock.MockTransport) {
-	t.Helper()
-	mock := httpmock.NewMockTransport()
-	opts = append([]infergate.Option{infergate.WithAPIKey("sk-secret-key"),
-		infergate.WithHTTPClient(&http.Client{Transport: mock}), infergate.WithMaxRetries(2)}, opts...)
-	return testClient(t, "https://gw.test", opts...), mock
-}
-
-// sequence answers with the given responders in turn, repeating the last one.
-func sequence(rs ...httpmock.Responder) httpmock.Responder {
-	var n atomic.Int32
-	return func(req *http.Request) (*http.Response, error) {
-		i := int(n.Add(1)) - 1
-		return rs[min(i, len(rs)-1)](req)
-	}
-}
-
-func status(code int, body string, headers ...string) httpmock.Responder {
-	return func(req *http.Request) (*http.Response, error) {
-		resp := httpmock.NewStringResponse(code, body)
-		for i := 0; i+1 < len(headers); i += 2 {
-			resp.Header.Set(headers[i], headers[i+1])
-		}
-		return resp, nil
-	}
-}
-
 func TestRetryPolicy(t *testing.T) {
 	tests := []struct {
 		name      string

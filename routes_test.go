@@ -4,53 +4,16 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jarcoal/httpmock"
 )
 
 // wireCall is everything the route tests check about a request: method, full URL with its query,
 // the headers that matter and the body.
 type wireCall struct {
 	Method, URL, Authorization, ContentType, Accept, Body string
-}
-
-// recordAll answers every request with status and body and records it.
-func recordAll(t *testing.T, status int, body string, contentType string) (*httpmock.MockTransport, func() []wireCall) {
-	t.Helper()
-	mock := httpmock.NewMockTransport()
-	var mu sync.Mutex
-	var calls []wireCall
-	mock.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
-		var sent []byte
-		if req.Body != nil {
-			sent, _ = io.ReadAll(req.Body)
-		}
-		mu.Lock()
-		calls = append(calls, wireCall{req.Method, req.URL.String(), req.Header.Get("Authorization"),
-			req.Header.Get("Content-Type"), req.Header.Get("Accept"), string(sent)})
-		mu.Unlock()
-		resp := httpmock.NewStringResponse(status, body)
-		if contentType != "" {
-			resp.Header.Set("Content-Type", contentType)
-		}
-		return resp, nil
-	})
-	return mock, func() []wireCall {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]wireCall(nil), calls...)
-	}
-}
-
-func mockClient(t testing.TB, mock *httpmock.MockTransport, opts ...Option) *Client {
-	t.Helper()
-	all := append([]Option{WithHTTPClient(&http.Client{Transport: mock}), WithAPIKey(catalogAPIKey)}, opts...)
-	return testClient(t, catalogAPIRoot, all...)
 }
 
 const (

@@ -1,7 +1,5 @@
 package infergate
 
-// Helpers shared by the reliability tests: fuzz, faults, load, concurrency and security.
-
 import (
 	"io"
 	"math/rand/v2"
@@ -11,9 +9,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jarcoal/httpmock"
 )
 
 // roundTripFunc answers requests in memory, so that fuzzing does not pay for sockets.
@@ -142,4 +143,38 @@ func within[T any](t *testing.T, limit time.Duration, call func() T) T {
 		var zero T
 		return zero
 	}
+}
+
+// recordAll answers every request with status and body and records it.
+func recordAll(t *testing.T, status int, body string, contentType string) (*httpmock.MockTransport, func() []wireCall) {
+	t.Helper()
+	mock := httpmock.NewMockTransport()
+	var mu sync.Mutex
+	var calls []wireCall
+	mock.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+		var sent []byte
+		if req.Body != nil {
+			sent, _ = io.ReadAll(req.Body)
+		}
+		mu.Lock()
+		calls = append(calls, wireCall{req.Method, req.URL.String(), req.Header.Get("Authorization"),
+			req.Header.Get("Content-Type"), req.Header.Get("Accept"), string(sent)})
+		mu.Unlock()
+		resp := httpmock.NewStringResponse(status, body)
+		if contentType != "" {
+			resp.Header.Set("Content-Type", contentType)
+		}
+		return resp, nil
+	})
+	return mock, func() []wireCall {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]wireCall(nil), calls...)
+	}
+}
+
+func mockClient(t testing.TB, mock *httpmock.MockTransport, opts ...Option) *Client {
+	t.Helper()
+	all := append([]Option{WithHTTPClient(&http.Client{Transport: mock}), WithAPIKey(catalogAPIKey)}, opts...)
+	return testClient(t, catalogAPIRoot, all...)
 }

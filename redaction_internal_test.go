@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
 // formatted renders an error every way a caller or a logger might.
@@ -180,83 +182,118 @@ func TestBaseURLErrorsHideCredentials(t *testing.T) {
 	}
 }
 
-// TestRedirectKeepsCredentialsToOrigin follows redirects in memory (no network): https to http on
-// the same host and port is a downgrade and loses Authorization, a same-origin one keeps it. The
-// policy also applies to a caller's own *http.Client, whose CheckRedirect still runs and which is
-// not modified.
-func TestRedirectKeepsCredentialsToOrigin(t *testing.T) {
-	var seen []string
-	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		seen = append(seen, r.URL.String()+" "+r.Header.Get("Authorization"))
-		header := http.Header{}
-		switch r.URL.Path {
-		case "/api/v1/chat/models":
-			header.Set("Location", "http://gateway.test:8443/plain")
-		case "/plain":
-			header.Set("Location", "https://gateway.test:8443/home")
-		default:
-			return &http.Response{StatusCode: 200, Header: header, Body: io.NopCloser(strings.NewReader(`[]`)), Request: r}, nil
+// assertNoSecret fails if s carries either credential, or a recognisable piece of one.
+func assertNoSecret(t *testing.T, what, s string) {
+	t.Helper()
+	for _, secret := range []string{secretKey, secretJWT, "SECRETKEY0123456789", "eyJzdWIiOiJTRUNSRVRKV1QifQ"} {
+		if strings.Contains(s, secret) {
+			t.Errorf("%s leaks a credential: %s", what, s)
 		}
-		return &http.Response{StatusCode: http.StatusTemporaryRedirect, Header: header, Body: http.NoBody, Request: r}, nil
-	})
-	callerPolicyRan := 0
-	callers := map[string]*http.Client{
-		"default": {Transport: rt},
-		"caller's CheckRedirect": {Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {
-			callerPolicyRan++
-			return nil
-		}},
-	}
-	for name, hc := range callers {
-		t.Run(name, func(t *testing.T) {
-			seen = nil
-			original := *hc
-			client, err := NewClient(WithAPIKey(secretKey), WithBaseURL("https://gateway.test:8443"), WithHTTPClient(hc))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := client.Models.List(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			want := []string{
-				"https://gateway.test:8443/api/v1/chat/models Bearer " + secretKey,
-				"http://gateway.test:8443/plain ",
-				"https://gateway.test:8443/home Bearer " + secretKey,
-			}
-			if strings.Join(seen, "\n") != strings.Join(want, "\n") {
-				t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
-			}
-			if fmt.Sprintf("%p %p", hc.CheckRedirect, hc.Transport) != fmt.Sprintf("%p %p", original.CheckRedirect, original.Transport) {
-				t.Error("NewClient modified the caller's *http.Client")
-			}
-		})
-	}
-	if callerPolicyRan != 2 {
-		t.Errorf("the caller's CheckRedirect ran %d times, want 2", callerPolicyRan)
 	}
 }
 
-// TestCallerRedirectPolicyStillRefuses checks that a caller's CheckRedirect error still ends the
-// call, without a retry, and that http.ErrUseLastResponse still hands back the redirect itself.
-func TestCallerRedirectPolicyStillRefuses(t *testing.T) {
-	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/elsewhere", http.StatusFound)
+// leakyServer fails in every way that produces an error or a log record: 401 (echoing the
+// credential back, as some servers do), a 503 that is retried, and a stream with an error event.
+func leakyServer(t *testing.T) *countedServer {
+	return newCountedServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		switch r.Header.Get("X-Scenario") {
+		case "401":
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"detail":"Invalid API key"}`)
+		case "401-echo":
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s","type":"invalid_request_error","param":%q,"code":"invalid_api_key"}}`,
+				strings.TrimPrefix(auth, "Bearer "), auth)
+		case "503":
+			failWith(http.StatusServiceUnavailable)(w)
+		case "stream":
+			streamHeaders(w)
+			_, _ = io.WriteString(w, sseEvents(contentChunk("hi", ""), `{"error":{"message":"provider failed","type":"provider_error","status":502}}`))
+		}
 	})
-	refuse := errors.New("no redirects here")
-	for _, policyErr := range []error{refuse, http.ErrUseLastResponse} {
-		srv.hits.Store(0)
-		hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return policyErr }}
-		client, _ := newTestClient(t, srv.URL, WithHTTPClient(hc))
-		_, err := client.Models.List(t.Context())
-		var apiErr *APIError
-		switch {
-		case policyErr == refuse && !errors.Is(err, refuse):
-			t.Errorf("err = %v, want the caller's refusal", err)
-		case policyErr == http.ErrUseLastResponse && (!errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusFound):
-			t.Errorf("err = %v, want the 302 itself as an *APIError", err)
-		}
-		if got := srv.hits.Load(); got != 1 {
-			t.Errorf("%v: server saw %d requests, want 1", policyErr, got)
-		}
+}
+
+// TestCredentialsNeverLeak gathers every error, log record (at debug level, text and JSON) and
+// formatting of the client the SDK can produce in the failure paths, and looks for the API key and
+// the JWT in them.
+func TestCredentialsNeverLeak(t *testing.T) {
+	handlers := map[string]func(io.Writer) slog.Handler{
+		"text": func(w io.Writer) slog.Handler {
+			return slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})
+		},
+		"json": func(w io.Writer) slog.Handler {
+			return slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})
+		},
 	}
+	for name, newHandler := range handlers {
+		t.Run(name, func(t *testing.T) {
+			var logs bytes.Buffer
+			logger := slog.New(newHandler(&logs))
+			srv := leakyServer(t)
+			client, _ := newTestClient(t, srv.URL, WithAPIKey(secretKey), WithAccessToken(secretJWT), WithLogger(logger),
+				WithMaxRetries(1), WithStreamTimeouts(200*time.Millisecond, 200*time.Millisecond))
+			var outputs []string
+			record := func(what string, err error) {
+				if err == nil {
+					t.Errorf("%s: expected an error", what)
+					return
+				}
+				outputs = append(outputs, fmt.Sprintf("%s: %v | %+v | %#v", what, err, err, err))
+			}
+			chat := func(scenario string) error {
+				_, err := client.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}}, WithHeader("X-Scenario", scenario))
+				return err
+			}
+			for _, scenario := range []string{"401", "401-echo", "503"} {
+				record(scenario, chat(scenario))
+			}
+			if err := chat("401-echo"); err == nil || !strings.Contains(err.Error(), "Incorrect API key provided: [redacted]") {
+				t.Errorf("echoed key: got %v, want the message with the key redacted", err)
+			}
+			_, err := client.Chat.Stream(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}}, WithHeader("X-Scenario", "401"))
+			record("stream 401", err)
+			_, err = streamText(context.Background(), client, "x", WithHeader("X-Scenario", "stream"))
+			record("stream error event", err)
+			_, err = client.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}, Temperature: Ptr(9.0)})
+			record("validation", err)
+			refused, _ := newTestClient(t, "http://"+closedAddr(t), WithAPIKey(secretKey), WithAccessToken(secretJWT), WithLogger(logger))
+			_, err = refused.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}})
+			record("connection refused", err)
+			logger.Debug("a user logging the client", "client", client, "chat", client.Chat)
+			outputs = append(outputs, fmt.Sprintf("%v %+v %#v %v %+v", client, client, client, *client, *client.Chat))
+			for _, out := range outputs {
+				assertNoSecret(t, "output", out)
+			}
+			assertNoSecret(t, "logs", logs.String())
+			for _, want := range []string{"infergate: retrying", "infergate: request failed", "skipped an error event"} {
+				if !strings.Contains(logs.String(), want) {
+					t.Errorf("logs lack %q, so the test did not exercise that path:\n%s", want, logs.String())
+				}
+			}
+		})
+	}
+}
+
+// TestCredentialsNotInPanics checks that a panic raised while a call is in flight (here by the
+// user's own transport) reaches the caller unchanged and that its stack trace, which a crash
+// prints, does not show the credentials: the SDK never passes them as string arguments.
+func TestCredentialsNotInPanics(t *testing.T) {
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) { panic("transport exploded") })
+	client, err := NewClient(WithAPIKey(secretKey), WithAccessToken(secretJWT), WithBaseURL("https://gateway.test"),
+		WithHTTPClient(&http.Client{Transport: rt}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recovered any
+	var stack []byte
+	func() {
+		defer func() { recovered, stack = recover(), debug.Stack() }()
+		_, _ = client.Chat.Create(context.Background(), ChatRequest{Messages: []Message{UserMessage("x")}})
+	}()
+	if recovered != "transport exploded" {
+		t.Fatalf("recovered %v, want the transport's panic", recovered)
+	}
+	assertNoSecret(t, "panic stack", string(stack))
 }

@@ -7,12 +7,204 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 )
+
+const (
+	secretKey = "sk-live-SECRETKEY0123456789abcdef"
+	secretJWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJTRUNSRVRKV1QifQ.c2lnbmF0dXJlU0VDUkVU"
+)
+
+func closedAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// authRecorder is a server that remembers the Authorization header of each path it served.
+type authRecorder struct {
+	*httptest.Server
+	mu   sync.Mutex
+	seen map[string][]string
+}
+
+func newAuthRecorder(t *testing.T, handler http.HandlerFunc) *authRecorder {
+	a := &authRecorder{seen: map[string][]string{}}
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.seen[r.URL.Path] = append(a.seen[r.URL.Path], r.Header.Get("Authorization"))
+		a.mu.Unlock()
+		handler(w, r)
+	}))
+	t.Cleanup(a.Close)
+	return a
+}
+
+func (a *authRecorder) auth(path string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.seen[path]
+}
+
+// everyRoute calls each service method once; errors from the canned answers do not matter here,
+// only which credential each request carried.
+var everyRoute = map[string]func(context.Context, *Client){
+	"Chat.Create": func(ctx context.Context, c *Client) {
+		_, _ = c.Chat.Create(ctx, ChatRequest{Messages: []Message{UserMessage("x")}})
+	},
+	"Chat.Stream": func(ctx context.Context, c *Client) { _, _ = streamText(ctx, c, "x") },
+	"Audio.Transcribe": func(ctx context.Context, c *Client) {
+		_, _ = c.Audio.Transcribe(ctx, TranscriptionRequest{File: strings.NewReader("RIFF"), FileName: "a.wav"})
+	},
+	"Models.List": func(ctx context.Context, c *Client) { _, _ = c.Models.List(ctx) },
+	"Bids.Rated":  func(ctx context.Context, c *Client) { _, _ = c.Bids.Rated(ctx, "0x"+strings.Repeat("ab", 32)) },
+	"Sessions.CreateFromBid": func(ctx context.Context, c *Client) {
+		_, _ = c.Sessions.CreateFromBid(ctx, "0x"+strings.Repeat("cd", 32), SessionOptions{})
+	},
+	"Models.Get": func(ctx context.Context, c *Client) { _, _ = c.Models.Get(ctx, "llama-3.3-70b") },
+	"Sessions.CreateForModel": func(ctx context.Context, c *Client) {
+		_, _ = c.Sessions.CreateForModel(ctx, "llama-3.3-70b", SessionOptions{})
+	},
+	"Sessions.Ping":  func(ctx context.Context, c *Client) { _, _ = c.Sessions.Ping(ctx) },
+	"Sessions.Close": func(ctx context.Context, c *Client) { _, _ = c.Sessions.Close(ctx) },
+	"History.Create": func(ctx context.Context, c *Client) { _, _ = c.History.Create(ctx, "t") },
+	"History.Get":    func(ctx context.Context, c *Client) { _, _ = c.History.Get(ctx, "c1") },
+	"History.Rename": func(ctx context.Context, c *Client) { _, _ = c.History.Rename(ctx, "c1", "t") },
+	"History.List": func(ctx context.Context, c *Client) {
+		for range c.History.List(ctx) {
+		}
+	},
+	"History.Archive": func(ctx context.Context, c *Client) { _ = c.History.Archive(ctx, "c1") },
+	"History.Delete":  func(ctx context.Context, c *Client) { _ = c.History.Delete(ctx, "c1") },
+	"History.AddMessage": func(ctx context.Context, c *Client) {
+		_, _ = c.History.AddMessage(ctx, "c1", AddMessageRequest{Role: RoleUser, Content: "x"})
+	},
+	"History.Messages": func(ctx context.Context, c *Client) {
+		for range c.History.Messages(ctx, "c1") {
+		}
+	},
+}
+
+// TestAccessTokenOnlyForHistory calls every service method with both credentials set and checks
+// each request: chat-history routes carry the JWT, every other route the API key and never the
+// JWT. Without a JWT, chat-history routes fall back to the API key.
+func TestAccessTokenOnlyForHistory(t *testing.T) {
+	var mu sync.Mutex
+	type seen struct{ path, auth string }
+	var requests []seen
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests = append(requests, seen{r.URL.Path, r.Header.Get("Authorization")})
+		mu.Unlock()
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	defer srv.Close()
+	for _, jwt := range []string{secretJWT, ""} {
+		client, _ := newTestClient(t, srv.URL, WithAPIKey(secretKey), WithAccessToken(jwt), WithMaxRetries(0), WithCatalogTTL(0))
+		for name, call := range everyRoute {
+			mu.Lock()
+			requests = nil
+			mu.Unlock()
+			call(context.Background(), client)
+			mu.Lock()
+			got := requests
+			mu.Unlock()
+			if len(got) == 0 {
+				t.Errorf("%s (JWT set: %v) sent no request", name, jwt != "")
+			}
+			for _, req := range got {
+				want := "Bearer " + secretKey
+				if jwt != "" && strings.HasPrefix(req.path, "/api/v1/chat-history/") {
+					want = "Bearer " + jwt
+				}
+				if req.auth != want {
+					t.Errorf("%s (JWT set: %v): %s carried %q, want %q", name, jwt != "", req.path, req.auth, want)
+				}
+			}
+		}
+	}
+}
+
+// renameChat is a chat-history call, which takes the JWT when one is set.
+func renameChat(c *Client) error {
+	_, err := c.History.Rename(context.Background(), "c1", "title")
+	return err
+}
+
+// failingReaderAt is an upload whose reads fail, as a file on a dying disk does.
+type failingReaderAt struct{ reads atomic.Int64 }
+
+func (f *failingReaderAt) Read([]byte) (int, error) { return 0, errors.New("unused") }
+
+func (f *failingReaderAt) ReadAt([]byte, int64) (int, error) {
+	f.reads.Add(1)
+	return 0, errors.New("input/output error")
+}
+
+func (f *failingReaderAt) Size() int64 { return 1 << 20 }
+
+// TestUnknownAuthorityNotRetried calls a TLS server whose certificate the client does not trust:
+// one connection, no retries.
+func TestUnknownAuthorityNotRetried(t *testing.T) {
+	checkGoroutines(t)
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `[]`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Config.ErrorLog = nil
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	client, _ := newTestClient(t, srv.URL, WithRetryBackoff(10*time.Millisecond, 10*time.Millisecond))
+	_, err := client.Models.List(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("err = %v, want a certificate error", err)
+	}
+	if got := conns.Load(); got != 1 {
+		t.Errorf("server saw %d connections, want 1 (no retry)", got)
+	}
+}
+
+func (d Decimal) scaleForTest() int { return int(d.scale) }
+
+// TestEmptyErrorKeyIsSuccess answers 200 with an "error" key that reports nothing: the call succeeds.
+func TestEmptyErrorKeyIsSuccess(t *testing.T) {
+	for _, value := range []string{`""`, `false`, `null`, `{}`, `[]`} {
+		srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+			body := strings.TrimSuffix(completionJSON("fine"), "}") + `,"error":` + value + `}`
+			_, _ = io.WriteString(w, body)
+		})
+		client, _ := newTestClient(t, srv.URL)
+		resp, err := client.Chat.Create(t.Context(), ChatRequest{Messages: []Message{UserMessage("x")}})
+		if err != nil || resp.Text() != "fine" {
+			t.Errorf(`"error": %s: got %v, %v; want the answer`, value, resp, err)
+		}
+	}
+	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{"error":"quota exhausted"}`)
+	})
+	client, _ := newTestClient(t, srv.URL)
+	var apiErr *APIError
+	if _, err := client.Chat.Create(t.Context(), ChatRequest{Messages: []Message{UserMessage("x")}}); !errors.As(err, &apiErr) || apiErr.Message != "quota exhausted" {
+		t.Errorf("a real error in a 200: got %v", err)
+	}
+}
 
 // hijack takes the raw connection so that a test can write a broken response by hand.
 func hijack(t *testing.T, w http.ResponseWriter) (net.Conn, *bufio.ReadWriter) {
