@@ -12,6 +12,7 @@ import (
 
 // TestTranscriptionNilFile gives typed nil readers as File: a *ValidationError, not a panic.
 func TestTranscriptionNilFile(t *testing.T) {
+	t.Parallel()
 	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `{"text":"x"}`) })
 	client, _ := newTestClient(t, srv.URL)
 	for _, file := range []io.Reader{(*os.File)(nil), (*bytes.Reader)(nil), (*strings.Reader)(nil), (*io.SectionReader)(nil)} {
@@ -33,7 +34,7 @@ func TestTranscriptionNilFile(t *testing.T) {
 // TestUploadReadFailureNotRetried has the file fail while it is sent: the call fails at once, with
 // the file's error, where it used to be read again on each of three attempts.
 func TestUploadReadFailureNotRetried(t *testing.T) {
-	checkGoroutines(t)
+	t.Parallel()
 	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		_, _ = io.WriteString(w, `{"text":"x"}`)

@@ -103,6 +103,7 @@ func audioMock(t *testing.T, status int, body string, opts ...infergate.Option) 
 }
 
 func TestTranscribeSendsForm(t *testing.T) {
+	t.Parallel()
 	audio := []byte("RIFF....WAVEfmt fake audio bytes")
 	tests := []struct {
 		name       string
@@ -186,6 +187,7 @@ func TestTranscribeSendsForm(t *testing.T) {
 }
 
 func TestTranscribeValidation(t *testing.T) {
+	t.Parallel()
 	file := func() io.Reader { return strings.NewReader("x") }
 	tests := []struct {
 		name      string
@@ -221,6 +223,7 @@ func TestTranscribeValidation(t *testing.T) {
 }
 
 func TestTranscribeErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		status      int
@@ -288,6 +291,7 @@ func (h *recordingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h *recordingHandler) WithGroup(string) slog.Handler      { return h }
 
 func TestTranscribeWarnsAboutLargeFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		size     int64
@@ -338,6 +342,7 @@ func sparseAudio(t testing.TB, size int64) string {
 }
 
 func TestTranscribeFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "meeting.mp3")
 	if err := os.WriteFile(path, []byte("ID3 fake mp3"), 0o600); err != nil {

@@ -112,6 +112,7 @@ func pipeOf(t *testing.T, data []byte) *os.File {
 }
 
 func TestTranscribeUploadsExactBytes(t *testing.T) {
+	t.Parallel()
 	data := make([]byte, 3<<20+17)
 	rng := rand.NewChaCha8([32]byte{1})
 	_, _ = rng.Read(data)
@@ -165,6 +166,7 @@ func TestTranscribeUploadsExactBytes(t *testing.T) {
 }
 
 func TestTranscribeRetrySendsWholeFileAgain(t *testing.T) {
+	t.Parallel()
 	data := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
 	srv := newUploadServer(t, http.StatusServiceUnavailable, http.StatusOK)
 	got, err := srv.client(t, 2).Audio.Transcribe(context.Background(),
@@ -185,6 +187,7 @@ func TestTranscribeRetrySendsWholeFileAgain(t *testing.T) {
 }
 
 func TestTranscribeReadOnceReaderIsNotRetried(t *testing.T) {
+	t.Parallel()
 	data := bytes.Repeat([]byte("audio"), 50_000)
 	srv := newUploadServer(t, http.StatusServiceUnavailable)
 	_, err := srv.client(t, 3).Audio.Transcribe(context.Background(),

@@ -27,6 +27,7 @@ const deployedBids = `{"bids":[
 	 "PricePerSecond":200000000000000,"Nonce":"0","CreatedAt":1737000000,"DeletedAt":"0"},"Score":0.41}]}`
 
 func TestBidsRated(t *testing.T) {
+	t.Parallel()
 	ratedbids := "/models/ratedbids?model_id=" + llamaHex
 	tests := []struct {
 		name      string
@@ -84,6 +85,7 @@ func TestBidsRated(t *testing.T) {
 }
 
 func TestBidsRatedRefusesBeforeAsking(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, model, catalogue string
 		wantValidation         bool
@@ -113,6 +115,7 @@ func TestBidsRatedRefusesBeforeAsking(t *testing.T) {
 }
 
 func TestBidsErrorEnvelopes(t *testing.T) {
+	t.Parallel()
 	checkEnvelopes(t, map[string]func(context.Context, *Client) error{
 		"Rated by hex":  func(ctx context.Context, c *Client) error { _, err := c.Bids.Rated(ctx, llamaHex); return err },
 		"Rated by name": func(ctx context.Context, c *Client) error { _, err := c.Bids.Rated(ctx, "llama"); return err },
@@ -120,6 +123,7 @@ func TestBidsErrorEnvelopes(t *testing.T) {
 }
 
 func TestRatedBidRejectsBadNumbers(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{
 		`{"bid_id":"0x1","price_per_second":"cheap"}`,
 		`{"bid_id":"0x1","price_per_second":"1","min_duration":"soon"}`,
@@ -135,6 +139,7 @@ func TestRatedBidRejectsBadNumbers(t *testing.T) {
 }
 
 func TestRatedBidJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	var bids struct{ Bids []RatedBid }
 	for _, body := range []string{contractBids, deployedBids} {
 		if err := json.Unmarshal([]byte(body), &bids); err != nil {
@@ -155,6 +160,7 @@ func TestRatedBidJSONRoundTrip(t *testing.T) {
 }
 
 func TestRatedBidCost(t *testing.T) {
+	t.Parallel()
 	bid := RatedBid{PricePerSecond: mustDecimal(t, "0.000125")}
 	tests := []struct {
 		d    time.Duration
@@ -171,6 +177,7 @@ func TestRatedBidCost(t *testing.T) {
 }
 
 func TestBestBid(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		bids   []RatedBid
@@ -206,6 +213,7 @@ func BenchmarkDecodeDeployedBids(b *testing.B) {
 // TestBidDurationsClamped reads durations too long for a Duration, or negative: never a negative or
 // wrapped Duration.
 func TestBidDurationsClamped(t *testing.T) {
+	t.Parallel()
 	var bid RatedBid
 	body := `{"bid_id":"b","price_per_second":"1","min_duration":-5,"max_duration":9223372036854775807}`
 	if err := json.Unmarshal([]byte(body), &bid); err != nil {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestBillingBalanceIsExact(t *testing.T) {
+	t.Parallel()
 	body := `{"paid":{"posted_balance":"25.10","pending_holds":"-0.000000000000000001","available":"25.099999999999999999"},
 		"staking":{"daily_amount":"10","refresh_date":"2025-10-15","available":"7.5"},
 		"total_available":"32.599999999999999999","is_staker":true,"allow_overage":false,"currency":"USD"}`
@@ -40,6 +41,7 @@ func TestBillingBalanceIsExact(t *testing.T) {
 }
 
 func TestBillingBalanceRefreshDateForms(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]time.Time{
 		`null`:                        {},
 		`"2025-10-15T06:00:00"`:       time.Date(2025, 10, 15, 6, 0, 0, 0, time.UTC),
@@ -121,6 +123,7 @@ func collectUsage(t *testing.T, u *usageServer, limit int) ([]string, error) {
 }
 
 func TestBillingUsagePagination(t *testing.T) {
+	t.Parallel()
 	all := ids(250, "r")
 	tests := []struct {
 		name      string
@@ -163,6 +166,7 @@ func TestBillingUsagePagination(t *testing.T) {
 }
 
 func TestBillingUsageRecordDecodes(t *testing.T) {
+	t.Parallel()
 	var rec UsageRecord
 	err := json.Unmarshal([]byte(`{"id":"3f1c","created_at":"2025-10-15T12:34:56.789012","model_name":"llama-3.3-70b",
 		"model_id":"0xab","endpoint":"/v1/chat/completions","tokens_input":10,"tokens_output":null,"tokens_total":10,
@@ -179,6 +183,7 @@ func TestBillingUsageRecordDecodes(t *testing.T) {
 }
 
 func TestBillingUsageErrorEndsTheSequence(t *testing.T) {
+	t.Parallel()
 	mock := httpmock.NewMockTransport()
 	calls := 0
 	mock.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {

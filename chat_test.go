@@ -30,6 +30,7 @@ func capture(body string, bodies *[]map[string]any, headers *[]http.Header) http
 }
 
 func TestCreateRequestShape(t *testing.T) {
+	t.Parallel()
 	weather := infergate.FunctionTool("weather", "Current weather", map[string]any{
 		"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}},
 	})
@@ -132,6 +133,7 @@ func TestCreateRequestShape(t *testing.T) {
 }
 
 func TestCreateDecodesDeployedResponse(t *testing.T) {
+	t.Parallel()
 	body := `{"id":"chatcmpl-1","object":"chat.completion","created":1747074286,"model":"llama-3.3-70b",
 	"choices":[{"index":0,"message":{"role":"assistant","content":null,"reasoning_content":"hmm","tool_calls":[{"id":"call_1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}}]},"logprobs":null,"finish_reason":"tool_calls","content_filter_results":{"hate":{"filtered":false}}}],
 	"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15},
@@ -174,6 +176,7 @@ func TestCreateDecodesDeployedResponse(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
+	t.Parallel()
 	one := []infergate.Message{infergate.UserMessage("hi")}
 	tests := []struct {
 		name  string
@@ -226,6 +229,7 @@ type captured struct {
 }
 
 func TestAccessorsNeverPanic(t *testing.T) {
+	t.Parallel()
 	var empty infergate.ChatCompletion
 	if empty.Text() != "" || empty.ToolCalls() != nil || empty.Reasoning() != "" || empty.FinishReason() != "" {
 		t.Error("accessors of a completion without choices")

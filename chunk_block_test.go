@@ -6,6 +6,7 @@ import (
 )
 
 func TestBlockCutsIndependentGrowingLists(t *testing.T) {
+	t.Parallel()
 	var b block[int]
 	var sizes []int
 	var lists [][]int

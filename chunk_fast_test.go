@@ -63,6 +63,7 @@ var slowShapes = []string{
 // TestChunkFastPath checks which shapes take the fast path, and that each decodes as encoding/json
 // decodes it.
 func TestChunkFastPath(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		shapes   []string
 		declined bool
@@ -83,6 +84,7 @@ func TestChunkFastPath(t *testing.T) {
 // TestChunkFastPathTakesGeneratedStreams checks that the fast path is the path of ordinary streams:
 // every generated chunk without content parts or arguments sent as objects takes it.
 func TestChunkFastPathTakesGeneratedStreams(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(200) {
 		var d infergate.ChunkDecoders
 		for _, data := range eventData(genStreamBody(randDice{rand.New(rand.NewPCG(seed, 7))}).body) {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestBaseURL(t *testing.T) {
+	t.Parallel()
 	for _, base := range []string{"https://gw.test", "https://gw.test/", "https://gw.test/api/v1", "https://gw.test/api/v1/"} {
 		t.Run(base, func(t *testing.T) {
 			c, mock := mockClient(t, infergate.WithBaseURL(base))

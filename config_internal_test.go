@@ -18,6 +18,7 @@ import (
 // TestOptionsValidated refuses, in NewClient, option values that used to panic or fail on every
 // attempt, without repeating a credential.
 func TestOptionsValidated(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		field string
 		opt   Option
@@ -49,6 +50,7 @@ func TestOptionsValidated(t *testing.T) {
 // TestBadCallHeaderNeverSent refuses a per-call header with CR or LF before any request, where it
 // used to be retried three times.
 func TestBadCallHeaderNeverSent(t *testing.T) {
+	t.Parallel()
 	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `[]`) })
 	client, _ := newTestClient(t, srv.URL)
 	for _, opt := range []Option{WithHeader("X-Trace", "a\r\nb"), WithHeader("X-Trace", "a\x00"), WithTimeout(-time.Second)} {
@@ -72,6 +74,7 @@ func TestBadCallHeaderNeverSent(t *testing.T) {
 // policy also applies to a caller's own *http.Client, whose CheckRedirect still runs and which is
 // not modified.
 func TestRedirectKeepsCredentialsToOrigin(t *testing.T) {
+	t.Parallel()
 	var seen []string
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		seen = append(seen, r.URL.String()+" "+r.Header.Get("Authorization"))
@@ -126,6 +129,7 @@ func TestRedirectKeepsCredentialsToOrigin(t *testing.T) {
 // TestCallerRedirectPolicyStillRefuses checks that a caller's CheckRedirect error still ends the
 // call, without a retry, and that http.ErrUseLastResponse still hands back the redirect itself.
 func TestCallerRedirectPolicyStillRefuses(t *testing.T) {
+	t.Parallel()
 	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/elsewhere", http.StatusFound)
 	})
@@ -153,6 +157,7 @@ func TestCallerRedirectPolicyStillRefuses(t *testing.T) {
 // follow the redirect without the Authorization header. A redirect within the same origin keeps it,
 // which shows the server would have seen it.
 func TestAPIKeyNotForwardedToAnotherHost(t *testing.T) {
+	t.Parallel()
 	target := newAuthRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
 			http.Redirect(w, r, "/moved/same-origin", http.StatusTemporaryRedirect)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestPerCallOptionsOverrideTheClientsForThatCallOnly(t *testing.T) {
+	t.Parallel()
 	client, mock := mockClient(t)
 	seen := captureCalls(mock, http.MethodPost, chatURL, 200, okCompletion, nil)
 	other := captureCalls(mock, http.MethodPost, "https://tenant-b.test/api/v1/chat/completions", 200, okCompletion, nil)

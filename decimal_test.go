@@ -22,6 +22,7 @@ func mustDecimal(t testing.TB, s string) Decimal {
 }
 
 func TestParseDecimal(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"0", "0"}, {"-0", "0"}, {"0.000", "0"}, {"000123", "123"}, {"12.50", "12.5"},
 		{"0.000125", "0.000125"}, {"-3", "-3"}, {"+7.0", "7"}, {".5", "0.5"}, {"5.", "5"},
@@ -42,6 +43,7 @@ func TestParseDecimal(t *testing.T) {
 }
 
 func TestParseDecimalRejects(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"", " ", "-", ".", "+-1", "1-", "1.2.3", "0x10", "1e", "e5", "1e1001", "1e-1001",
 		"NaN", "Inf", "1,5", " 1", "1_000", "1e2.5", "--1"} {
 		if d, err := ParseDecimal(in); err == nil {
@@ -51,6 +53,7 @@ func TestParseDecimalRejects(t *testing.T) {
 }
 
 func TestDecimalArithmetic(t *testing.T) {
+	t.Parallel()
 	d := func(s string) Decimal { return mustDecimal(t, s) }
 	tests := []struct {
 		name string
@@ -76,6 +79,7 @@ func TestDecimalArithmetic(t *testing.T) {
 }
 
 func TestDecimalIsImmutable(t *testing.T) {
+	t.Parallel()
 	price := mustDecimal(t, "0.5")
 	_ = price.Add(price)
 	_ = price.MulInt(7)
@@ -87,6 +91,7 @@ func TestDecimalIsImmutable(t *testing.T) {
 }
 
 func TestDecimalCompare(t *testing.T) {
+	t.Parallel()
 	d := func(s string) Decimal { return mustDecimal(t, s) }
 	tests := []struct {
 		a, b Decimal
@@ -115,6 +120,7 @@ func TestDecimalCompare(t *testing.T) {
 }
 
 func TestFromWei(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ wei, want string }{
 		{"125000000000000", "0.000125"}, {"1000000000000000000", "1"}, {"1", "0.000000000000000001"},
 		{"0", "0"}, {"123456789012345678901234567890", "123456789012.34567890123456789"},
@@ -135,6 +141,7 @@ func TestFromWei(t *testing.T) {
 }
 
 func TestDecimalJSON(t *testing.T) {
+	t.Parallel()
 	type priced struct {
 		Price Decimal  `json:"price"`
 		Ptr   *Decimal `json:"ptr,omitempty"`
@@ -217,6 +224,7 @@ func BenchmarkBidCost(b *testing.B) {
 }
 
 func TestDecimalDivRoundFloat(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		a, b   string
 		places int
@@ -253,6 +261,7 @@ func TestDecimalDivRoundFloat(t *testing.T) {
 }
 
 func TestBidLasts(t *testing.T) {
+	t.Parallel()
 	bid := RatedBid{PricePerSecond: mustDecimal(t, "0.000125")}
 	for budget, want := range map[string]time.Duration{
 		"1":        8000 * time.Second,
@@ -274,6 +283,7 @@ func TestBidLasts(t *testing.T) {
 // scale or take seconds to parse, and keeps arithmetic on the smallest number bounded: squaring
 // 1e-1000 22 times used to wrap the scale, after which String panicked and Cmp ran for minutes.
 func TestDecimalBounds(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		strings.Repeat("9", MaxDecimalDigits+1), "0." + strings.Repeat("1", MaxDecimalDigits+1),
 		strings.Repeat("7", 1<<22), "1" + strings.Repeat("0", 4<<20), "0.5e-1000", "1e-1001", "1e99999",

@@ -24,6 +24,7 @@ func base64Vector(v ...float32) string {
 }
 
 func TestEmbeddingsDecodeWhicheverEncodingArrives(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body string
 		want       [][]float32
@@ -71,6 +72,7 @@ func TestEmbeddingsDecodeWhicheverEncodingArrives(t *testing.T) {
 }
 
 func TestEmbeddingsKeepUsageAndModel(t *testing.T) {
+	t.Parallel()
 	mock, _ := recordAll(t, 200, `{"object":"list","model":"bge-m3","data":[{"object":"embedding","index":0,"embedding":[1]}],"usage":{"prompt_tokens":3,"total_tokens":3}}`, "")
 	resp, err := mockClient(t, mock).Embeddings.Create(t.Context(), EmbeddingRequest{Input: []string{"a b c"}})
 	if err != nil {
@@ -84,6 +86,7 @@ func TestEmbeddingsKeepUsageAndModel(t *testing.T) {
 }
 
 func TestEmbeddingsInsufficientBalanceAndRateLimit(t *testing.T) {
+	t.Parallel()
 	for status, sentinel := range map[int]error{402: ErrInsufficientBalance, 429: ErrRateLimited} {
 		body := `{"error":{"message":"no","type":"billing","code":"insufficient_balance","available":"0.01","estimated_cost":"0.02"}}`
 		if status == 429 {
@@ -99,6 +102,7 @@ func TestEmbeddingsInsufficientBalanceAndRateLimit(t *testing.T) {
 
 // TestBase64VectorRoundTrip: any vector, encoded the way OpenAI does, decodes to the same bits.
 func TestBase64VectorRoundTrip(t *testing.T) {
+	t.Parallel()
 	roundTrip := func(bits []uint32) bool {
 		v := make([]float32, len(bits))
 		for i, b := range bits {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestErrorEnvelopes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		status   int
@@ -107,6 +108,7 @@ func TestErrorEnvelopes(t *testing.T) {
 }
 
 func TestAPIErrorMessage(t *testing.T) {
+	t.Parallel()
 	err := &infergate.APIError{StatusCode: 400, Code: "model_not_found", Message: "no such model", RequestID: "0a1b2c3d"}
 	want := "infergate: 400 Bad Request: model_not_found: no such model (request 0a1b2c3d)"
 	if err.Error() != want {
@@ -115,6 +117,7 @@ func TestAPIErrorMessage(t *testing.T) {
 }
 
 func TestErrorMessagesNameThePackageOnce(t *testing.T) {
+	t.Parallel()
 	stream := openStream(t, content("a"))
 	for stream.Next() {
 	}

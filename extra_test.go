@@ -10,6 +10,7 @@ import (
 )
 
 func TestExtraFieldsAreMerged(t *testing.T) {
+	t.Parallel()
 	client, mock := mockClient(t)
 	seen := captureCalls(mock, http.MethodPost, chatURL, 200, okCompletion, nil)
 	req := hello()
@@ -46,6 +47,7 @@ func TestExtraFieldsAreMerged(t *testing.T) {
 }
 
 func TestExtraOnEmbeddingsAndSpeech(t *testing.T) {
+	t.Parallel()
 	client, mock := mockClient(t)
 	emb := captureCalls(mock, http.MethodPost, "https://gw.test/api/v1/embeddings", 200,
 		`{"object":"list","data":[{"object":"embedding","index":0,"embedding":[1,2]}],"usage":{"prompt_tokens":1,"total_tokens":1}}`, nil)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestHealthCheck(t *testing.T) {
+	t.Parallel()
 	body := `{"status":"ok","timestamp":"2025-10-15T12:34:56.789012","version":"1.4.2","database":"healthy",
 		"redis_cache":{"status":"healthy"},"model_service":{"status":"healthy","model_count":42,"cache_info":{},
 		"default_fallback_model":"llama-3.3-70b","default_fallback_tts_model":"kokoro","default_fallback_stt_model":"whisper",
@@ -24,6 +25,7 @@ func TestHealthCheck(t *testing.T) {
 }
 
 func TestHealthHealthy(t *testing.T) {
+	t.Parallel()
 	ok := Health{Status: "ok", Database: "healthy", ModelService: ModelServiceHealth{Status: "healthy", ModelCount: 1}}
 	for name, h := range map[string]Health{
 		"database down": {Status: "ok", Database: "unhealthy: timeout", ModelService: ok.ModelService},

@@ -1,12 +1,13 @@
 package infergate
 
 import (
+	"context"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,23 +114,6 @@ func newTestClient(t *testing.T, baseURL string, opts ...Option) (*Client, *http
 	return testClient(t, baseURL, all...), tr
 }
 
-// checkGoroutines fails the test if goroutines started during it are still running once it has
-// cleaned up. Call it first so that its check runs after every other cleanup (servers, transports).
-func checkGoroutines(t *testing.T) {
-	t.Helper()
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		var now int
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if now = runtime.NumGoroutine(); now <= before {
-				return
-			}
-		}
-		buf := make([]byte, 1<<20)
-		t.Errorf("goroutine leak: %d before, %d after\n%s", before, now, buf[:runtime.Stack(buf, true)])
-	})
-}
-
 // within fails the test if call does not return in time: a hang is a failure, not a stuck test.
 func within[T any](t *testing.T, limit time.Duration, call func() T) T {
 	t.Helper()
@@ -177,4 +161,79 @@ func mockClient(t testing.TB, mock *httpmock.MockTransport, opts ...Option) *Cli
 	t.Helper()
 	all := append([]Option{WithHTTPClient(&http.Client{Transport: mock}), WithAPIKey(catalogAPIKey)}, opts...)
 	return testClient(t, catalogAPIRoot, all...)
+}
+
+// inProcess serves requests with a handler in this process, without a network, so that tests of
+// time limits run inside a testing/synctest bubble, where time is fake and waits take no time. The
+// handler's request context ends when the client gives up on the request or closes the body.
+type inProcess struct{ handler http.Handler }
+
+// Client returns an HTTP client on the handler, for WithHTTPClient.
+func (p inProcess) Client() *http.Client { return &http.Client{Transport: p} }
+
+// InProcessClient is an HTTP client served by handler in this process, for the external tests.
+func InProcessClient(handler http.Handler) *http.Client { return inProcess{handler}.Client() }
+
+func (p inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithCancel(req.Context())
+	served := req.Clone(ctx)
+	if served.Body == nil {
+		served.Body = http.NoBody
+	}
+	pr, pw := io.Pipe()
+	w := &pipeResponse{header: http.Header{}, body: pw, started: make(chan struct{})}
+	go func() {
+		defer cancel()
+		p.handler.ServeHTTP(w, served)
+		w.WriteHeader(http.StatusOK)
+		pw.CloseWithError(req.Context().Err()) // nil, the end of the body, unless the client gave up
+	}()
+	select {
+	case <-w.started:
+	case <-req.Context().Done():
+		cancel()
+		pr.CloseWithError(req.Context().Err())
+		return nil, req.Context().Err()
+	}
+	// As over a network, the answer breaks off when the request's context ends.
+	stop := context.AfterFunc(req.Context(), func() { pr.CloseWithError(req.Context().Err()) })
+	body := &pipeBody{PipeReader: pr, cancel: func() { stop(); cancel() }}
+	return &http.Response{StatusCode: w.status, Status: http.StatusText(w.status), Header: w.sent,
+		Body: body, Request: req, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, ContentLength: -1}, nil
+}
+
+// pipeResponse is the handler's side: headers are sent with the first write, flush or status.
+type pipeResponse struct {
+	header  http.Header
+	sent    http.Header
+	status  int
+	body    *io.PipeWriter
+	started chan struct{}
+}
+
+func (w *pipeResponse) Header() http.Header { return w.header }
+
+func (w *pipeResponse) WriteHeader(status int) {
+	if w.sent == nil {
+		w.status, w.sent = status, w.header.Clone()
+		close(w.started)
+	}
+}
+
+func (w *pipeResponse) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.body.Write(p)
+}
+
+func (w *pipeResponse) Flush() { w.WriteHeader(http.StatusOK) }
+
+// pipeBody ends the handler's request when the client closes the body.
+type pipeBody struct {
+	*io.PipeReader
+	cancel context.CancelFunc
+}
+
+func (b *pipeBody) Close() error {
+	b.cancel()
+	return b.PipeReader.CloseWithError(errors.New("body closed"))
 }

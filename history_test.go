@@ -33,6 +33,7 @@ func historyCall(method, route, credential, body string) catalogCall {
 }
 
 func TestHistoryChatMethods(t *testing.T) {
+	t.Parallel()
 	chatRoute := "/chat-history/chats/" + chatID
 	tests := []struct {
 		name        string
@@ -115,6 +116,7 @@ func TestHistoryChatMethods(t *testing.T) {
 }
 
 func TestHistoryRemove(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		call  func(context.Context, *HistoryService, string) error
@@ -137,6 +139,7 @@ func TestHistoryRemove(t *testing.T) {
 }
 
 func TestHistoryAddMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, wantBody string
 		msg            AddMessageRequest
@@ -173,6 +176,7 @@ func chatPage(first, n int) string {
 }
 
 func TestHistoryList(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		pages     []string // answers to skip=0, 50, 100…; a failing page is an error body
@@ -232,6 +236,7 @@ func TestHistoryList(t *testing.T) {
 }
 
 func TestHistoryMessages(t *testing.T) {
+	t.Parallel()
 	m := newCatalogMock(t)
 	route := "/chat-history/chats/" + chatID + "/messages?limit=50&skip=0"
 	m.on(http.MethodGet, route, 200, `[{"id":"m1","role":"user","content":"Hi","sequence":1,"created_at":"2025-10-15T12:35:00","tokens":1}]`)
@@ -277,10 +282,12 @@ func firstIterError[T any](seq func(func(T, error) bool)) error {
 }
 
 func TestHistoryErrorEnvelopes(t *testing.T) {
+	t.Parallel()
 	checkEnvelopes(t, historyCalls)
 }
 
 func TestHistoryValidation(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", MaxChatTitle+1)
 	tests := []struct {
 		name, field string
@@ -322,6 +329,7 @@ func TestHistoryValidation(t *testing.T) {
 }
 
 func TestHistoryTitleCountsCharactersNotBytes(t *testing.T) {
+	t.Parallel()
 	m := newCatalogMock(t)
 	m.on(http.MethodPut, "/chat-history/chats/"+chatID, 200, storedChat)
 	title := strings.Repeat("é", MaxChatTitle) // 400 bytes, 200 characters
@@ -331,6 +339,7 @@ func TestHistoryTitleCountsCharactersNotBytes(t *testing.T) {
 }
 
 func TestChatJSON(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 	}{

@@ -15,6 +15,7 @@ import (
 const newKeySecret = "sk-Zq8v3kT1secretsecretsecret"
 
 func TestKeysCreateShowsTheKeyOnlyWhereAsked(t *testing.T) {
+	t.Parallel()
 	mock, _ := recordAll(t, 200, `{"key":"`+newKeySecret+`","key_prefix":"sk-Zq8v3k","name":"ci"}`, "")
 	k, err := mockClient(t, mock, WithAccessToken(catalogJWT)).Keys.Create(t.Context(), "ci")
 	if err != nil {
@@ -33,6 +34,7 @@ func TestKeysCreateShowsTheKeyOnlyWhereAsked(t *testing.T) {
 }
 
 func TestKeysCreateUnreadableAnswerKeepsTheKeyOutOfTheError(t *testing.T) {
+	t.Parallel()
 	mock, _ := recordAll(t, 200, `{"key":"`+newKeySecret+`","key_prefix":7}`, "")
 	_, err := mockClient(t, mock, WithAccessToken(catalogJWT)).Keys.Create(t.Context(), "")
 	var decodeErr *DecodeError
@@ -45,6 +47,7 @@ func TestKeysCreateUnreadableAnswerKeepsTheKeyOutOfTheError(t *testing.T) {
 }
 
 func TestKeysListAndDefault(t *testing.T) {
+	t.Parallel()
 	mock, _ := recordAll(t, 200, `[{"id":1,"key_prefix":"sk-aaaaaa","name":null,"created_at":"2025-09-22T11:09:00.123456","is_active":false,"is_default":false,"encryption_version":1},
 		{"id":2,"key_prefix":"sk-bbbbbb","name":"prod","created_at":"2025-09-23T08:55:00Z","is_active":true,"is_default":true}]`, "")
 	keys, err := mockClient(t, mock, WithAccessToken(catalogJWT)).Keys.List(t.Context())
@@ -65,6 +68,7 @@ func TestKeysListAndDefault(t *testing.T) {
 }
 
 func TestKeysRefuseTheAPIKeyAlone(t *testing.T) {
+	t.Parallel()
 	mock, calls := recordAll(t, 200, `[]`, "")
 	_, err := mockClient(t, mock).Keys.List(t.Context())
 	var verr *ValidationError

@@ -19,6 +19,7 @@ var imageHeads = map[string][]byte{
 }
 
 func TestImageBytesPart(t *testing.T) {
+	t.Parallel()
 	for mime, data := range imageHeads {
 		t.Run(mime, func(t *testing.T) {
 			part, err := infergate.ImageBytesPart(data)
@@ -42,6 +43,7 @@ func TestImageBytesPart(t *testing.T) {
 }
 
 func TestImageFilePart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
 		path := filepath.Join(dir, name)
@@ -67,6 +69,7 @@ func TestImageFilePart(t *testing.T) {
 }
 
 func TestSeveralImagesValidate(t *testing.T) {
+	t.Parallel()
 	png, _ := infergate.ImageBytesPart(imageHeads["image/png"])
 	gif, _ := infergate.ImageBytesPart(imageHeads["image/gif"])
 	req := infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessageParts(

@@ -12,6 +12,7 @@ import (
 )
 
 func TestMiddlewareWrapsEveryAttemptInOrder(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var trace []string
 	mw := func(name string) infergate.Middleware {

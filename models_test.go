@@ -140,6 +140,7 @@ var deployedModels = []Model{
 }
 
 func TestModelsList(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		routes    map[string]string // route → body; a route not listed answers 404
@@ -198,6 +199,7 @@ func TestModelsList(t *testing.T) {
 }
 
 func TestModelsListRemembersDeployedRoute(t *testing.T) {
+	t.Parallel()
 	m := newCatalogMock(t)
 	m.on(http.MethodGet, "/chat/models", 404, `{"detail":"Not Found"}`)
 	m.on(http.MethodGet, "/models", 200, deployedCatalogue)
@@ -226,6 +228,7 @@ func TestModelsListRemembersDeployedRoute(t *testing.T) {
 }
 
 func TestModelsListBothRoutesMissing(t *testing.T) {
+	t.Parallel()
 	m := newCatalogMock(t)
 	m.on(http.MethodGet, "/chat/models", 404, `{"detail":"Not Found"}`)
 	m.on(http.MethodGet, "/models", 404, `{"detail":"Not Found"}`)
@@ -242,6 +245,7 @@ func TestModelsListBothRoutesMissing(t *testing.T) {
 }
 
 func TestModelsGet(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, query string
 		want        *Model
@@ -269,6 +273,7 @@ func TestModelsGet(t *testing.T) {
 }
 
 func TestModelsValidation(t *testing.T) {
+	t.Parallel()
 	m := newCatalogMock(t)
 	_, err := m.client().Models.Get(t.Context(), "  ")
 	var verr *ValidationError
@@ -279,6 +284,7 @@ func TestModelsValidation(t *testing.T) {
 }
 
 func TestModelsErrorEnvelopes(t *testing.T) {
+	t.Parallel()
 	checkEnvelopes(t, map[string]func(context.Context, *Client) error{
 		"List": func(ctx context.Context, c *Client) error { _, err := c.Models.List(ctx); return err },
 		"Get":  func(ctx context.Context, c *Client) error { _, err := c.Models.Get(ctx, "x"); return err },
@@ -286,6 +292,7 @@ func TestModelsErrorEnvelopes(t *testing.T) {
 }
 
 func TestIsHexID(t *testing.T) {
+	t.Parallel()
 	tests := map[string]bool{
 		llamaHex: true, "0xAbC": true, "0X12": true, "0x": false, "0xg1": false, "llama-3.3-70b": false,
 		"": false, "12ab": false, "0x12 ": false,
@@ -298,6 +305,7 @@ func TestIsHexID(t *testing.T) {
 }
 
 func TestWebSearchVariant(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"glm-5.1": "glm-5.1:web", "glm-5.1:web": "glm-5.1:web", "GLM-5.1:WEB": "GLM-5.1:WEB", "": "",
 	}
@@ -330,6 +338,7 @@ func BenchmarkModelsList(b *testing.B) {
 // TestCatalogCache downloads the catalogue once for Models.Get and Bids.Rated within the TTL, always
 // for Models.List, and every time with a TTL of zero.
 func TestCatalogCache(t *testing.T) {
+	t.Parallel()
 	m := newCatalogMock(t)
 	m.on(http.MethodGet, "/chat/models", 200, deployedCatalogue)
 	m.on(http.MethodGet, "/models/ratedbids?model_id="+llamaHex, 200, `[]`)

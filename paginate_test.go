@@ -48,7 +48,7 @@ func collect[T any](seq func(func(T, error) bool)) (items []T, err error) {
 // without ids: the listing yields each item once and ends with a *PaginationError after the first
 // page that brings nothing new, where it used to loop for hundreds of requests or stop silently.
 func TestPaginationEndsOnRepeatedPages(t *testing.T) {
-	checkGoroutines(t)
+	t.Parallel()
 	for _, withIDs := range []bool{true, false} {
 		srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
 			skip, _ := strconv.Atoi(r.URL.Query().Get("skip"))
@@ -79,6 +79,7 @@ func TestPaginationEndsOnRepeatedPages(t *testing.T) {
 // TestPaginationWithoutIDs reads every page of chats that carry no id from an honest server, where
 // the listing used to stop after the first page.
 func TestPaginationWithoutIDs(t *testing.T) {
+	t.Parallel()
 	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
 		skip, _ := strconv.Atoi(r.URL.Query().Get("skip"))
 		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
@@ -99,6 +100,7 @@ func TestPaginationWithoutIDs(t *testing.T) {
 // TestPaginationSkipsShiftedDuplicates has a chat created while the loop runs, which shifts the
 // offsets by one: the chat at the page boundary comes back, and is not yielded twice.
 func TestPaginationSkipsShiftedDuplicates(t *testing.T) {
+	t.Parallel()
 	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
 		skip, _ := strconv.Atoi(r.URL.Query().Get("skip"))
 		if skip > 0 {
@@ -116,6 +118,7 @@ func TestPaginationSkipsShiftedDuplicates(t *testing.T) {
 // TestPaginationBounded feeds the loop pages of new items forever: it stops at the item bound with a
 // *PaginationError.
 func TestPaginationBounded(t *testing.T) {
+	t.Parallel()
 	fetches := 0
 	p := pager[int]{path: "/endless", pageSize: 10, maxItems: 100, key: strconv.Itoa,
 		fetch: func(skip, limit int) (page[int], error) {

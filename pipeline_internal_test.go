@@ -99,6 +99,7 @@ var everyRoute = map[string]func(context.Context, *Client){
 // each request: chat-history routes carry the JWT, every other route the API key and never the
 // JWT. Without a JWT, chat-history routes fall back to the API key.
 func TestAccessTokenOnlyForHistory(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	type seen struct{ path, auth string }
 	var requests []seen
@@ -158,7 +159,7 @@ func (f *failingReaderAt) Size() int64 { return 1 << 20 }
 // TestUnknownAuthorityNotRetried calls a TLS server whose certificate the client does not trust:
 // one connection, no retries.
 func TestUnknownAuthorityNotRetried(t *testing.T) {
-	checkGoroutines(t)
+	t.Parallel()
 	var conns atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, `[]`)
@@ -185,6 +186,7 @@ func (d Decimal) scaleForTest() int { return int(d.scale) }
 
 // TestEmptyErrorKeyIsSuccess answers 200 with an "error" key that reports nothing: the call succeeds.
 func TestEmptyErrorKeyIsSuccess(t *testing.T) {
+	t.Parallel()
 	for _, value := range []string{`""`, `false`, `null`, `{}`, `[]`} {
 		srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
 			body := strings.TrimSuffix(completionJSON("fine"), "}") + `,"error":` + value + `}`
@@ -293,6 +295,7 @@ func isReset(err error) bool {
 // do. Each call must return, with a typed error that says what happened, after retrying only
 // failures that happened before any answer arrived, and without leaking goroutines or connections.
 func TestCreateFaults(t *testing.T) {
+	t.Parallel()
 	tests := []createFault{{
 		name: "reset before headers is retried, then reported",
 		handler: func(t *testing.T, _ int64, w http.ResponseWriter, _ *http.Request) {
@@ -427,7 +430,6 @@ func TestCreateFaults(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			checkGoroutines(t)
 			srv := newCountedServer(t, func(hit int64, w http.ResponseWriter, r *http.Request) { tc.handler(t, hit, w, r) })
 			client, _ := newTestClient(t, srv.URL)
 			type result struct {
@@ -448,7 +450,7 @@ func TestCreateFaults(t *testing.T) {
 
 // TestConnectionRefused checks the error for a gateway that is not there at all.
 func TestConnectionRefused(t *testing.T) {
-	checkGoroutines(t)
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

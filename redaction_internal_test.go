@@ -36,7 +36,7 @@ func formatted(err error) string {
 // an "error" key. Each echoes the key; none may repeat it, and a body that fails to decode is a
 // *DecodeError, not an *APIError with status 200.
 func TestErrorsFromSuccessfulStatusesRedacted(t *testing.T) {
-	checkGoroutines(t)
+	t.Parallel()
 	tests := []struct {
 		name, body string
 		call       func(context.Context, *Client) error
@@ -96,6 +96,7 @@ func TestErrorsFromSuccessfulStatusesRedacted(t *testing.T) {
 // TestEscapedKeyRedactedFromMessage has the server write the key JSON-escaped: the message decoded
 // from it must not show it.
 func TestEscapedKeyRedactedFromMessage(t *testing.T) {
+	t.Parallel()
 	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		_, _ = io.WriteString(w, `{"error":{"message":"key \u0073k-live-SECRETKEY0123456789abcdef rejected","param":"\u0073k-live-SECRETKEY0123456789abcdef"}}`)
@@ -112,6 +113,7 @@ func TestEscapedKeyRedactedFromMessage(t *testing.T) {
 // TestAPIErrorHeadersRedacted has a 401 echo the key in WWW-Authenticate and another header, as
 // %#v prints them.
 func TestAPIErrorHeadersRedacted(t *testing.T) {
+	t.Parallel()
 	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", token="`+secretKey+`"`)
 		w.Header().Add("X-Debug", r.Header.Get("Authorization"))
@@ -133,7 +135,7 @@ func TestAPIErrorHeadersRedacted(t *testing.T) {
 // and user information and cannot be reached, or loops: neither the error nor any log line may show
 // the key.
 func TestRedirectURLRedacted(t *testing.T) {
-	checkGoroutines(t)
+	t.Parallel()
 	dead := closedAddr(t)
 	var loop *countedServer
 	loop = newCountedServer(t, func(_ int64, w http.ResponseWriter, r *http.Request) {
@@ -168,6 +170,7 @@ func TestRedirectURLRedacted(t *testing.T) {
 // TestBaseURLErrorsHideCredentials gives WithBaseURL URLs carrying the key in their user
 // information, some of them unparseable: the ValidationError must say what is wrong without it.
 func TestBaseURLErrorsHideCredentials(t *testing.T) {
+	t.Parallel()
 	for _, raw := range []string{
 		"https://user:" + secretKey + "@[::1", "ftp://user:" + secretKey + "@host", "https://user:" + secretKey + "@host",
 		"https://" + secretKey + "@host:port", "gopher://host/?key=" + secretKey, "https://host:" + secretKey,
@@ -219,6 +222,7 @@ func leakyServer(t *testing.T) *countedServer {
 // formatting of the client the SDK can produce in the failure paths, and looks for the API key and
 // the JWT in them.
 func TestCredentialsNeverLeak(t *testing.T) {
+	t.Parallel()
 	handlers := map[string]func(io.Writer) slog.Handler{
 		"text": func(w io.Writer) slog.Handler {
 			return slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})
@@ -280,6 +284,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 // user's own transport) reaches the caller unchanged and that its stack trace, which a crash
 // prints, does not show the credentials: the SDK never passes them as string arguments.
 func TestCredentialsNotInPanics(t *testing.T) {
+	t.Parallel()
 	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) { panic("transport exploded") })
 	client, err := NewClient(WithAPIKey(secretKey), WithAccessToken(secretJWT), WithBaseURL("https://gateway.test"),
 		WithHTTPClient(&http.Client{Transport: rt}))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestClientDoesNotPrintSecrets(t *testing.T) {
+	t.Parallel()
 	c, _ := mockClient(t, infergate.WithAccessToken("jwt-secret-token"))
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		out := fmt.Sprintf(verb, c)

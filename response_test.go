@@ -12,6 +12,7 @@ import (
 )
 
 func TestResponseInfo(t *testing.T) {
+	t.Parallel()
 	client, mock := mockClient(t)
 	header := http.Header{
 		"X-Request-Id":                   {"req-42"},
@@ -62,6 +63,7 @@ func TestResponseInfo(t *testing.T) {
 }
 
 func TestRateLimitedErrorCarriesLimits(t *testing.T) {
+	t.Parallel()
 	client, mock := mockClient(t, infergate.WithMaxRetries(0))
 	captureCalls(mock, http.MethodPost, chatURL, 429, `{"error":{"message":"slow down","code":"rate_limit_exceeded"}}`,
 		http.Header{"X-Ratelimit-Remaining-Tokens": {"0"}, "X-Ratelimit-Reset-Tokens": {"2026-11-22T20:00:00.5+00:00"}})

@@ -23,6 +23,7 @@ const chatURL = "https://gw.test/api/v1/chat/completions"
 const okCompletion = `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
 
 func TestRetryPolicy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		responder httpmock.Responder
@@ -63,6 +64,7 @@ func TestRetryPolicy(t *testing.T) {
 }
 
 func TestRetryGivesBackLastAttemptsError(t *testing.T) {
+	t.Parallel()
 	c, mock := mockClient(t)
 	mock.RegisterResponder(http.MethodPost, chatURL, sequence(
 		status(500, `{"error":"first"}`),
@@ -84,6 +86,7 @@ func TestRetryGivesBackLastAttemptsError(t *testing.T) {
 }
 
 func TestRetryAfter(t *testing.T) {
+	t.Parallel()
 	t.Run("too long: error at once, wait on the error", func(t *testing.T) {
 		c, mock := mockClient(t)
 		mock.RegisterResponder(http.MethodPost, chatURL, status(429, `{"error":{"message":"later","code":"rate_limit_exceeded"}}`, "Retry-After", "3600"))
@@ -121,6 +124,7 @@ func TestRetryAfter(t *testing.T) {
 }
 
 func TestRetryLogsWithoutSecrets(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, mock := mockClient(t, infergate.WithLogger(logger))
@@ -137,6 +141,7 @@ func TestRetryLogsWithoutSecrets(t *testing.T) {
 }
 
 func TestStreamRetriedOnlyBeforeFirstByte(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch hits.Add(1) {

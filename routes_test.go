@@ -161,6 +161,7 @@ func TestNewRoutesErrorEnvelopes(t *testing.T) {
 // TestNewRoutesRefuseBeforeSending checks that every bad call is a *ValidationError and reaches
 // no server.
 func TestNewRoutesRefuseBeforeSending(t *testing.T) {
+	t.Parallel()
 	many := make([]string, MaxEmbeddingInputs+1)
 	for i := range many {
 		many[i] = "x"

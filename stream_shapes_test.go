@@ -25,6 +25,7 @@ func streamOf(t *testing.T, body string) (*infergate.ChatStream, streamResult) {
 }
 
 func TestStreamInterleavedChoices(t *testing.T) {
+	t.Parallel()
 	_, got := streamOf(t, ev(`{"choices":[{"index":0,"delta":{"content":"A"}}]}`)+
 		ev(`{"choices":[{"index":1,"delta":{"content":"B"}}]}`)+
 		ev(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)+
@@ -39,6 +40,7 @@ func TestStreamInterleavedChoices(t *testing.T) {
 }
 
 func TestStreamInterleavedParallelToolCalls(t *testing.T) {
+	t.Parallel()
 	_, got := streamOf(t, ev(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"f","arguments":"{\"x\":"}}]}}]}`)+
 		ev(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"g","arguments":"{}"}}]}}]}`)+
 		ev(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]},"finish_reason":"tool_calls"}]}`))
@@ -52,6 +54,7 @@ func TestStreamInterleavedParallelToolCalls(t *testing.T) {
 }
 
 func TestStreamContentPartsAndReasoning(t *testing.T) {
+	t.Parallel()
 	stream, got := streamOf(t, ev(`{"choices":[{"index":0,"delta":{"reasoning_content":"r1"}}]}`)+
 		ev(`{"choices":[{"index":0,"delta":{"reasoning":"r2"}}]}`)+
 		ev(`{"choices":[{"index":0,"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"r3"}]}]}}]}`)+
@@ -74,6 +77,7 @@ func TestStreamContentPartsAndReasoning(t *testing.T) {
 }
 
 func TestStreamLogprobsUsageDetailsAndRawEvent(t *testing.T) {
+	t.Parallel()
 	stream := openStream(t, ev(`{"choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":{"content":[{"token":"Hi","logprob":-0.5,"bytes":[72,105],"top_logprobs":[{"token":"Hey","logprob":-1.5,"bytes":null}]}]}}],"x_provider":"p1"}`)+
 		ev(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":{"city":"Paris"}}}]},"finish_reason":"tool_calls"}]}`)+
 		ev(`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5,"prompt_tokens_details":{"cached_tokens":1},"completion_tokens_details":{"reasoning_tokens":2}}}`)+
@@ -122,6 +126,7 @@ func openStream(t *testing.T, body string) *infergate.ChatStream {
 }
 
 func TestCreateKeepsEverything(t *testing.T) {
+	t.Parallel()
 	body := `{"id":"c","object":"chat.completion","model":"m","vendor_field":{"a":1},"choices":[{"index":0,
 		"message":{"role":"assistant","content":[{"type":"thinking","thinking":"mull"},{"type":"text","text":"Hel"},{"type":"text","text":"lo"}],
 		"reasoning":"r","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":{"a":[1,2]}}}]},
@@ -152,6 +157,7 @@ func TestCreateKeepsEverything(t *testing.T) {
 }
 
 func TestReasoningIsSentBack(t *testing.T) {
+	t.Parallel()
 	out, err := json.Marshal(infergate.Message{Role: infergate.RoleAssistant, Content: "ok", Reasoning: "because"})
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +172,7 @@ func TestReasoningIsSentBack(t *testing.T) {
 }
 
 func TestStreamAnsweredWithJSON(t *testing.T) {
+	t.Parallel()
 	serve := func(status int, body string) *infergate.Client {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -209,6 +216,7 @@ func mustMarshal(t *testing.T, v any) string {
 }
 
 func TestStreamSkipsNonObjectsAndStaysBounded(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(content("a"))
 	for _, junk := range []string{`"provider failed"`, `null`, `42`, `[1]`, `true`} {
@@ -236,6 +244,7 @@ func TestStreamSkipsNonObjectsAndStaysBounded(t *testing.T) {
 }
 
 func TestStreamErrorMatchesSentinels(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		status, code string
 		want         error
@@ -261,6 +270,7 @@ func TestStreamErrorMatchesSentinels(t *testing.T) {
 // TestChatAccumulatorFoldsDecodedChunks folds chunks decoded with json.Unmarshal, as a proxy would,
 // including fragments without an index, and leaves the caller's chunks untouched.
 func TestChatAccumulatorFoldsDecodedChunks(t *testing.T) {
+	t.Parallel()
 	events := []string{
 		`{"id":"x","choices":[{"index":0,"delta":{"role":"assistant","reasoning":"think "}}]}`,
 		`{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]}}]}`,

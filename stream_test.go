@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -104,6 +105,7 @@ func call(id, name, args string) infergate.ToolCall {
 }
 
 func TestStreamQuirks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		body      string
@@ -293,6 +295,7 @@ func TestStreamQuirks(t *testing.T) {
 }
 
 func TestStreamErrorCarriesInBandDetails(t *testing.T) {
+	t.Parallel()
 	srv := serveStream(t, content("x")+ev(`{"error":{"message":"upstream died","type":"provider_error","status":503,"code":"upstream"}}`), 5)
 	stream, err := testClient(t, srv.URL).Chat.Stream(context.Background(), hello())
 	if err != nil {
@@ -317,6 +320,7 @@ func TestStreamErrorCarriesInBandDetails(t *testing.T) {
 }
 
 func TestStreamHugeLine(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("streams a 40 MiB line; CI (.ci/run) runs it without -short")
 	}
@@ -347,6 +351,7 @@ func TestStreamHugeLine(t *testing.T) {
 }
 
 func TestStreamCompletionAndUsage(t *testing.T) {
+	t.Parallel()
 	body := ev(`{`+head+`,"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}`) +
 		ev(`{`+head+`,"choices":[{"index":0,"delta":{"content":" there"},"finish_reason":"stop"}],"usage_from_provider":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`) +
 		ev(`{`+head+`,"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`) + done
@@ -368,6 +373,7 @@ func TestStreamCompletionAndUsage(t *testing.T) {
 }
 
 func TestStreamRangeOverFunc(t *testing.T) {
+	t.Parallel()
 	srv := serveStream(t, content("a")+content("b"), 4)
 	stream, err := testClient(t, srv.URL).Chat.Stream(context.Background(), hello())
 	if err != nil {
@@ -470,37 +476,38 @@ func waitForGoroutines(t *testing.T, before int) {
 // first byte later than the idle limit but within the first-byte limit, then chunks that keep
 // coming for several idle limits, make a complete answer.
 func TestStreamSlowButSteady(t *testing.T) {
-	const idle = 150 * time.Millisecond
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		time.Sleep(3 * idle)
-		for i := range 12 {
-			_, _ = io.WriteString(w, content(fmt.Sprint(i%10)))
-			w.(http.Flusher).Flush()
-			time.Sleep(idle / 3)
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const idle = 150 * time.Millisecond
+		server := infergate.InProcessClient(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			time.Sleep(3 * idle)
+			for i := range 12 {
+				_, _ = io.WriteString(w, content(fmt.Sprint(i%10)))
+				time.Sleep(idle / 3)
+			}
+			_, _ = io.WriteString(w, ev(`{`+head+`,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)+"data: [DONE]\n\n")
+		}))
+		c := testClient(t, "https://gw.test", infergate.WithHTTPClient(server), infergate.WithStreamTimeouts(10*idle, idle))
+		stream, err := c.Chat.Stream(context.Background(), hello())
+		if err != nil {
+			t.Fatal(err)
 		}
-		_, _ = io.WriteString(w, ev(`{`+head+`,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)+"data: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
-	c := testClient(t, srv.URL, infergate.WithStreamTimeouts(10*idle, idle))
-	stream, err := c.Chat.Stream(context.Background(), hello())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Close()
-	for stream.Next() {
-	}
-	if err := stream.Err(); err != nil {
-		t.Fatalf("a slow but steady stream failed: %v", err)
-	}
-	if got, want := stream.Completion().Text(), "012345678901"; got != want {
-		t.Errorf("text %q, want %q", got, want)
-	}
+		defer stream.Close()
+		for stream.Next() {
+		}
+		if err := stream.Err(); err != nil {
+			t.Fatalf("a slow but steady stream failed: %v", err)
+		}
+		if got, want := stream.Completion().Text(), "012345678901"; got != want {
+			t.Errorf("text %q, want %q", got, want)
+		}
+	})
 }
 
 func TestStreamErrorsDoNotEchoTheKey(t *testing.T) {
+	t.Parallel()
 	const key = "sk-echoed-upstream"
 	srv := serveStream(t, content("x")+ev(`{"error":{"message":"key `+key+` rejected upstream","type":"provider_error"}}`), 9)
 	stream, err := testClient(t, srv.URL, infergate.WithAPIKey(key)).Chat.Stream(context.Background(), hello())

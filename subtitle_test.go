@@ -18,6 +18,7 @@ const verboseBody = `{"task":"transcribe","language":"english","duration":8.47,"
 "words":[{"word":"Hello","start":0.0,"end":0.5},{"word":"there","start":0.5,"end":1.1}]}`
 
 func TestTranscriptionFormats(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		format infergate.TranscriptionFormat
@@ -142,6 +143,7 @@ func TestTranscriptionFormats(t *testing.T) {
 }
 
 func TestTranscriptionBadJSON(t *testing.T) {
+	t.Parallel()
 	client, _, _ := audioMock(t, 200, `{"text": 42}`)
 	_, err := client.Audio.Transcribe(context.Background(),
 		infergate.TranscriptionRequest{S3PresignedURL: "https://bucket.test/a.wav"})

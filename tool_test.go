@@ -26,6 +26,7 @@ type weatherArgs struct {
 }
 
 func TestNewToolSchema(t *testing.T) {
+	t.Parallel()
 	tool, err := infergate.NewTool("weather", "Current weather", func(_ context.Context, in weatherArgs) (string, error) { return in.City, nil })
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +77,7 @@ func TestNewToolSchema(t *testing.T) {
 }
 
 func TestNewToolRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	noop := func(context.Context, struct{}) (string, error) { return "", nil }
 	if _, err := infergate.NewTool("bad name!", "", noop); !isValidation(err) {
 		t.Errorf("bad name: %v", err)
@@ -97,6 +99,7 @@ func isValidation(err error) bool {
 }
 
 func TestFuncToolCall(t *testing.T) {
+	t.Parallel()
 	tool, err := infergate.NewTool("weather", "", func(_ context.Context, in weatherArgs) (map[string]any, error) {
 		switch in.City {
 		case "Atlantis":
@@ -175,6 +178,7 @@ func FuzzFuncToolCall(f *testing.F) {
 // and models send for "not given"; an enum tag on a field that is not a string is refused, since
 // its string values could never match and the tool could never be called.
 func TestNewToolEnums(t *testing.T) {
+	t.Parallel()
 	type args struct {
 		Unit  *string  `json:"unit" enum:"celsius,fahrenheit"`
 		Units []string `json:"units,omitempty" enum:"celsius,fahrenheit"`

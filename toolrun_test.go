@@ -57,6 +57,7 @@ func answerFromTools(conv []gatewaytest.Turn) gatewaytest.Reply {
 }
 
 func TestRunToolsTwoSteps(t *testing.T) {
+	t.Parallel()
 	gw := gatewaytest.New(t, gatewaytest.WithChunkSize(11))
 	gw.Enqueue(gatewaytest.Reply{
 		Reasoning: "I need the weather, then a conversion",
@@ -130,6 +131,7 @@ func TestRunToolsTwoSteps(t *testing.T) {
 }
 
 func TestRunToolsFeedsFailuresBack(t *testing.T) {
+	t.Parallel()
 	gw := gatewaytest.New(t)
 	ran := atomic.Int32{}
 	boom := mustTool(t, "boom", func(context.Context, struct{}) (string, error) { panic("kaput") })
@@ -160,6 +162,7 @@ func TestRunToolsFeedsFailuresBack(t *testing.T) {
 // calls as allowed run at once, which never happens if they run one after the other; and no more
 // than Goroutines ever do.
 func TestRunToolsRunsCallsConcurrently(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		goroutines, wantMax int
 	}{{0, 4}, {1, 1}, {2, 2}} {
@@ -191,6 +194,7 @@ func TestRunToolsRunsCallsConcurrently(t *testing.T) {
 }
 
 func TestRunToolsStepLimit(t *testing.T) {
+	t.Parallel()
 	gw := gatewaytest.New(t)
 	for range 5 {
 		gw.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{Name: "weather", Arguments: `{"city":"Rome"}`}}})
