@@ -85,7 +85,7 @@ func TestChunkFastPath(t *testing.T) {
 // every generated chunk without content parts or arguments sent as objects takes it.
 func TestChunkFastPathTakesGeneratedStreams(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(200) {
+	for seed := range uint64(infergate.Scaled(200)) {
 		var d infergate.ChunkDecoders
 		for _, data := range eventData(genStreamBody(randDice{rand.New(rand.NewPCG(seed, 7))}).body) {
 			got, declined := d.Fast([]byte(data))

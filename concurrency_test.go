@@ -166,7 +166,8 @@ func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("load test skipped in -short mode")
 	}
-	const calls, maxConns = 1000, 64
+	const maxConns = 64
+	calls := Scaled(1000)
 	srv := newCountedServer(t, echoHandler(t))
 	tr := &http.Transport{MaxIdleConnsPerHost: maxConns, MaxConnsPerHost: maxConns, IdleConnTimeout: time.Minute}
 	client := testClient(t, srv.URL, WithHTTPClient(&http.Client{Transport: tr}), WithMaxRetries(2))
@@ -209,7 +210,7 @@ func TestLoad(t *testing.T) {
 	conns, hits := srv.conns.Load(), srv.hits.Load()
 	t.Logf("%d streams + %d calls in %s: %d requests over %d connections; heap in use %.1f MiB before, %.1f MiB after; goroutines %d before, %d after",
 		calls, calls, elapsed.Round(time.Millisecond), hits, conns, mib(heapBefore), mib(heapAfter), goroutinesBefore, runtime.NumGoroutine())
-	if failures.Load() != 0 || hits != 2*calls {
+	if failures.Load() != 0 || hits != int64(2*calls) {
 		t.Fatalf("%d failures, %d requests for %d calls", failures.Load(), hits, 2*calls)
 	}
 	if conns > maxConns {

@@ -237,3 +237,13 @@ func (b *pipeBody) Close() error {
 	b.cancel()
 	return b.PipeReader.CloseWithError(errors.New("body closed"))
 }
+
+// Scaled returns n, or a tenth of it (at least 1) under the race detector: for tests whose point is
+// volume (thousands of random streams, 40 MiB lines), which the detector makes ten times dearer
+// without finding anything more.
+func Scaled(n int) int {
+	if raceEnabled {
+		return max(n/10, 1)
+	}
+	return n
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"sync"
@@ -22,19 +21,18 @@ var (
 	propertyCases = flag.Int("stream.cases", 2000, "how many random streams TestStreamProperty checks")
 )
 
-// TestStreamProperty reads thousands of random valid streams, each written by a loopback server in
-// random small pieces, and checks every answer against the truth the generator drew: content,
+// TestStreamProperty reads thousands of random valid streams, each read in random small pieces, and checks every answer against the truth the generator drew: content,
 // reasoning, finish reason, tool calls (id, name, JSON-equal arguments) and logprobs per choice,
 // usage details, and that the cleaned deltas concatenate to the same answer. Run more with
 // -stream.cases, another sequence with -stream.seed.
 func TestStreamProperty(t *testing.T) {
 	t.Parallel()
-	cases := *propertyCases
+	cases := infergate.Scaled(*propertyCases)
 	if testing.Short() {
 		cases = min(cases, 200)
 	}
-	srv, next := pieceServer(t)
-	client := testClient(t, srv.URL)
+	hc, next := pieceServer(t)
+	client := testClient(t, "https://gw.test", infergate.WithHTTPClient(hc))
 	rng := rand.New(rand.NewPCG(*propertySeed, 1))
 	for i := range cases {
 		g := genStreamBody(randDice{rng})
@@ -49,34 +47,43 @@ func TestStreamProperty(t *testing.T) {
 	}
 }
 
-// pieceServer answers each request with the body last given to next, written in random pieces of
-// 1 to 64 bytes with a flush after each.
-func pieceServer(t testing.TB) (*httptest.Server, func(body string, seed uint64)) {
+// pieceServer answers each request with the body last given to next, handed out in random pieces
+// of 1 to 64 bytes as network reads would, in memory: the property is about the decoding of
+// pieces, and sockets would only slow it down.
+func pieceServer(t testing.TB) (*http.Client, func(body string, seed uint64)) {
 	var mu sync.Mutex
 	var body string
 	var seed uint64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		mu.Lock()
 		b, rng := body, rand.New(rand.NewPCG(seed, 2))
 		mu.Unlock()
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		for len(b) > 0 {
-			n := min(1+rng.IntN(64), len(b))
-			if _, err := io.WriteString(w, b[:n]); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-			b = b[n:]
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv, func(b string, s uint64) {
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body: &pieces{data: b, rng: rng}, Request: r}, nil
+	})}
+	return hc, func(b string, s uint64) {
 		mu.Lock()
 		body, seed = b, s
 		mu.Unlock()
 	}
 }
+
+// pieces reads its data in random pieces of 1 to 64 bytes.
+type pieces struct {
+	data string
+	rng  *rand.Rand
+}
+
+func (p *pieces) Read(b []byte) (int, error) {
+	if len(p.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, p.data[:min(1+p.rng.IntN(64), len(p.data))])
+	p.data = p.data[n:]
+	return n, nil
+}
+
+func (p *pieces) Close() error { return nil }
 
 // folded is what a caller rebuilds by concatenating the cleaned deltas of one choice.
 type folded struct {
@@ -200,8 +207,8 @@ func FuzzStreamGenerated(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{3, 1, 0, 2, 7, 9, 4, 4, 4, 1, 200, 13, 77, 5, 5, 5, 5, 5})
 	f.Add([]byte("interleaved parallel calls with escapes \\\" and choices"))
-	srv, next := pieceServer(f)
-	client := testClient(f, srv.URL)
+	hc, next := pieceServer(f)
+	client := testClient(f, "https://gw.test", infergate.WithHTTPClient(hc))
 	f.Fuzz(func(t *testing.T, input []byte) {
 		d := &byteDice{b: input}
 		g := genStreamBody(d)
