@@ -3,6 +3,8 @@ package infergate
 import (
 	"fmt"
 	"io"
+
+	"github.com/infergate/infergate-go/internal/transport"
 )
 
 // DefaultBaseURL is the public gateway, used when neither WithBaseURL nor INFERGATE_BASE_URL is set.
@@ -46,7 +48,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	if cfg.responseInfo != nil {
 		return nil, invalid("ResponseInfo", "WithResponseInfo is an option for one call: pass it to the method")
 	}
-	cfg.hc = cfg.transportClient(cfg.middleware)
+	cfg.retrier = transport.NewRetrier(cfg.transportClient(cfg.middleware))
 	c := &Client{cfg: cfg, catalog: &catalogCache{}}
 	c.Chat = &ChatService{client: c}
 	c.Audio = &AudioService{client: c}

@@ -43,9 +43,9 @@ type config struct {
 	optionErrs          []error  // values an Option refused, reported by NewClient
 	secretForms         []secret // the credentials as a server may write them back; see redact
 
-	// hc carries the requests: made once per client from httpClient and the client's middleware,
-	// and shared by every call that does not bring its own HTTP client.
-	hc *http.Client
+	// retrier carries the requests: made once per client from httpClient and the client's
+	// middleware, and shared by every call that does not bring its own HTTP client.
+	retrier *transport.Retrier
 }
 
 func defaultConfig() *config {
@@ -233,7 +233,7 @@ func (c *config) derive(opts []Option) (*config, error) {
 		return nil, err
 	}
 	if out.httpClient != c.httpClient {
-		out.hc = out.transportClient(out.middleware)
+		out.retrier = transport.NewRetrier(out.transportClient(out.middleware))
 	} else {
 		out.callMiddleware = out.middleware[len(c.middleware):]
 	}

@@ -122,7 +122,7 @@ func (c *config) send(ctx context.Context, r *route, obs *observation) (*http.Re
 	if r.once {
 		p.MaxRetries = 0
 	}
-	resp, attempts, err := transport.Do(c.hc, p, req)
+	resp, attempts, err := c.retrier.Do(p, req)
 	obs.attempts(attempts)
 	if err != nil {
 		return nil, c.redactError(err)

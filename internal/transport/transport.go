@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -39,82 +40,125 @@ type Policy struct {
 	Redact func(error) error
 }
 
+// Retrier sends requests with go-retryablehttp, configured once per HTTP client. Each call brings
+// its own Policy, which travels with the request's context to the retry check.
+type Retrier struct{ rc retryablehttp.Client }
+
+// NewRetrier returns the retrier of an HTTP client.
+func NewRetrier(hc *http.Client) *Retrier {
+	return &Retrier{rc: retryablehttp.Client{
+		HTTPClient: hc,
+		// The policy of each call decides when to stop (see checkRetry); so does the wait, which
+		// checkRetry spends itself, as the backoff function would not see the call's context.
+		RetryMax:     math.MaxInt32,
+		CheckRetry:   checkRetry,
+		Backoff:      func(time.Duration, time.Duration, int, *http.Response) time.Duration { return 0 },
+		ErrorHandler: lastAttempt,
+	}}
+}
+
+// call is the state of one call's attempts.
+type call struct {
+	policy    Policy
+	method    string
+	path      string
+	attempts  int
+	delivered *atomic.Bool // set when AtMostOnce watches the delivery of a POST
+}
+
+type callKey struct{}
+
 // Do sends req, retrying transient failures per p. It returns the last attempt's response whatever
 // its status, and how many attempts were made; the error is set only when no response was received
 // at all.
-func Do(hc *http.Client, p Policy, req *retryablehttp.Request) (*http.Response, int, error) {
-	var wait time.Duration
-	attempts := 0
-	var delivered *atomic.Bool
+func (r *Retrier) Do(p Policy, req *retryablehttp.Request) (*http.Response, int, error) {
+	c := &call{policy: p, method: req.Method, path: req.URL.Path}
+	ctx := context.WithValue(req.Context(), callKey{}, c)
 	if p.AtMostOnce && req.Method == http.MethodPost {
-		delivered = watchDelivery(req)
+		ctx, c.delivered = watchDelivery(ctx)
 	}
-	rc := &retryablehttp.Client{
-		HTTPClient: hc,
-		RetryMax:   p.MaxRetries,
-		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-			attempts++
-			if ctx.Err() != nil {
-				return false, ctx.Err()
-			}
-			if !retryable(resp, err) || attempts > p.MaxRetries {
-				return false, nil
-			}
-			if delivered != nil && delivered.Swap(false) && (resp == nil ||
-				resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
-				if err != nil {
-					return false, &notResentError{err}
-				}
-				return false, nil
-			}
-			w, fromServer := p.backoff(attempts, resp)
-			if fromServer && w > p.MaxRetryAfter {
-				p.Logger.LogAttrs(ctx, slog.LevelWarn, "infergate: server asked to wait longer than allowed; not retrying",
-					slog.String("path", req.URL.Path), slog.Duration("retry_after", w), slog.Duration("max", p.MaxRetryAfter))
-				return false, nil
-			}
-			if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < w {
-				return false, nil
-			}
-			wait = w
-			p.Logger.LogAttrs(ctx, slog.LevelInfo, "infergate: retrying",
-				slog.String("method", req.Method), slog.String("path", req.URL.Path),
-				slog.Int("attempt", attempts), slog.Duration("wait", w), p.outcome(resp, err))
-			return true, nil
-		},
-		Backoff: func(time.Duration, time.Duration, int, *http.Response) time.Duration { return wait },
-		ErrorHandler: func(resp *http.Response, err error, tries int) (*http.Response, error) {
-			// A redirect refused by the redirect policy comes with the redirect itself, its body
-			// closed; the refusal says more than the 3xx.
-			if resp != nil && (err == nil || resp.StatusCode < 300 || resp.StatusCode > 399) {
-				return resp, nil
-			}
-			err = RedactURLError(err)
-			var notResent *notResentError
-			if errors.As(err, &notResent) {
-				err = notResent
-			}
-			if tries > 1 {
-				return nil, fmt.Errorf("infergate: %s %s: giving up after %d attempts: %w", req.Method, req.URL.Path, tries, err)
-			}
-			return nil, fmt.Errorf("infergate: %s %s: %w", req.Method, req.URL.Path, err)
-		},
+	resp, err := r.rc.Do(req.WithContext(ctx))
+	attempts := max(c.attempts, 1)
+	if err != nil {
+		err = RedactURLError(err)
+		var notResent *notResentError
+		if errors.As(err, &notResent) {
+			err = notResent
+		}
+		if attempts > 1 {
+			err = fmt.Errorf("infergate: %s %s: giving up after %d attempts: %w", c.method, c.path, attempts, err)
+		} else {
+			err = fmt.Errorf("infergate: %s %s: %w", c.method, c.path, err)
+		}
 	}
-	resp, err := rc.Do(req)
-	return resp, max(attempts, 1), err
+	return resp, attempts, err
+}
+
+// checkRetry decides, after each attempt, whether to make another, and waits before it.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	c := ctx.Value(callKey{}).(*call)
+	p := c.policy
+	c.attempts++
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if !retryable(resp, err) || c.attempts > p.MaxRetries {
+		return false, nil
+	}
+	if c.delivered != nil && c.delivered.Swap(false) && (resp == nil ||
+		resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
+		if err != nil {
+			return false, &notResentError{err}
+		}
+		return false, nil
+	}
+	w, fromServer := p.backoff(c.attempts, resp)
+	if fromServer && w > p.MaxRetryAfter {
+		p.Logger.LogAttrs(ctx, slog.LevelWarn, "infergate: server asked to wait longer than allowed; not retrying",
+			slog.String("path", c.path), slog.Duration("retry_after", w), slog.Duration("max", p.MaxRetryAfter))
+		return false, nil
+	}
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < w {
+		return false, nil
+	}
+	p.Logger.LogAttrs(ctx, slog.LevelInfo, "infergate: retrying",
+		slog.String("method", c.method), slog.String("path", c.path),
+		slog.Int("attempt", c.attempts), slog.Duration("wait", w), p.outcome(resp, err))
+	if resp != nil {
+		// Free the connection for the next attempt before waiting.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		resp.Body.Close()
+	}
+	timer := time.NewTimer(w)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-timer.C:
+		return true, nil
+	}
+}
+
+// lastAttempt hands back the last attempt's response, whatever its status, or its error.
+func lastAttempt(resp *http.Response, err error, _ int) (*http.Response, error) {
+	// A redirect refused by the redirect policy comes with the redirect itself, its body closed;
+	// the refusal says more than the 3xx.
+	if resp != nil && (err == nil || resp.StatusCode < 300 || resp.StatusCode > 399) {
+		return resp, nil
+	}
+	return nil, err
 }
 
 // watchDelivery notes when an attempt of req has been written in full, body included: from then on
 // the server may be running it.
-func watchDelivery(req *retryablehttp.Request) *atomic.Bool {
+func watchDelivery(ctx context.Context) (context.Context, *atomic.Bool) {
 	delivered := new(atomic.Bool)
 	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
 		if info.Err == nil {
 			delivered.Store(true)
 		}
 	}}
-	*req = *req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
-	return delivered
+	return httptrace.WithClientTrace(ctx, trace), delivered
 }
 
 // notResentError is a failure after the request was delivered, which AtMostOnce does not retry.

@@ -93,7 +93,7 @@ func TestDoCountsAttempts(t *testing.T) {
 	}
 	p := Policy{MaxRetries: 2, MaxRetryAfter: time.Minute, BaseWait: time.Millisecond, MaxWait: time.Millisecond,
 		Logger: slog.New(slog.DiscardHandler)}
-	resp, attempts, err := Do(srv.Client(), p, req)
+	resp, attempts, err := NewRetrier(srv.Client()).Do(p, req)
 	if err != nil {
 		t.Fatal(err)
 	}
