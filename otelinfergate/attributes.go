@@ -117,8 +117,8 @@ func (o *operation) endAttributes(e infergate.OperationEnd) []attribute.KeyValue
 			attrs = append(attrs, keyReasoningTokens.Int(d.ReasoningTokens))
 		}
 	}
-	if !o.lastChunk.IsZero() {
-		attrs = append(attrs, keyTimeToFirstChunk.Float64(o.firstChunk.Seconds()))
+	if !e.FirstChunk.IsZero() {
+		attrs = append(attrs, keyTimeToFirstChunk.Float64(e.FirstChunk.Sub(o.start).Seconds()))
 	}
 	if o.t.captureContent {
 		attrs = appendOutputContent(attrs, e)

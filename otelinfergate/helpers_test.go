@@ -22,10 +22,13 @@ type telemetry struct {
 	option infergate.Option
 }
 
-func newTelemetry(opts ...otelinfergate.Option) *telemetry {
+func newTelemetry(opts ...otelinfergate.Option) *telemetry { return newTelemetryViews(nil, opts...) }
+
+// newTelemetryViews records metrics through the views given.
+func newTelemetryViews(views []sdkmetric.View, opts ...otelinfergate.Option) *telemetry {
 	tel := &telemetry{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tel.spans))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(tel.reader))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(tel.reader), sdkmetric.WithView(views...))
 	base := []otelinfergate.Option{otelinfergate.WithTracerProvider(tp), otelinfergate.WithMeterProvider(mp),
 		otelinfergate.WithPropagator(propagation.TraceContext{})}
 	tel.option = otelinfergate.Instrument(append(base, opts...)...)

@@ -64,11 +64,9 @@ type operation struct {
 
 	attempts int
 
-	// A stream's chunk timing: the chunk metrics' attributes are made at the first chunk, which
-	// names the model that answers.
+	// A stream's chunk timing.
 	lastChunk  time.Time
-	firstChunk time.Duration
-	chunkSet   attribute.Set
+	chunkAttrs []metric.RecordOption
 }
 
 func (t *instrumentation) observe(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
@@ -84,7 +82,9 @@ func (t *instrumentation) observe(ctx context.Context, op infergate.Operation) (
 	if op.Method != "" {
 		hooks.Attempt = o.attempt
 	}
-	if op.Stream && o.name == opChat {
+	// Timing every chunk is the one cost per chunk; a program that drops the metric with a view
+	// does not pay it. The time to the first chunk comes with the end.
+	if op.Stream && o.name == opChat && t.in.perChunk.Inst().Enabled(ctx) {
 		hooks.Chunk = o.chunk
 	}
 	return ctx, hooks
@@ -120,16 +120,16 @@ func (o *operation) spanName() string {
 	return string(o.name) + " " + o.op.Model
 }
 
-// chunk times a stream's chunks: the first one's delay once, then the gap before each of the others.
-// It allocates nothing after the first chunk.
+// chunk records the time since the chunk before, for every chunk after the first. It allocates
+// nothing: the metric's attributes are made into a record option once, at the first chunk, which
+// names the model that answers.
 func (o *operation) chunk(c *infergate.ChatCompletionChunk) {
 	now := time.Now()
 	if o.lastChunk.IsZero() {
-		o.firstChunk = now.Sub(o.start)
-		o.chunkSet = attribute.NewSet(metricSet(o.name, o.op.Model, c.Model, o.op.ServerAddress, o.op.ServerPort, "")...)
-		o.t.in.firstChunk.RecordSet(o.ctx, o.firstChunk.Seconds(), o.chunkSet)
+		set := attribute.NewSet(metricSet(o.name, o.op.Model, c.Model, o.op.ServerAddress, o.op.ServerPort, "")...)
+		o.chunkAttrs = []metric.RecordOption{metric.WithAttributeSet(set)}
 	} else {
-		o.t.in.perChunk.RecordSet(o.ctx, now.Sub(o.lastChunk).Seconds(), o.chunkSet)
+		o.t.in.perChunk.Inst().Record(o.ctx, now.Sub(o.lastChunk).Seconds(), o.chunkAttrs...)
 	}
 	o.lastChunk = now
 }
@@ -148,6 +148,10 @@ func (o *operation) end(e infergate.OperationEnd) {
 	o.span.End(trace.WithTimestamp(now))
 	if !o.recordsMetrics() {
 		return
+	}
+	if !e.FirstChunk.IsZero() {
+		set := metricSet(o.name, o.op.Model, e.ResponseModel, o.op.ServerAddress, o.op.ServerPort, "")
+		o.t.in.firstChunk.RecordSet(o.ctx, e.FirstChunk.Sub(o.start).Seconds(), attribute.NewSet(set...))
 	}
 	set := metricSet(o.name, o.op.Model, e.ResponseModel, o.op.ServerAddress, o.op.ServerPort, errType)
 	in, out, hasUsage := 0, 0, e.Usage != nil

@@ -11,6 +11,7 @@ import (
 
 	infergate "github.com/infergate/infergate-go"
 	"go.opentelemetry.io/otel/codes"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
 // event is one server-sent event of a scripted stream, written after a pause.
@@ -187,6 +188,33 @@ func TestStreamCutByContext(t *testing.T) {
 		d := points(tel.collect(t), "gen_ai.client.operation.duration")
 		if len(d) != 1 || d[0].attrs["error.type"].AsString() != "timeout" {
 			t.Errorf("duration %+v", d)
+		}
+	})
+}
+
+// A program that drops the per-chunk metric with a view still gets the time to the first chunk.
+func TestStreamWithoutPerChunkMetric(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		tel := newTelemetryViews([]sdkmetric.View{withoutPerChunkTiming})
+		client := scriptedClient(tel, []event{
+			{30 * time.Millisecond, `{"id":"s4","model":"m-1","choices":[{"index":0,"delta":{"content":"one"}}]}`},
+			{10 * time.Millisecond, `{"id":"s4","model":"m-1","choices":[{"index":0,"delta":{"content":" two"},"finish_reason":"stop"}]}`},
+			{0, `[DONE]`},
+		}, false)
+		stream, err := client.Chat.Stream(context.Background(), streamRequest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for stream.Next() {
+		}
+		wantAttrs(t, tel.span(t, "chat m-1"), map[string]string{"gen_ai.response.time_to_first_chunk": "0.03"})
+		rm := tel.collect(t)
+		if first := points(rm, "gen_ai.client.operation.time_to_first_chunk"); len(first) != 1 || first[0].sum != 0.03 {
+			t.Errorf("time to first chunk %+v", first)
+		}
+		if per := points(rm, "gen_ai.client.operation.time_per_output_chunk"); len(per) != 0 {
+			t.Errorf("dropped metric recorded: %+v", per)
 		}
 	})
 }
