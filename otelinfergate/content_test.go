@@ -142,6 +142,9 @@ func TestNoCredentialRecorded(t *testing.T) {
 	if len(all) < 100 {
 		t.Fatalf("only %d strings recorded: the search would prove nothing", len(all))
 	}
+	if containsAny(all, "invalid api key") == "" {
+		t.Error("the error that echoed the key was not recorded: the search proves nothing about it")
+	}
 	for _, secret := range []string{testKey, token, "0123456789abcdefSECRET"} {
 		if s := containsAny(all, secret); s != "" {
 			t.Errorf("a credential was recorded: %q", s)
