@@ -3,6 +3,7 @@ package infergate_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"strings"
@@ -41,9 +42,13 @@ func ExampleNewTool() {
 	// Call is what a tool loop does with the arguments a model sends.
 	ctx := context.Background()
 	fmt.Println(convert.Call(ctx, `{"value": 100, "from": "celsius"}`))
-	// Arguments the schema refuses never reach the function: the error is the model's feedback.
+	// Arguments the schema refuses never reach the function; the error's Feedback is what the
+	// model reads, and its Error text the detail for logs.
 	_, err = convert.Call(ctx, `{"value": 100, "from": "kelvin"}`)
-	fmt.Println(strings.Contains(err.Error(), "error: invalid arguments for tool convert"))
+	var toolErr *infergate.ToolError
+	if errors.As(err, &toolErr) {
+		fmt.Println(toolErr.Feedback())
+	}
 	// Output:
 	// {
 	//   "type": "object",
@@ -75,7 +80,7 @@ func ExampleNewTool() {
 	//   "additionalProperties": false
 	// }
 	// 212 <nil>
-	// true
+	// Invalid arguments for convert: "from" must be one of "celsius", "fahrenheit".
 }
 
 // weatherReport is what the "weather" tool returns; the model reads it as JSON.
