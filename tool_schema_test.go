@@ -41,7 +41,7 @@ func TestNewToolFromSchemaValidates(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		`{"query":"go","limit":3,"sort":"newest"}`: "",
-		`  `: `Invalid arguments for search: "query" is required.`,
+		`  `:                          `Invalid arguments for search: "query" is required.`,
 		`{"query":""}`:                `Invalid arguments for search: "query" must be at least 1 characters long, not 0.`,
 		`{"query":"go","limit":0}`:    `Invalid arguments for search: "limit" must be at least 1.`,
 		`{"query":"go","limit":2.5}`:  `Invalid arguments for search: "limit" must be an integer, not a number.`,
