@@ -13,7 +13,8 @@ import (
 )
 
 // FuncTool is a Go function the model can call. Its arguments' JSON Schema comes from the Go type
-// of its input, and a call's arguments are checked against that schema before the function runs.
+// of its input (NewTool) or is given as JSON (NewToolFromSchema), and a call's arguments are
+// checked against that schema before the function runs.
 // Hand it to ChatService.RunTools, or put Definition() in ChatRequest.Tools and run your own loop
 // with Call. A FuncTool is safe for concurrent use if its function is.
 type FuncTool struct {

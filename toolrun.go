@@ -73,9 +73,9 @@ type ToolEvent struct {
 // ToolResult is one tool call and what came of it.
 type ToolResult struct {
 	Call     ToolCall
-	Output   string // what the model receives: the result, or the error's text
-	Err      error  // a *ToolError when the call failed
-	Duration time.Duration
+	Output   string        // what the model receives: the result, or the *ToolError's Feedback
+	Err      error         // a *ToolError when the call failed; its Error text is the one to log
+	Duration time.Duration // from the call's start to its result, a wait for ToolLoop.Approve included
 }
 
 // ToolRunResult is how a tool loop ended.
