@@ -42,7 +42,8 @@ func WithFilter(keep func(*mcp.Tool) bool) Option { return func(o *options) { o.
 // infergate.NewToolFromSchema). A name the model cannot take as a function name ("fs.read", one
 // with spaces, one over 64 characters, one already taken) is given a valid one, unique within the
 // returned tools: invalid characters become '_', and a short hash of the MCP name is added when
-// needed. The description is the server's (or the tool's title when it has none).
+// needed. The description is the server's (or the tool's title when it has none). A tool whose
+// input schema is not a JSON object makes FromSession fail; WithFilter can leave it out.
 //
 // What a call returns is sent to the model as text: the text contents joined by newlines, with
 // images, audio and resources described rather than dropped (an embedded text resource is
