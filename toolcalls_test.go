@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -233,4 +234,46 @@ func TestRunToolsToolTimeout(t *testing.T) {
 	}
 	gw.Close()
 	waitForGoroutines(t, before)
+}
+
+// TestRunToolsObservesEveryCall: a call that ends its goroutine, one that Approve refuses and one
+// that times out each end their execute_tool operation, as errors, so that no span stays open.
+func TestRunToolsObservesEveryCall(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t)
+	exits := mustTool(t, "exits", func(context.Context, struct{}) (string, error) { runtime.Goexit(); return "", nil })
+	hang := mustTool(t, "hang", func(ctx context.Context, _ struct{}) (string, error) { <-ctx.Done(); return "", ctx.Err() })
+	gw.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{
+		{Name: "exits", Arguments: "{}"}, {Name: "hang", Arguments: "{}"}, {Name: "weather", Arguments: `{"city":"Oslo"}`},
+	}}, gatewaytest.Reply{Content: "done"})
+	var mu sync.Mutex
+	var ended []string
+	observe := func(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
+		return ctx, &infergate.OperationHooks{End: func(e infergate.OperationEnd) {
+			var te *infergate.ToolError
+			if op.Tool != nil && errors.As(e.Err, &te) {
+				mu.Lock()
+				ended = append(ended, op.Tool.Function.Name+":"+string(te.Stage))
+				mu.Unlock()
+			}
+		}}
+	}
+	refuseWeather := func(_ context.Context, call infergate.ToolCall) error {
+		if call.Function.Name == "weather" {
+			return errors.New("no")
+		}
+		return nil
+	}
+	_, err := gw.Client().Chat.RunTools(context.Background(), hello(), infergate.ToolLoop{
+		Tools: []*infergate.FuncTool{exits, hang, weatherTool(t)}, Approve: refuseWeather, ToolTimeout: time.Millisecond,
+	}, infergate.WithObserver(observe)).Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(ended)
+	if want := []string{"exits:panic", "hang:timeout", "weather:refused"}; !slices.Equal(ended, want) {
+		t.Errorf("operations ended %q, want %q", ended, want)
+	}
 }
