@@ -3,9 +3,11 @@ package infergate_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"strings"
+	"time"
 
 	"github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
@@ -41,9 +43,13 @@ func ExampleNewTool() {
 	// Call is what a tool loop does with the arguments a model sends.
 	ctx := context.Background()
 	fmt.Println(convert.Call(ctx, `{"value": 100, "from": "celsius"}`))
-	// Arguments the schema refuses never reach the function: the error is the model's feedback.
+	// Arguments the schema refuses never reach the function; the error's Feedback is what the
+	// model reads, and its Error text the detail for logs.
 	_, err = convert.Call(ctx, `{"value": 100, "from": "kelvin"}`)
-	fmt.Println(strings.Contains(err.Error(), "error: invalid arguments for tool convert"))
+	var toolErr *infergate.ToolError
+	if errors.As(err, &toolErr) {
+		fmt.Println(toolErr.Feedback())
+	}
 	// Output:
 	// {
 	//   "type": "object",
@@ -75,7 +81,7 @@ func ExampleNewTool() {
 	//   "additionalProperties": false
 	// }
 	// 212 <nil>
-	// true
+	// Invalid arguments for convert: "from" must be one of "celsius", "fahrenheit".
 }
 
 // weatherReport is what the "weather" tool returns; the model reads it as JSON.
@@ -159,4 +165,80 @@ func ExampleChatService_RunTools() {
 	// step 1: convert {"value":21,"from":"celsius","to":"fahrenheit"}
 	// From the tools: {"city":"Lisbon","celsius":21,"sky":"sunny"} and 69.8
 	// 2 steps, 112 tokens, transcript: user assistant tool tool assistant
+}
+
+func ExampleNewToolFromSchema() {
+	search, err := infergate.NewToolFromSchema("search", "Searches the wiki.", json.RawMessage(`{
+		"type": "object",
+		"properties": {"query": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
+		"required": ["query"],
+		"additionalProperties": false
+	}`), func(_ context.Context, arguments json.RawMessage) (string, error) {
+		var in struct{ Query string }
+		if err := json.Unmarshal(arguments, &in); err != nil {
+			return "", err
+		}
+		return "3 pages about " + in.Query, nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	fmt.Println(search.Call(ctx, `{"query": "retries"}`))
+	var toolErr *infergate.ToolError
+	for _, arguments := range []string{`{"limit": 5}`, `{"query": "retries", "limit": 0}`} {
+		if _, err := search.Call(ctx, arguments); errors.As(err, &toolErr) {
+			fmt.Println(toolErr.Feedback())
+		}
+	}
+	// Output:
+	// 3 pages about retries <nil>
+	// Invalid arguments for search: "query" is required.
+	// Invalid arguments for search: "limit" must be at least 1.
+}
+
+// A loop that asks before a tool deletes anything, and gives each call 10 seconds.
+func ExampleToolLoop_approve() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	gw.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{Name: "delete_file", Arguments: `{"path":"/etc/hosts"}`}}},
+		gatewaytest.Reply{Content: "I was not allowed to delete it."})
+	deleteFile, err := infergate.NewTool("delete_file", "Deletes a file.", func(context.Context, struct {
+		Path string `json:"path"`
+	}) (string, error) {
+		return "deleted", nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	loop := infergate.ToolLoop{
+		Tools:       []*infergate.FuncTool{deleteFile},
+		ToolTimeout: 10 * time.Second,
+		Approve: func(_ context.Context, call infergate.ToolCall) error {
+			if strings.Contains(call.Function.Arguments, "/etc/") {
+				return errors.New("The user did not allow deleting files under /etc.")
+			}
+			return nil
+		},
+	}
+	run := gw.Client().Chat.RunTools(context.Background(), infergate.ChatRequest{
+		Model:    "llama-3.3-70b",
+		Messages: []infergate.Message{infergate.UserMessage("Delete /etc/hosts.")},
+	}, loop)
+	for event, err := range run.Events() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if event.Kind == infergate.ToolEventResult {
+			var toolErr *infergate.ToolError
+			if errors.As(event.Result.Err, &toolErr) && toolErr.Stage == infergate.ToolStageRefused {
+				fmt.Println("refused; the model reads:", event.Result.Output)
+			}
+		}
+	}
+	res, _ := run.Wait()
+	fmt.Println(res.Answer.Text())
+	// Output:
+	// refused; the model reads: The user did not allow deleting files under /etc.
+	// I was not allowed to delete it.
 }

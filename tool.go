@@ -13,7 +13,8 @@ import (
 )
 
 // FuncTool is a Go function the model can call. Its arguments' JSON Schema comes from the Go type
-// of its input, and a call's arguments are checked against that schema before the function runs.
+// of its input (NewTool) or is given as JSON (NewToolFromSchema), and a call's arguments are
+// checked against that schema before the function runs.
 // Hand it to ChatService.RunTools, or put Definition() in ChatRequest.Tools and run your own loop
 // with Call. A FuncTool is safe for concurrent use if its function is.
 type FuncTool struct {
@@ -73,19 +74,38 @@ func (t *FuncTool) Definition() Tool { return t.def }
 
 // Call runs the tool on the arguments a model sent (a JSON object as text; empty means {}) and
 // returns the text to send back as the tool's result. The error is a *ToolError that says whether
-// the arguments were refused, the function failed, or it panicked; Call never panics.
-func (t *FuncTool) Call(ctx context.Context, arguments string) (result string, err error) {
+// the arguments were refused, the function failed, or it panicked; its Feedback is the text to
+// send back instead. Call never panics.
+func (t *FuncTool) Call(ctx context.Context, arguments string) (string, error) {
+	args, err := t.check(arguments)
+	if err != nil {
+		return "", err
+	}
+	return t.invoke(ctx, args)
+}
+
+// check parses a call's arguments and validates them against the tool's schema, if it has one.
+func (t *FuncTool) check(arguments string) ([]byte, error) {
 	args := bytes.TrimSpace([]byte(arguments))
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
 	var instance any
 	if err := json.Unmarshal(args, &instance); err != nil {
-		return "", &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: fmt.Errorf("not valid JSON: %w", err)}
+		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: fmt.Errorf("not valid JSON: %w", err),
+			feedback: "they are not valid JSON."}
+	}
+	if t.schema == nil {
+		return args, nil
 	}
 	if err := t.schema.Validate(instance); err != nil {
-		return "", &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err}
+		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err, feedback: explain(t.schema.Schema(), instance)}
 	}
+	return args, nil
+}
+
+// invoke runs the tool's function on checked arguments.
+func (t *FuncTool) invoke(ctx context.Context, args []byte) (result string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			result, err = "", &ToolError{Tool: t.Name(), Stage: ToolStagePanic, Err: fmt.Errorf("%v", p)}
@@ -104,40 +124,6 @@ func (t *FuncTool) Call(ctx context.Context, arguments string) (result string, e
 	}
 	return string(text), nil
 }
-
-// ToolStage says where a tool call failed.
-type ToolStage string
-
-// The stages at which a tool call can fail.
-const (
-	ToolStageArguments ToolStage = "arguments" // not JSON, or not what the schema allows
-	ToolStageRun       ToolStage = "run"       // the function returned an error
-	ToolStagePanic     ToolStage = "panic"     // the function panicked; the panic was recovered
-	ToolStageUnknown   ToolStage = "unknown"   // the model called a tool that does not exist
-)
-
-// ToolError is a failed tool call. The tool loop sends its text to the model as the call's result.
-type ToolError struct {
-	Tool  string
-	Stage ToolStage
-	Err   error
-}
-
-// Error says which tool failed and why, in words a model can act on.
-func (e *ToolError) Error() string {
-	switch e.Stage {
-	case ToolStageArguments:
-		return fmt.Sprintf("error: invalid arguments for tool %s: %v", e.Tool, e.Err)
-	case ToolStagePanic:
-		return fmt.Sprintf("error: tool %s crashed: %v", e.Tool, e.Err)
-	case ToolStageUnknown:
-		return fmt.Sprintf("error: there is no tool named %q", e.Tool)
-	}
-	return fmt.Sprintf("error: tool %s failed: %v", e.Tool, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *ToolError) Unwrap() error { return e.Err }
 
 // schemaFor derives a tool's argument schema from its input type, then applies what
 // jsonschema-go does not infer: pointers are optional, and `enum` tags list allowed values.

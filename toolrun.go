@@ -7,7 +7,6 @@ import (
 	"iter"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -15,10 +14,15 @@ import (
 const (
 	DefaultMaxToolSteps   = 10 // model turns before the loop gives up
 	DefaultToolGoroutines = 4  // tool calls of one turn that run at once
+	DefaultMaxToolCalls   = 64 // tool calls one model turn may ask for
 )
 
 // ErrToolStepLimit matches the error of a tool loop that reached its step limit (a *ToolLoopError).
 var ErrToolStepLimit = errors.New("infergate: tool loop reached its step limit")
+
+// ErrToolCallLimit matches the error of a tool loop whose model asked for more calls in one turn
+// than ToolLoop.MaxToolCalls allows (a *ToolCallLimitError).
+var ErrToolCallLimit = errors.New("infergate: a model turn asked for too many tool calls")
 
 // ToolLoop configures ChatService.RunTools. The zero value runs no tools; set Tools.
 type ToolLoop struct {
@@ -26,8 +30,25 @@ type ToolLoop struct {
 	// MaxSteps bounds the model turns (default DefaultMaxToolSteps). The loop then ends with a
 	// *ToolLoopError that keeps the transcript.
 	MaxSteps int
-	// Goroutines bounds how many tool calls of one turn run at once (default DefaultToolGoroutines).
+	// Goroutines bounds how many tool calls of one turn run at once (default DefaultToolGoroutines);
+	// no more goroutines than that run the calls.
 	Goroutines int
+	// MaxToolCalls bounds the tool calls one model turn may ask for (default DefaultMaxToolCalls). A
+	// turn that asks for more ends the loop with a *ToolCallLimitError before any of its calls runs,
+	// and is not added to the transcript.
+	MaxToolCalls int
+	// Approve, if set, is asked before each call runs (after its arguments passed the tool's
+	// schema; calls of unknown tools are not asked about). A nil error runs the call; an error skips
+	// it, and the error's text is sent to the model as the call's result, so that it learns the call
+	// was refused; the ToolResult's Err is then a *ToolError of stage ToolStageRefused that wraps it.
+	// Approve is never called concurrently: the calls of a turn wait for it one at a time, which
+	// suits asking a person. ctx is the loop's.
+	Approve func(ctx context.Context, call ToolCall) error
+	// ToolTimeout, if positive, bounds each tool call: the call's context is cancelled when it
+	// expires (an MCP call is then cancelled on its server too), and the call's result is a
+	// *ToolError of stage ToolStageTimeout that the model reads; the loop goes on. A tool that ignores
+	// its context is waited for, since a goroutine cannot be stopped from outside.
+	ToolTimeout time.Duration
 }
 
 // ToolEventKind says what a ToolEvent reports.
@@ -52,9 +73,9 @@ type ToolEvent struct {
 // ToolResult is one tool call and what came of it.
 type ToolResult struct {
 	Call     ToolCall
-	Output   string // what the model receives: the result, or the error's text
-	Err      error  // a *ToolError when the call failed
-	Duration time.Duration
+	Output   string        // what the model receives: the result, or the *ToolError's Feedback
+	Err      error         // a *ToolError when the call failed; its Error text is the one to log
+	Duration time.Duration // from the call's start to its result, a wait for ToolLoop.Approve included
 }
 
 // ToolRunResult is how a tool loop ended.
@@ -81,6 +102,23 @@ func (e *ToolLoopError) Error() string {
 // Is matches ErrToolStepLimit.
 func (e *ToolLoopError) Is(target error) bool { return target == ErrToolStepLimit }
 
+// ToolCallLimitError ends a tool loop whose model asked for more tool calls in one turn than
+// ToolLoop.MaxToolCalls allows. None of that turn's calls ran; the result's transcript ends before
+// the turn.
+type ToolCallLimitError struct {
+	Limit     int // ToolLoop.MaxToolCalls
+	Requested int // the calls the turn asked for
+	Step      int // the model turn, from 1
+}
+
+// Error says how many calls the turn asked for and how many are allowed.
+func (e *ToolCallLimitError) Error() string {
+	return fmt.Sprintf("infergate: model turn %d asked for %d tool calls; ToolLoop.MaxToolCalls allows %d", e.Step, e.Requested, e.Limit)
+}
+
+// Is matches ErrToolCallLimit.
+func (e *ToolCallLimitError) Is(target error) bool { return target == ErrToolCallLimit }
+
 // ToolRun is a tool loop in progress. Range over Events to watch it, or call Wait; either runs it.
 type ToolRun struct {
 	svc    *ChatService
@@ -90,6 +128,7 @@ type ToolRun struct {
 	opts   []Option
 	cfg    *config // the loop's configuration, for its observers
 	tools  map[string]*FuncTool
+	names  []string // the tools' names, in the loop's order
 	result ToolRunResult
 	err    error
 	ran    bool
@@ -164,6 +203,9 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 		res.Steps, res.Answer = step, answer
 		res.Usage = addUsage(res.Usage, answer.TokenUsage())
 		msg := firstMessage(answer, step)
+		if len(msg.ToolCalls) > r.loop.MaxToolCalls {
+			return &ToolCallLimitError{Limit: r.loop.MaxToolCalls, Requested: len(msg.ToolCalls), Step: step}
+		}
 		res.Messages = append(res.Messages, msg)
 		if !yield(ToolEvent{Kind: ToolEventTurn, Step: step, Message: &msg}, nil) {
 			return errStopped
@@ -186,6 +228,10 @@ func (r *ToolRun) prepare() (ChatRequest, error) {
 	req := r.req
 	r.loop.MaxSteps = positiveOr(r.loop.MaxSteps, DefaultMaxToolSteps)
 	r.loop.Goroutines = positiveOr(r.loop.Goroutines, DefaultToolGoroutines)
+	r.loop.MaxToolCalls = positiveOr(r.loop.MaxToolCalls, DefaultMaxToolCalls)
+	if r.loop.ToolTimeout < 0 {
+		return req, invalid("ToolLoop.ToolTimeout", "must not be negative, got %s", r.loop.ToolTimeout)
+	}
 	r.tools = map[string]*FuncTool{}
 	req.Tools = slices.Clone(req.Tools)
 	for i, t := range r.loop.Tools {
@@ -196,6 +242,7 @@ func (r *ToolRun) prepare() (ChatRequest, error) {
 			return req, invalid("ToolLoop.Tools["+strconv.Itoa(i)+"]", "tool %q is given twice", t.Name())
 		}
 		r.tools[t.Name()] = t
+		r.names = append(r.names, t.Name())
 		req.Tools = append(req.Tools, t.Definition())
 	}
 	return req, req.Validate()
@@ -233,68 +280,6 @@ func firstMessage(answer *ChatCompletion, step int) Message {
 		}
 	}
 	return msg
-}
-
-// runCalls runs a turn's calls, at most Goroutines at once, reporting each as it finishes, and
-// returns them in the order the model asked for them. It returns only when every call has.
-func (r *ToolRun) runCalls(ctx context.Context, step int, calls []ToolCall, yield func(ToolEvent, error) bool) ([]ToolResult, error) {
-	results := make([]ToolResult, len(calls))
-	done := make(chan int, len(calls))
-	sem := make(chan struct{}, r.loop.Goroutines)
-	callCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	for i, call := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-callCtx.Done():
-			}
-			results[i] = r.call(callCtx, call)
-			done <- i
-		}()
-	}
-	stopped := false
-	for range calls {
-		i := <-done
-		if !stopped && !yield(ToolEvent{Kind: ToolEventResult, Step: step, Result: &results[i]}, nil) {
-			stopped = true
-			cancel()
-		}
-	}
-	wg.Wait()
-	switch {
-	case stopped:
-		return results, errStopped
-	case ctx.Err() != nil:
-		return results, context.Cause(ctx)
-	}
-	return results, nil
-}
-
-// call runs one tool call; every failure becomes the result the model reads.
-func (r *ToolRun) call(ctx context.Context, call ToolCall) ToolResult {
-	ctx, obs := startObservation(ctx, r.cfg.observers, Operation{Name: OperationExecuteTool, Tool: &call})
-	start := time.Now()
-	tr := ToolResult{Call: call}
-	tool := r.tools[call.Function.Name]
-	switch {
-	case ctx.Err() != nil:
-		tr.Err = &ToolError{Tool: call.Function.Name, Stage: ToolStageRun, Err: context.Cause(ctx)}
-	case tool == nil:
-		tr.Err = &ToolError{Tool: call.Function.Name, Stage: ToolStageUnknown}
-	default:
-		tr.Output, tr.Err = tool.Call(ctx, call.Function.Arguments)
-	}
-	if tr.Err != nil {
-		tr.Output = tr.Err.Error()
-	}
-	tr.Duration = time.Since(start)
-	obs.end(&tr, tr.Err)
-	return tr
 }
 
 func addUsage(a, b Usage) Usage {

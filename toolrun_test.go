@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -130,6 +131,8 @@ func TestRunToolsTwoSteps(t *testing.T) {
 	}
 }
 
+// TestRunToolsFeedsFailuresBack pins the exact text the model reads for each kind of failure:
+// short, plain and actionable, without library jargon; the *ToolError keeps the detail for logs.
 func TestRunToolsFeedsFailuresBack(t *testing.T) {
 	t.Parallel()
 	gw := gatewaytest.New(t)
@@ -137,20 +140,48 @@ func TestRunToolsFeedsFailuresBack(t *testing.T) {
 	boom := mustTool(t, "boom", func(context.Context, struct{}) (string, error) { panic("kaput") })
 	fails := mustTool(t, "fails", func(context.Context, struct{}) (string, error) { return "", errors.New("disk full") })
 	strict := mustTool(t, "convert", func(_ context.Context, in convertArgs) (string, error) { ran.Add(1); return "ok", nil })
-	gw.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{
-		{ID: "1", Name: "boom", Arguments: `{}`},
-		{ID: "2", Name: "fails", Arguments: `{}`},
-		{ID: "3", Name: "convert", Arguments: `{"celsius":"hot","to":"rankine"}`},
-		{ID: "4", Name: "nosuchtool", Arguments: `{}`},
-	}}, gatewaytest.Reply{Respond: answerFromTools})
-	res, err := gw.Client().Chat.RunTools(context.Background(), hello(), infergate.ToolLoop{Tools: []*infergate.FuncTool{boom, fails, strict}}).Wait()
-	if err != nil {
-		t.Fatal(err)
+	getWeather := mustTool(t, "get_weather", func(_ context.Context, in cityArgs) (string, error) { ran.Add(1); return "ok", nil })
+	want := map[string]string{
+		"panic":     "boom failed: the tool crashed: kaput",
+		"run":       "fails failed: disk full",
+		"missing":   `Invalid arguments for get_weather: "city" is required.`,
+		"type":      `Invalid arguments for convert: "celsius" must be a number, not a string.`,
+		"enum":      `Invalid arguments for convert: "to" must be one of "fahrenheit", "kelvin".`,
+		"unknown":   `Invalid arguments for get_weather: "town" is not a known property.`,
+		"notjson":   "Invalid arguments for get_weather: they are not valid JSON.",
+		"notobject": "Invalid arguments for get_weather: the arguments must be an object, not an array.",
+		"notool":    `There is no tool named "x". Available tools: boom, fails, convert, get_weather.`,
 	}
-	answer := res.Answer.Text()
-	for _, want := range []string{"1=error: tool boom crashed: kaput", "2=error: tool fails failed: disk full", "3=error: invalid arguments for tool convert", `4=error: there is no tool named "nosuchtool"`} {
-		if !strings.Contains(answer, want) {
-			t.Errorf("the model saw %q, which lacks %q", answer, want)
+	gw.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{
+		{ID: "panic", Name: "boom", Arguments: `{}`},
+		{ID: "run", Name: "fails", Arguments: `{}`},
+		{ID: "missing", Name: "get_weather", Arguments: `{}`},
+		{ID: "type", Name: "convert", Arguments: `{"celsius":"hot","to":"kelvin"}`},
+		{ID: "enum", Name: "convert", Arguments: `{"celsius":1,"to":"rankine"}`},
+		{ID: "unknown", Name: "get_weather", Arguments: `{"city":"Oslo","town":"Oslo"}`},
+		{ID: "notjson", Name: "get_weather", Arguments: `{"city":`},
+		{ID: "notobject", Name: "get_weather", Arguments: `[]`},
+		{ID: "notool", Name: "x", Arguments: `{}`},
+	}}, gatewaytest.Reply{Content: "ok"})
+	run := gw.Client().Chat.RunTools(context.Background(), hello(), infergate.ToolLoop{Tools: []*infergate.FuncTool{boom, fails, strict, getWeather}})
+	for ev, err := range run.Events() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind != infergate.ToolEventResult {
+			continue
+		}
+		var te *infergate.ToolError
+		if !errors.As(ev.Result.Err, &te) || te.Feedback() != ev.Result.Output || ev.Result.Err.Error() == ev.Result.Output ||
+			!strings.HasPrefix(te.Error(), "infergate: ") {
+			t.Errorf("result %+v: Output must be the ToolError's Feedback, and its Error text the detail for logs", ev.Result)
+		}
+	}
+	if got := toolResults(t, gw); !reflect.DeepEqual(got, want) {
+		for id := range want {
+			if got[id] != want[id] {
+				t.Errorf("%s: the model read\n\t%s\nwant\n\t%s", id, got[id], want[id])
+			}
 		}
 	}
 	if ran.Load() != 0 {

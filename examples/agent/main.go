@@ -125,7 +125,8 @@ func run(ctx context.Context, out io.Writer, client *infergate.Client) error {
 			r := event.Result
 			took := r.Duration.Round(time.Microsecond)
 			if r.Err != nil {
-				fmt.Fprintf(out, "step %d, error: %s: %v (%s)\n", event.Step, r.Call.Function.Name, r.Err, took)
+				// r.Err says it for the log; r.Output is what the model reads.
+				fmt.Fprintf(out, "step %d, error: %v (%s)\n", event.Step, r.Err, took)
 				continue
 			}
 			fmt.Fprintf(out, "step %d, result: %s = %s (%s)\n", event.Step, r.Call.Function.Name, r.Output, took)

@@ -111,12 +111,17 @@ func TestToolFailuresReachTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`step 1, error: get_weather: error: tool get_weather failed: no weather station in "Atlantis"`,
-		"step 1, error: convert_temperature: error: invalid arguments for tool convert_temperature",
+		`step 1, error: infergate: tool get_weather failed: no weather station in "Atlantis"; try Lisbon or Oslo (`,
+		"step 1, error: infergate: tool convert_temperature: invalid arguments: ",
 		"answer: Sorry, a tool failed",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Count(line, "error:") > 1 || strings.Count(line, "get_weather") > 1 {
+			t.Errorf("a failure is told twice in one line: %s", line)
 		}
 	}
 }
