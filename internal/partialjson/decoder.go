@@ -16,10 +16,10 @@ type Decoder struct {
 }
 
 // NewDecoder returns a decoder that fills root, which must be settable (reflect.ValueOf(&v).Elem())
-// and hold its type's zero value.
+// and hold its type's zero value. Like NewPrefix's parser, it stops reading at the end of the value.
 func NewDecoder(root reflect.Value) *Decoder {
 	b := &builder{root: root}
-	b.p = New(b)
+	b.p = NewPrefix(b)
 	return &Decoder{p: b.p, b: b}
 }
 
@@ -60,6 +60,9 @@ func (d *Decoder) step(fragment []byte, end bool) (changed bool, err error) {
 
 // Done reports whether the value is complete.
 func (d *Decoder) Done() bool { return d.p.Done() }
+
+// Offset returns the number of bytes read so far; once Done, where the value ends.
+func (d *Decoder) Offset() int { return d.p.Offset() }
 
 // Text returns the text written so far; it is valid until the next Write.
 func (d *Decoder) Text() []byte { return d.p.Text() }

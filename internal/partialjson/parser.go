@@ -39,6 +39,8 @@ type Parser struct {
 	key     []byte // the open key, unescaped
 	scratch []byte // unescaped text handed to StringPart
 	err     error
+	// trailing: text after the value is left unread, as when the value sits in prose.
+	trailing bool
 }
 
 type state uint8
@@ -55,8 +57,13 @@ const (
 	sDone // the value is complete; only whitespace may follow
 )
 
-// New returns a parser that reports to h.
+// New returns a parser that reports to h. Text after the value is an error.
 func New(h Handler) *Parser { return &Parser{h: h} }
+
+// NewPrefix returns a parser that reports to h and stops reading at the end of the value: text
+// after it (the rest of a sentence, a closing Markdown fence) is left unread, and Offset, once
+// Done, is where the value ends.
+func NewPrefix(h Handler) *Parser { return &Parser{h: h, trailing: true} }
 
 // Write parses the next fragment. After an error the parser stays failed and Write returns that
 // error again.
@@ -117,6 +124,9 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // run reads as far as the text allows.
 func (p *Parser) run() error {
 	for p.pos < len(p.buf) {
+		if p.state == sDone && p.trailing {
+			return nil
+		}
 		c := p.buf[p.pos]
 		switch p.state {
 		case sString:
@@ -481,3 +491,17 @@ func hexVal(c byte) (rune, bool) {
 	}
 	return 0, false
 }
+
+// Discard is a Handler that ignores every event, for a parser that only checks or delimits a value.
+var Discard Handler = discard{}
+
+type discard struct{}
+
+func (discard) BeginObject(int)     {}
+func (discard) BeginArray(int)      {}
+func (discard) Key([]byte)          {}
+func (discard) End(int)             {}
+func (discard) BeginString(int)     {}
+func (discard) StringPart([]byte)   {}
+func (discard) EndString(int)       {}
+func (discard) Literal([]byte, int) {}
