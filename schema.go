@@ -27,7 +27,9 @@ type typeSchema struct {
 	err    error
 
 	// For objects, made on first use: the schema to send (the strict form when there is one) as
-	// JSON, and the resolved schema that checks answers against it.
+	// JSON, and the resolved schema that checks answers: it lets optional properties be null, as
+	// the strict form does, but does not require them, which a server that ignores strict
+	// would leave out.
 	once     sync.Once
 	sent     json.RawMessage
 	strict   bool
@@ -65,25 +67,26 @@ func (ts *typeSchema) forObjects() error {
 			ts.sendErr = ts.err
 			return
 		}
-		send := ts.schema.CloneSchemas()
-		ts.strict = makeStrict(send)
+		send, check := ts.schema.CloneSchemas(), ts.schema.CloneSchemas()
+		ts.strict = makeStrict(send, true)
 		if !ts.strict {
 			send = ts.schema
 		}
+		makeStrict(check, false)
 		if ts.sent, ts.sendErr = json.Marshal(send); ts.sendErr != nil {
 			return
 		}
-		ts.resolved, ts.sendErr = send.Resolve(nil)
+		ts.resolved, ts.sendErr = check.Resolve(nil)
 	})
 	return ts.sendErr
 }
 
 // makeStrict rewrites s in place into the form servers that enforce schemas ("strict": true)
-// accept: every object lists all its properties in required, forbids others, and lets the
-// optional ones be null (which decodes as the field's zero value, as leaving it out would). It
-// reports false when s has a part strict servers cannot express: a map (an object whose property
-// names are not known) or a value of any type.
-func makeStrict(s *jsonschema.Schema) bool {
+// accept: every object lists all its properties in required (when requireAll), forbids others,
+// and lets the optional ones be null (which decodes as the field's zero value, as leaving it out
+// would). It reports false when s has a part strict servers cannot express: a map (an object
+// whose property names are not known) or a value of any type.
+func makeStrict(s *jsonschema.Schema, requireAll bool) bool {
 	if s == nil {
 		return true
 	}
@@ -94,19 +97,20 @@ func makeStrict(s *jsonschema.Schema) bool {
 		if s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil {
 			return false
 		}
+		ok := true
 		for _, name := range propertyNames(s) {
 			prop := s.Properties[name]
 			if !slices.Contains(s.Required, name) {
 				nullable(prop)
-				s.Required = append(s.Required, name)
+				if requireAll {
+					s.Required = append(s.Required, name)
+				}
 			}
-			if !makeStrict(prop) {
-				return false
-			}
+			ok = makeStrict(prop, requireAll) && ok // on, so that the checking form is complete
 		}
-		return true
+		return ok
 	}
-	return makeStrict(s.Items)
+	return makeStrict(s.Items, requireAll)
 }
 
 // propertyNames lists an object's properties in the order they are sent.

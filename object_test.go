@@ -1,0 +1,302 @@
+package infergate_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
+)
+
+type Recipe struct {
+	Name  string   `json:"name" jsonschema:"the dish"`
+	Steps []string `json:"steps"`
+	Note  string   `json:"note,omitempty"`
+	Diet  string   `json:"diet,omitempty" enum:"vegan,vegetarian,any"`
+}
+
+var pancakes = Recipe{Name: "Pancakes", Steps: []string{"mix", "fry"}, Diet: "vegetarian"}
+
+const pancakesJSON = `{"name":"Pancakes","steps":["mix","fry"],"diet":"vegetarian"}`
+
+func recipeRequest() infergate.ChatRequest {
+	return infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessage("A pancake recipe, please.")}}
+}
+
+func TestGenerateObjectToolMode(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{
+		ToolCalls: []gatewaytest.ToolCall{{Name: "Recipe", Arguments: pancakesJSON}}}))
+	obj, err := infergate.GenerateObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(pancakes, obj.Value); diff != "" {
+		t.Fatalf("value (-want +got):\n%s", diff)
+	}
+	if string(obj.Raw) != pancakesJSON || obj.Mode != infergate.ObjectModeTool || obj.Attempts != 1 ||
+		obj.Usage.TotalTokens == 0 || obj.Completion == nil {
+		t.Fatalf("object %+v", obj)
+	}
+	body := gw.Requests()[0].JSON
+	choice, _ := json.Marshal(body["tool_choice"])
+	if string(choice) != `{"function":{"name":"Recipe"},"type":"function"}` {
+		t.Fatalf("tool_choice %s", choice)
+	}
+	fn := body["tools"].([]any)[0].(map[string]any)["function"].(map[string]any)
+	params, _ := json.Marshal(fn["parameters"])
+	// Strict: every property required, the optional ones nullable, no other property allowed.
+	for _, want := range []string{`"required":["name","steps","note","diet"]`, `"additionalProperties":false`,
+		`"note":{"type":["string","null"]}`, `"enum":["vegan","vegetarian","any",null]`} {
+		if !strings.Contains(string(params), want) {
+			t.Errorf("parameters lack %s: %s", want, params)
+		}
+	}
+	if fn["strict"] != true {
+		t.Errorf("strict %v", fn["strict"])
+	}
+}
+
+func TestGenerateObjectStrictNullDecodesAsZero(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{
+		{Name: "Recipe", Arguments: `{"name":"Tea","steps":["boil"],"note":null,"diet":null}`}}}))
+	obj, err := infergate.GenerateObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{Mode: infergate.ObjectModeTool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Recipe{Name: "Tea", Steps: []string{"boil"}}, obj.Value); diff != "" {
+		t.Fatalf("value (-want +got):\n%s", diff)
+	}
+}
+
+func TestGenerateObjectFromSchemaSample(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t) // nothing scripted: the fake answers the forced call from the schema
+	obj, err := infergate.GenerateObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Recipe{Name: "example", Steps: []string{"example"}, Note: "example", Diet: "vegan"}, obj.Value); diff != "" {
+		t.Fatalf("value (-want +got):\n%s", diff)
+	}
+}
+
+// The deployed gateway drops response_format, and some providers answer a forced call with prose:
+// JSONSchema alone cannot get the value there, Auto can.
+func TestAutoSucceedsWhereJSONSchemaCannotThroughTodaysGateway(t *testing.T) {
+	t.Parallel()
+	prose := "<think>The user wants {pancakes}. I will answer in JSON.</think>Sure! Here it is:\n```json\n" +
+		pancakesJSON + "\n```\nEnjoy {your meal}."
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(
+		gatewaytest.Reply{Content: "Mix flour, eggs and milk, then fry."}, // the model never saw the schema
+		gatewaytest.Reply{Content: prose}))                                // tool_choice ignored, JSON in prose
+	chat := gw.Client().Chat
+	_, err := infergate.GenerateObject[Recipe](context.Background(), chat, recipeRequest(),
+		infergate.ObjectSpec{Mode: infergate.ObjectModeJSONSchema, MaxAttempts: 1})
+	var oe *infergate.ObjectError
+	if !errors.Is(err, infergate.ErrNoObject) || !errors.As(err, &oe) || oe.Attempts != 1 || oe.Raw == "" {
+		t.Fatalf("JSONSchema through today's gateway: %v", err)
+	}
+	if gw.Requests()[0].JSON["response_format"] == nil {
+		t.Fatal("response_format was not sent")
+	}
+	obj, err := infergate.GenerateObject[Recipe](context.Background(), chat, recipeRequest(), infergate.ObjectSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(pancakes, obj.Value); diff != "" || obj.Mode != infergate.ObjectModePrompt || string(obj.Raw) != pancakesJSON {
+		t.Fatalf("mode %v raw %s (-want +got):\n%s", obj.Mode, obj.Raw, diff)
+	}
+}
+
+func TestJSONSchemaModeWhereHonoured(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Object: pancakes}))
+	obj, err := infergate.GenerateObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(),
+		infergate.ObjectSpec{Mode: infergate.ObjectModeJSONSchema, Name: "recipe", Description: "a recipe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj.Mode != infergate.ObjectModeJSONSchema || obj.Value.Name != "Pancakes" {
+		t.Fatalf("object %+v", obj)
+	}
+	format, _ := json.Marshal(gw.Requests()[0].JSON["response_format"])
+	for _, want := range []string{`"type":"json_schema"`, `"name":"recipe"`, `"strict":true`, `"description":"a recipe"`} {
+		if !strings.Contains(string(format), want) {
+			t.Errorf("response_format lacks %s: %s", want, format)
+		}
+	}
+}
+
+func TestPromptModeSendsTheSchema(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Content: "```\n" + pancakesJSON + "\n```"}))
+	req := recipeRequest()
+	obj, err := infergate.GenerateObject[Recipe](context.Background(), gw.Client().Chat, req, infergate.ObjectSpec{Mode: infergate.ObjectModePrompt})
+	if err != nil || obj.Mode != infergate.ObjectModePrompt || obj.Value.Name != "Pancakes" {
+		t.Fatalf("%+v %v", obj, err)
+	}
+	turns := gw.Requests()[0].Turns()
+	if turns[0].Role != "system" || !strings.Contains(turns[0].Content, `"required":["name","steps","note","diet"]`) {
+		t.Fatalf("first turn %+v", turns[0])
+	}
+	if gw.Requests()[0].JSON["tool_choice"] != nil || len(req.Messages) != 1 {
+		t.Fatal("prompt mode forced a tool, or changed the caller's request")
+	}
+}
+
+func TestRepairAfterSchemaViolation(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(
+		gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{ID: "call_bad", Name: "Recipe", Arguments: `{"name":"Pancakes"}`}}},
+		gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{Name: "Recipe", Arguments: pancakesJSON}}}))
+	obj, err := infergate.GenerateObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj.Attempts != 2 || obj.Value.Name != "Pancakes" {
+		t.Fatalf("object %+v", obj)
+	}
+	turns := gw.Requests()[1].Turns()
+	last := turns[len(turns)-1]
+	if last.Role != "tool" || last.ToolCallID != "call_bad" || !strings.Contains(last.Content, "steps") {
+		t.Fatalf("repair turn %+v", last)
+	}
+}
+
+func TestAutoFallsBackToPrompt(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(
+		gatewaytest.Reply{Content: "I'd rather just chat about pancakes."},
+		gatewaytest.Reply{Content: pancakesJSON}))
+	obj, err := infergate.GenerateObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obj.Attempts != 2 || obj.Mode != infergate.ObjectModePrompt {
+		t.Fatalf("object %+v", obj)
+	}
+	second := gw.Requests()[1]
+	turns := second.Turns()
+	if second.JSON["tool_choice"] != nil || !strings.Contains(turns[len(turns)-1].Content, "JSON Schema") {
+		t.Fatalf("second attempt %s", second.Body)
+	}
+}
+
+func TestTruncatedAnswerSaysSo(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{FinishReason: "length",
+		ToolCalls: []gatewaytest.ToolCall{{Name: "Recipe", Arguments: `{"name":"Panc`}}}))
+	_, err := infergate.GenerateObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	var oe *infergate.ObjectError
+	var syntax *json.SyntaxError
+	if !errors.As(err, &oe) || oe.FinishReason != infergate.FinishReasonLength || oe.Attempts != 1 ||
+		!strings.Contains(err.Error(), "cut short") || !errors.As(err, &syntax) || oe.Raw != `{"name":"Panc` {
+		t.Fatalf("error %v", err)
+	}
+	if n := len(gw.Requests()); n != 1 {
+		t.Fatalf("a cut answer was repaired: %d requests", n)
+	}
+}
+
+func TestMaxAttemptsExhausted(t *testing.T) {
+	t.Parallel()
+	bad := gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{Name: "Recipe", Arguments: `{"name":1,"steps":[]}`}}}
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(bad, bad, bad))
+	_, err := infergate.GenerateObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{MaxAttempts: 2})
+	var oe *infergate.ObjectError
+	if !errors.As(err, &oe) || oe.Attempts != 2 || len(gw.Requests()) != 2 {
+		t.Fatalf("error %v", err)
+	}
+	// user, answer, tool result, answer
+	if len(oe.Messages) != 4 || oe.Usage.TotalTokens == 0 || oe.Err == nil {
+		t.Fatalf("transcript %d messages, usage %+v, err %v", len(oe.Messages), oe.Usage, oe.Err)
+	}
+}
+
+func TestObjectSpecValidation(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t)
+	chat := gw.Client().Chat
+	ctx := context.Background()
+	cases := map[string]error{}
+	_, cases["name"] = infergate.GenerateObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{Name: "a b"})
+	_, cases["attempts"] = infergate.GenerateObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{MaxAttempts: -1})
+	_, cases["mode"] = infergate.GenerateObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{Mode: 9})
+	_, cases["not an object"] = infergate.GenerateObject[[]string](ctx, chat, recipeRequest(), infergate.ObjectSpec{})
+	_, cases["no messages"] = infergate.GenerateObject[Recipe](ctx, chat, infergate.ChatRequest{}, infergate.ObjectSpec{})
+	_, cases["stream"] = infergate.StreamObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{Name: "a b"}).Wait()
+	for name, err := range cases {
+		var ve *infergate.ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("%s: %v, want a *ValidationError", name, err)
+		}
+	}
+	if len(gw.Requests()) != 0 {
+		t.Fatal("an invalid request was sent")
+	}
+}
+
+func TestStreamObjectToolFragments(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Reasoning: "thinking it over",
+		Quirks:    gatewaytest.Quirks{ArgChunkSize: 3, EmptyArgsFirst: true, BlankIDs: true},
+		ToolCalls: []gatewaytest.ToolCall{{Name: "Recipe", Arguments: pancakesJSON}}}))
+	st := infergate.StreamObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	var partials []Recipe
+	for p, err := range st.Partials() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		partials = append(partials, p)
+	}
+	obj, err := st.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(partials) < 5 || st.Attempt() != 1 {
+		t.Fatalf("%d partials, attempt %d", len(partials), st.Attempt())
+	}
+	for _, p := range partials {
+		if !strings.HasPrefix(obj.Value.Name, p.Name) || len(p.Steps) > len(obj.Value.Steps) {
+			t.Fatalf("partial %+v contradicts %+v", p, obj.Value)
+		}
+	}
+	if diff := cmp.Diff(obj.Value, partials[len(partials)-1]); diff != "" {
+		t.Fatalf("last partial (-final +partial):\n%s", diff)
+	}
+}
+
+func TestStreamObjectStopsWhenTheCallerBreaks(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{
+		Quirks: gatewaytest.Quirks{ArgChunkSize: 2}, ToolCalls: []gatewaytest.ToolCall{{Name: "Recipe", Arguments: pancakesJSON}}}))
+	st := infergate.StreamObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	for range st.Partials() {
+		break
+	}
+	if _, err := st.Wait(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestStreamObjectReportsABrokenStream(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Content: pancakesJSON,
+		Chunks: []string{`{"name":"Pan`, `cakes","steps":["mix"`, `,"fry"]}`},
+		Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{After: 2, Status: 502}}}))
+	st := infergate.StreamObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{Mode: infergate.ObjectModePrompt})
+	var last error
+	for _, err := range st.Partials() {
+		last = err
+	}
+	var se *infergate.StreamError
+	if !errors.As(last, &se) {
+		t.Fatalf("error %v, want a *StreamError", last)
+	}
+}
