@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -299,4 +300,48 @@ func TestStreamObjectReportsABrokenStream(t *testing.T) {
 	if !errors.As(last, &se) {
 		t.Fatalf("error %v, want a *StreamError", last)
 	}
+}
+
+// BenchmarkGenerateObjectOverhead compares GenerateObject with Create on the same request and the
+// same answer (a forced call with a recipe), both through a loopback fake: the difference is what
+// objects add (the tool, the schema check, the decoding into the type), the schema being derived
+// once per type and cached.
+func BenchmarkGenerateObjectOverhead(b *testing.B) {
+	srv := gatewaytest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	steps := make([]string, 40)
+	for i := range steps {
+		steps[i] = fmt.Sprintf("step %d: stir the batter gently", i)
+	}
+	args, _ := json.Marshal(Recipe{Name: "Pancakes", Steps: steps, Diet: "vegan"})
+	reply := gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{Name: "Recipe", Arguments: string(args)}}}
+	schema, err := infergate.SchemaFor[Recipe]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain := recipeRequest()
+	plain.Tools = []infergate.Tool{infergate.FunctionTool("Recipe", "", schema)}
+	plain.ToolChoice = infergate.ToolChoiceFunction("Recipe")
+	ctx := context.Background()
+	b.Run("Create", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			srv.Enqueue(reply)
+			c, err := client.Chat.Create(ctx, plain)
+			if err != nil || len(c.ToolCalls()) != 1 {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("GenerateObject", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			srv.Enqueue(reply)
+			obj, err := infergate.GenerateObject[Recipe](ctx, client.Chat, recipeRequest(), infergate.ObjectSpec{})
+			if err != nil || len(obj.Value.Steps) != 40 {
+				b.Fatal(err)
+			}
+		}
+	})
 }
