@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/infergate/infergate-go"
@@ -344,4 +347,69 @@ func BenchmarkGenerateObjectOverhead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestStreamObjectRandomValues streams random recipes through the fake, as call fragments and as
+// text, cut at random sizes: every partial is a prefix of the value and the value comes out whole.
+func TestStreamObjectRandomValues(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(22, 7))
+	runes := []rune("ab \"\\/\n\té日😀<>{}")
+	text := func(n int) string {
+		var b strings.Builder
+		for range rng.IntN(n) {
+			b.WriteRune(runes[rng.IntN(len(runes))])
+		}
+		return b.String()
+	}
+	gw := gatewaytest.New(t)
+	for i := range 30 {
+		want := Recipe{Name: text(30), Steps: []string{}, Note: text(10), Diet: []string{"", "vegan", "any"}[rng.IntN(3)]}
+		for range rng.IntN(4) {
+			want.Steps = append(want.Steps, text(12))
+		}
+		raw, _ := json.Marshal(want)
+		spec := infergate.ObjectSpec{Mode: infergate.ObjectModeTool}
+		reply := gatewaytest.Reply{Quirks: gatewaytest.Quirks{ArgChunkSize: 1 + rng.IntN(9), EmptyArgsFirst: i%2 == 0},
+			ToolCalls: []gatewaytest.ToolCall{{Name: "Recipe", Arguments: string(raw)}}}
+		if i%2 == 1 {
+			spec.Mode = infergate.ObjectModePrompt
+			reply = gatewaytest.Reply{Chunks: splitRandomly(rng, "<think>hmm {</think>```json\n"+string(raw)+"\n```")}
+		}
+		gw.Enqueue(reply)
+		st := infergate.StreamObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), spec)
+		var partials []Recipe
+		for p, err := range st.Partials() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			partials = append(partials, p)
+		}
+		obj, err := st.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, obj.Value); diff != "" {
+			t.Fatalf("value (-want +got):\n%s", diff)
+		}
+		for _, p := range partials {
+			if !strings.HasPrefix(want.Name, p.Name) || !strings.HasPrefix(want.Note, p.Note) ||
+				(p.Diet != "" && p.Diet != want.Diet) || len(p.Steps) > len(want.Steps) || !slices.Equal(p.Steps, want.Steps[:len(p.Steps)]) {
+				t.Fatalf("partial %+v contradicts %+v", p, want)
+			}
+		}
+	}
+}
+
+func splitRandomly(rng *rand.Rand, s string) []string {
+	var out []string
+	for len(s) > 0 {
+		n := min(len(s), 1+rng.IntN(7))
+		for n < len(s) && !utf8.RuneStart(s[n]) { // the fake sends each piece as a JSON string
+			n++
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
 }
