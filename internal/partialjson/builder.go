@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
-	"unsafe"
+	"strings"
 )
 
 // builder fills a Go value from a Parser's events as they come, the way encoding/json would fill
@@ -18,15 +18,16 @@ import (
 //     interfaces, ",string" fields) is decoded by encoding/json once complete, from its own text.
 //
 // Every event costs time in proportion to its own text, never to what came before: strings grow
-// in an append-only arena and the value's strings view it, so a growing string is not copied.
+// in an append-only strings.Builder and the value's strings view it, so a growing string is not
+// copied.
 // Values the text does not fit (a string where an int belongs, an unknown key) are left alone;
 // encoding/json reports them when the whole text is decoded.
 type builder struct {
 	p       *Parser
 	root    reflect.Value
 	stack   []frame
-	arena   []byte
-	strAt   int // where the open string starts in arena
+	arena   *strings.Builder // only appended to, so the strings it handed out never change
+	strAt   int              // where the open string starts in arena
 	str     reflect.Value
 	strOn   bool // the open string has a destination
 	strShow bool // and it is shown as it grows
@@ -280,7 +281,10 @@ func (b *builder) BeginString(at int) {
 	f := b.top()
 	whole := f != nil && f.kind == fStruct && f.fd.whole
 	b.str = b.deref(dst, shown)
-	b.strOn, b.strShow, b.strAt = true, shown && !whole, len(b.arena)
+	if b.arena == nil {
+		b.arena = new(strings.Builder)
+	}
+	b.strOn, b.strShow, b.strAt = true, shown && !whole, b.arena.Len()
 }
 
 // StringPart implements Handler.
@@ -288,29 +292,24 @@ func (b *builder) StringPart(part []byte) {
 	if !b.strOn {
 		return
 	}
-	open := len(b.arena) - b.strAt
-	if len(b.arena)+len(part) > cap(b.arena) {
-		// A new arena; the strings already made keep the old one alive and unchanged.
-		grown := make([]byte, open, max(2*(open+len(part)), 4096))
-		copy(grown, b.arena[b.strAt:])
+	if b.arena.Len()+len(part) > b.arena.Cap() {
+		// A new arena that starts with the open string; the strings already made keep the old one
+		// alive and unchanged, and are not copied.
+		open := b.openString()
+		grown := new(strings.Builder)
+		grown.Grow(max(2*(len(open)+len(part)), 4096))
+		grown.WriteString(open)
 		b.arena, b.strAt = grown, 0
 	}
-	b.arena = append(b.arena, part...)
+	b.arena.Write(part)
 	if b.strShow {
 		b.str.SetString(b.openString())
 		b.changed = true
 	}
 }
 
-// openString views the open string in the arena. Bytes before len(arena) are never written again,
-// so the view never changes.
-func (b *builder) openString() string {
-	n := len(b.arena) - b.strAt
-	if n == 0 {
-		return ""
-	}
-	return unsafe.String(&b.arena[b.strAt], n)
-}
+// openString is the open string, a view of the arena.
+func (b *builder) openString() string { return b.arena.String()[b.strAt:] }
 
 // EndString implements Handler.
 func (b *builder) EndString(at int) {
@@ -356,7 +355,7 @@ func (b *builder) setLiteral(dst reflect.Value, shown bool, text []byte) {
 		return
 	}
 	v := b.deref(dst, shown)
-	s := unsafe.String(&text[0], len(text)) // parsed at once, not kept
+	s := string(text)
 	switch v.Kind() {
 	case reflect.Bool:
 		if s == "true" || s == "false" {
