@@ -15,7 +15,7 @@ import (
 
 var (
 	objectSeed  = flag.Uint64("object.seed", 20261124, "seed of the random values of TestPartialObjectProperty")
-	objectCases = flag.Int("object.cases", 4, "how many random values TestPartialObjectProperty cuts at every byte")
+	objectCases = flag.Int("object.cases", 2, "how many random values TestPartialObjectProperty cuts at every byte")
 )
 
 type propLevel string
