@@ -413,3 +413,39 @@ func splitRandomly(rng *rand.Rand, s string) []string {
 	}
 	return out
 }
+
+func TestMapsAreNotSentStrict(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Object: map[string]int{"eggs": 2}}))
+	obj, err := infergate.GenerateObject[map[string]int](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	if err != nil || obj.Value["eggs"] != 2 {
+		t.Fatalf("%+v %v", obj, err)
+	}
+	fn := gw.Requests()[0].JSON["tools"].([]any)[0].(map[string]any)["function"].(map[string]any)
+	if _, ok := fn["strict"]; ok || fn["name"] != "answer" {
+		t.Fatalf("a map's schema cannot be strict, and an unnamed type is an answer: %v", fn)
+	}
+}
+
+func TestSchemaForRefusesWhatJSONSchemaCannotSay(t *testing.T) {
+	t.Parallel()
+	type withChannel struct {
+		C chan int `json:"c"`
+	}
+	if _, err := infergate.SchemaFor[withChannel](); err == nil {
+		t.Fatal("a channel got a schema")
+	}
+	_, err := infergate.GenerateObject[withChannel](context.Background(), gatewaytest.New(t).Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	var ve *infergate.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("error %v, want a *ValidationError", err)
+	}
+	s, err := infergate.SchemaFor[[]string]()
+	if err != nil || s.Items == nil || s.Items.Type != "string" {
+		t.Fatalf("%v %v", s, err)
+	}
+	s.Items.Type = "number" // a copy: the next caller still gets strings
+	if again, _ := infergate.SchemaFor[[]string](); again.Items.Type != "string" {
+		t.Fatal("SchemaFor handed out the cached schema")
+	}
+}
