@@ -125,20 +125,16 @@ func (t *FuncTool) invoke(ctx context.Context, args []byte) (result string, err 
 	return string(text), nil
 }
 
-// schemaFor derives a tool's argument schema from its input type, then applies what
-// jsonschema-go does not infer: pointers are optional, and `enum` tags list allowed values.
+// schemaFor returns a tool's argument schema, derived from its input type as SchemaFor does.
 func schemaFor(t reflect.Type) (*jsonschema.Schema, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("arguments type %s must be a struct: tools take a JSON object", t)
 	}
-	schema, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return schema, refine(t, schema)
+	return schemaOf(t).clone()
 }
 
-// refine walks a type beside its schema.
+// refine applies to a schema jsonschema-go derived what it does not infer: pointers are optional,
+// and `enum` tags list allowed values. It walks the type beside its schema.
 func refine(t reflect.Type, s *jsonschema.Schema) error {
 	t = deref(t)
 	if s == nil {

@@ -36,6 +36,12 @@ type Reply struct {
 	// Respond, when set, computes the reply from the conversation the request sent (the tool
 	// results of an earlier turn, say); the Reply it returns is used instead of this one.
 	Respond func(conversation []Turn) Reply
+	// Object is a value the model answers with, encoded as JSON: as the arguments of a call of
+	// the function the request forces (tool_choice naming a function), else as the content.
+	// Content and ToolCalls are ignored when it is set. A request that forces a function and finds
+	// no scripted reply gets a call whose arguments are a sample of the function's parameters
+	// schema (see SampleFromSchema), so that code asking for typed values runs without scripting.
+	Object any
 	// MoreChoices are the answers of choices 1, 2, ... for a request with n > 1. Their Content,
 	// Reasoning, Chunks, ToolCalls and FinishReason are used; a stream interleaves their chunks
 	// with those of the first choice.
@@ -114,9 +120,11 @@ type StreamErrorEvent struct {
 }
 
 type chatRequest struct {
-	Model    string            `json:"model"`
-	Stream   bool              `json:"stream"`
-	Messages []json.RawMessage `json:"messages"`
+	Model      string            `json:"model"`
+	Stream     bool              `json:"stream"`
+	Messages   []json.RawMessage `json:"messages"`
+	Tools      []requestTool     `json:"tools"`
+	ToolChoice json.RawMessage   `json:"tool_choice"`
 }
 
 type message struct {
@@ -167,10 +175,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	reply := s.nextReply(lastUser)
+	reply, scripted := s.nextReply(lastUser)
 	if reply.Respond != nil {
 		reply = reply.Respond(turns(req.Messages))
 	}
+	reply = answerObject(reply, scripted, req)
 	c := s.completion(reply, req.Model, prompt, s.now(r))
 	if req.Stream {
 		s.stream(w, r, c)
@@ -234,15 +243,15 @@ func validImageURL(u string) bool {
 
 // nextReply pops the scripted queue, falling back to an echo so tests that
 // script nothing still get a predictable answer.
-func (s *Server) nextReply(lastUser string) Reply {
+func (s *Server) nextReply(lastUser string) (r Reply, scripted bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.replies) == 0 {
-		return Reply{Content: lastUser}
+		return Reply{Content: lastUser}, false
 	}
-	r := s.replies[0]
+	r = s.replies[0]
 	s.replies = s.replies[1:]
-	return r
+	return r, true
 }
 
 // completion is a reply with every default resolved.

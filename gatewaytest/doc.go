@@ -15,7 +15,10 @@
 // valid file per format, see SpeechAudio), billing balance and usage (in
 // memory, see AddUsage), the account's API keys (access token only) and
 // GET /health.
-// Chat replies are scripted with Reply and Server.Enqueue; odd stream
+// Chat replies are scripted with Reply and Server.Enqueue (Reply.Object
+// answers a request for a typed value; with nothing scripted, a request that
+// forces a function gets a call with a sample of its schema, see
+// SampleFromSchema); odd stream
 // behaviour (split tool-call fragments, in-band errors, truncation, CRLF,
 // tiny TCP writes) is switched on per reply with Quirks; error responses are
 // injected with Server.FailNext and the *ErrorReply constructors. Every

@@ -1,0 +1,381 @@
+package partialjson
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// builder fills a Go value from a Parser's events as they come, the way encoding/json would fill
+// it from the whole text, showing only what the text so far settles:
+//
+//   - a struct field appears once its value is complete, except that a string grows as its text
+//     arrives and an object or array in progress shows what it holds so far;
+//   - a slice or map gains an element once the element is complete;
+//   - a value that decodes itself (json.Unmarshaler, encoding.TextUnmarshaler, time.Time, []byte,
+//     interfaces, ",string" fields) is decoded by encoding/json once complete, from its own text.
+//
+// Every event costs time in proportion to its own text, never to what came before: strings grow
+// in an append-only strings.Builder and the value's strings view it, so a growing string is not
+// copied.
+// Values the text does not fit (a string where an int belongs, an unknown key) are left alone;
+// encoding/json reports them when the whole text is decoded.
+type builder struct {
+	p       *Parser
+	root    reflect.Value
+	stack   []frame
+	arena   *strings.Builder // only appended to, so the strings it handed out never change
+	strAt   int              // where the open string starts in arena
+	str     reflect.Value
+	strOn   bool // the open string has a destination
+	strShow bool // and it is shown as it grows
+	changed bool
+}
+
+type frameKind uint8
+
+const (
+	fStruct frameKind = iota
+	fMap
+	fSlice
+	fArray
+	fSkip   // a value with no destination
+	fOpaque // a value encoding/json decodes once complete
+)
+
+type frame struct {
+	kind   frameKind
+	v      reflect.Value
+	shown  bool // changes to v are visible in the root value now
+	plan   *structPlan
+	slot   reflect.Value // fStruct: the field of the pending key; fMap, fSlice: the element being built
+	key    reflect.Value // fMap: the pending key
+	index  int           // fArray: the next element
+	depth  int           // fSkip, fOpaque: open containers within
+	start  int           // fOpaque: where its text starts
+	fd     *field        // fStruct: the pending key's field, nil when it names none
+	quoted bool          // fStruct: the pending field is ",string"; fOpaque: its value is
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	numberType          = reflect.TypeFor[json.Number]()
+)
+
+// decodesItself reports whether encoding/json hands values of t (addressable) to a method or a
+// rule of its own rather than to the field-by-field walk below.
+func decodesItself(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	if pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Interface:
+		return true
+	case reflect.Slice:
+		return t.Elem().Kind() == reflect.Uint8
+	case reflect.Map:
+		return t.Key().Kind() != reflect.String || reflect.PointerTo(t.Key()).Implements(textUnmarshalerType)
+	}
+	return false
+}
+
+// target is where the value that begins now goes, and whether it shows; ok is false when it has
+// no destination. A quoted target is a ",string" field.
+func (b *builder) target() (dst reflect.Value, shown, quoted, ok bool) {
+	if len(b.stack) == 0 {
+		return b.root, true, false, true
+	}
+	f := &b.stack[len(b.stack)-1]
+	switch f.kind {
+	case fStruct:
+		return f.slot, f.shown, f.quoted, f.fd != nil
+	case fMap, fSlice:
+		return f.slot, false, false, true
+	case fArray:
+		if f.index < f.v.Len() {
+			return f.v.Index(f.index), f.shown, false, true
+		}
+	}
+	return reflect.Value{}, false, false, false
+}
+
+// deref follows pointers, allocating the nil ones.
+func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+			b.changed = b.changed || shown
+		}
+		v = v.Elem()
+	}
+	return v
+}
+
+func (b *builder) top() *frame {
+	if len(b.stack) == 0 {
+		return nil
+	}
+	return &b.stack[len(b.stack)-1]
+}
+
+// passive reports whether the innermost frame only counts nesting (a skipped or opaque value).
+func (b *builder) passive() bool {
+	f := b.top()
+	return f != nil && (f.kind == fSkip || f.kind == fOpaque)
+}
+
+// BeginObject implements Handler.
+func (b *builder) BeginObject(at int) { b.beginContainer(at, true) }
+
+// BeginArray implements Handler.
+func (b *builder) BeginArray(at int) { b.beginContainer(at, false) }
+
+func (b *builder) beginContainer(at int, object bool) {
+	if b.passive() {
+		b.top().depth++
+		return
+	}
+	dst, shown, quoted, ok := b.target()
+	if !ok || quoted {
+		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
+		return
+	}
+	if decodesItself(deref(dst.Type())) {
+		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at})
+		return
+	}
+	v := b.deref(dst, shown)
+	f := frame{kind: fSkip, v: v, shown: shown, depth: 1}
+	switch {
+	case object && v.Kind() == reflect.Struct:
+		f.kind, f.plan = fStruct, planOf(v.Type())
+	case object && v.Kind() == reflect.Map:
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+			b.changed = b.changed || shown
+		}
+		f.kind, f.slot = fMap, reflect.New(v.Type().Elem()).Elem()
+	case !object && v.Kind() == reflect.Slice:
+		if v.IsNil() {
+			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			b.changed = b.changed || shown
+		}
+		f.kind, f.slot = fSlice, reflect.New(v.Type().Elem()).Elem()
+	case !object && v.Kind() == reflect.Array:
+		f.kind = fArray
+	}
+	b.stack = append(b.stack, f)
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// Key implements Handler.
+func (b *builder) Key(key []byte) {
+	f := b.top()
+	switch f.kind {
+	case fStruct:
+		f.fd = f.plan.lookup(key)
+		if f.fd != nil {
+			var ok bool
+			if f.slot, ok = fieldOf(f.v, f.fd.index); !ok {
+				f.fd = nil
+				return
+			}
+			f.quoted = f.fd.quoted && isScalar(deref(f.slot.Type()).Kind())
+		}
+	case fMap:
+		f.key = reflect.ValueOf(string(key)).Convert(f.v.Type().Key())
+	}
+}
+
+func isScalar(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+// End implements Handler.
+func (b *builder) End(at int) {
+	f := b.top()
+	if f.kind == fSkip || f.kind == fOpaque {
+		if f.depth--; f.depth > 0 {
+			return
+		}
+	}
+	b.stack = b.stack[:len(b.stack)-1]
+	if f.kind == fOpaque { // f still points at the popped frame, which nothing overwrites before this
+		b.decodeOpaque(f, b.p.Text()[f.start:at+1])
+	}
+	b.done()
+}
+
+// decodeOpaque lets encoding/json decode a complete value that decodes itself.
+func (b *builder) decodeOpaque(f *frame, text []byte) {
+	if f.quoted {
+		var inner string
+		if json.Unmarshal(text, &inner) != nil {
+			return
+		}
+		text = []byte(inner)
+	}
+	_ = json.Unmarshal(text, f.v.Addr().Interface()) // a mismatch is for the final decode to report
+}
+
+// done records that the value at the current position is complete.
+func (b *builder) done() {
+	f := b.top()
+	if f == nil {
+		b.changed = true
+		return
+	}
+	switch f.kind {
+	case fStruct:
+		f.fd = nil
+		b.changed = b.changed || f.shown
+	case fMap:
+		if f.key.IsValid() {
+			f.v.SetMapIndex(f.key, f.slot)
+		}
+		f.slot.SetZero()
+		b.changed = b.changed || f.shown
+	case fSlice:
+		f.v.Set(reflect.Append(f.v, f.slot))
+		f.slot.SetZero()
+		b.changed = b.changed || f.shown
+	case fArray:
+		f.index++
+		b.changed = b.changed || f.shown
+	}
+}
+
+// BeginString implements Handler.
+func (b *builder) BeginString(at int) {
+	b.strOn = false
+	if b.passive() {
+		return
+	}
+	dst, shown, quoted, ok := b.target()
+	if !ok {
+		return
+	}
+	if quoted || decodesItself(deref(dst.Type())) {
+		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), start: at, quoted: quoted})
+		return
+	}
+	if deref(dst.Type()).Kind() != reflect.String {
+		return
+	}
+	f := b.top()
+	whole := f != nil && f.kind == fStruct && f.fd.whole
+	b.str = b.deref(dst, shown)
+	if b.arena == nil {
+		b.arena = new(strings.Builder)
+	}
+	b.strOn, b.strShow, b.strAt = true, shown && !whole, b.arena.Len()
+}
+
+// StringPart implements Handler.
+func (b *builder) StringPart(part []byte) {
+	if !b.strOn {
+		return
+	}
+	if b.arena.Len()+len(part) > b.arena.Cap() {
+		// A new arena that starts with the open string; the strings already made keep the old one
+		// alive and unchanged, and are not copied.
+		open := b.openString()
+		grown := new(strings.Builder)
+		grown.Grow(max(2*(len(open)+len(part)), 4096))
+		grown.WriteString(open)
+		b.arena, b.strAt = grown, 0
+	}
+	b.arena.Write(part)
+	if b.strShow {
+		b.str.SetString(b.openString())
+		b.changed = true
+	}
+}
+
+// openString is the open string, a view of the arena.
+func (b *builder) openString() string { return b.arena.String()[b.strAt:] }
+
+// EndString implements Handler.
+func (b *builder) EndString(at int) {
+	if f := b.top(); f != nil && f.kind == fOpaque && f.depth == 0 {
+		b.stack = b.stack[:len(b.stack)-1]
+		b.decodeOpaque(f, b.p.Text()[f.start:at+1])
+		b.done()
+		return
+	}
+	if b.passive() {
+		return
+	}
+	if b.strOn && !b.strShow {
+		b.str.SetString(b.openString())
+	}
+	b.strOn = false
+	b.done()
+}
+
+// Literal implements Handler.
+func (b *builder) Literal(text []byte, at int) {
+	if b.passive() {
+		return
+	}
+	dst, shown, quoted, ok := b.target()
+	if ok && !quoted {
+		b.setLiteral(dst, shown, text)
+	}
+	b.done()
+}
+
+func (b *builder) setLiteral(dst reflect.Value, shown bool, text []byte) {
+	if text[0] == 'n' { // null empties what can be empty and leaves the rest, as encoding/json does
+		switch dst.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
+			dst.SetZero()
+		}
+		return
+	}
+	if decodesItself(deref(dst.Type())) {
+		v := b.deref(dst, shown)
+		_ = json.Unmarshal(text, v.Addr().Interface())
+		return
+	}
+	v := b.deref(dst, shown)
+	s := string(text)
+	switch v.Kind() {
+	case reflect.Bool:
+		if s == "true" || s == "false" {
+			v.SetBool(s == "true")
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if n, err := strconv.ParseInt(s, 10, v.Type().Bits()); err == nil {
+			v.SetInt(n)
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if n, err := strconv.ParseUint(s, 10, v.Type().Bits()); err == nil {
+			v.SetUint(n)
+		}
+	case reflect.Float32, reflect.Float64:
+		if n, err := strconv.ParseFloat(s, v.Type().Bits()); err == nil {
+			v.SetFloat(n)
+		}
+	case reflect.String:
+		if v.Type() == numberType && s != "true" && s != "false" {
+			v.SetString(string(text))
+		}
+	}
+}

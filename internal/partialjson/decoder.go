@@ -1,0 +1,68 @@
+package partialjson
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// Decoder fills a Go value from JSON text that arrives in fragments, as described on builder: after
+// each fragment the value shows what the text so far settles, and once the text is complete it
+// holds what encoding/json would decode from it (for the types encoding/json decodes without
+// error). The whole text stays available (Text) for that final decode.
+type Decoder struct {
+	p   *Parser
+	b   *builder
+	err error
+}
+
+// NewDecoder returns a decoder that fills root, which must be settable (reflect.ValueOf(&v).Elem())
+// and hold its type's zero value. Like NewPrefix's parser, it stops reading at the end of the value.
+func NewDecoder(root reflect.Value) *Decoder {
+	b := &builder{root: root}
+	b.p = NewPrefix(b)
+	return &Decoder{p: b.p, b: b}
+}
+
+// Write parses the next fragment; changed reports whether the value shows something new. After an
+// error the decoder stays failed.
+func (d *Decoder) Write(fragment []byte) (changed bool, err error) {
+	return d.step(fragment, false)
+}
+
+// Close ends the text; it fails when the value is incomplete.
+func (d *Decoder) Close() (changed bool, err error) {
+	return d.step(nil, true)
+}
+
+func (d *Decoder) step(fragment []byte, end bool) (changed bool, err error) {
+	if d.err != nil {
+		return false, d.err
+	}
+	defer func() {
+		// The value's own methods (UnmarshalJSON) run here: one that panics fails the decoder
+		// rather than the caller.
+		if r := recover(); r != nil {
+			d.err = fmt.Errorf("partialjson: filling %s: %v", d.b.root.Type(), r)
+			changed, err = false, d.err
+		}
+	}()
+	if end {
+		d.err = d.p.Close()
+	} else {
+		d.err = d.p.Write(fragment)
+	}
+	if d.err != nil {
+		return false, d.err
+	}
+	changed, d.b.changed = d.b.changed, false
+	return changed, nil
+}
+
+// Done reports whether the value is complete.
+func (d *Decoder) Done() bool { return d.p.Done() }
+
+// Offset returns the number of bytes read so far; once Done, where the value ends.
+func (d *Decoder) Offset() int { return d.p.Offset() }
+
+// Text returns the text written so far; it is valid until the next Write.
+func (d *Decoder) Text() []byte { return d.p.Text() }

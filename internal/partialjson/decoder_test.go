@@ -1,0 +1,135 @@
+package partialjson
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type inner struct {
+	S  string            `json:"s"`
+	N  *int              `json:"n,omitempty"`
+	Xs []float64         `json:"xs"`
+	M  map[string]*inner `json:"m,omitempty"`
+}
+
+type Embedded struct {
+	Promoted string `json:"promoted"`
+	Shadowed int
+}
+
+type outer struct {
+	Embedded
+	Shadowed int                `json:"Shadowed"`
+	Name     string             `json:"name"`
+	Kind     string             `json:"kind" enum:"a,b"`
+	Quoted   int                `json:"quoted,string"`
+	When     time.Time          `json:"when"`
+	Any      any                `json:"any"`
+	Raw      json.RawMessage    `json:"raw"`
+	Bytes    []byte             `json:"bytes"`
+	IntKeys  map[int]string     `json:"int_keys"`
+	Inner    inner              `json:"inner"`
+	List     []inner            `json:"list"`
+	Ptrs     []*inner           `json:"ptrs"`
+	Fixed    [2]bool            `json:"fixed"`
+	Num      json.Number        `json:"num"`
+	Deep     [][]map[string]int `json:"deep"`
+	Skip     string             `json:"-"`
+	Unsigned uint16             `json:"u"`
+}
+
+var decoderCases = []string{
+	`{"promoted":"p","Shadowed":3,"name":"n\u00e9","kind":"b","quoted":"42","when":"2025-01-02T03:04:05Z",
+	  "any":{"x":[1,"y",null]},"raw":[1, 2],"bytes":"aGk=","int_keys":{"1":"one"},
+	  "inner":{"s":"in","n":5,"xs":[1.5,-2],"m":{"k":{"s":"deep"}}},"list":[{"s":"a"},{"s":"b","xs":[]}],
+	  "ptrs":[null,{"s":"p"}],"fixed":[true,false,true],"num":1e3,"deep":[[{"a":1}],[]],"-":"x","u":65535,
+	  "NAME":"case","unknown":{"a":[1,2,{"b":null}]}}`,
+	`{"name":5,"inner":"wrong","list":{"s":1},"u":-1,"quoted":"x","fixed":[1],"when":12}`,
+	`{"list":null,"inner":null,"ptrs":[],"any":null}`,
+	`{}`, `[]`, `"str"`, `12`, `null`,
+}
+
+// decodeInPieces feeds text to a Decoder cut at random places, and returns the value it built.
+func decodeInPieces(t *testing.T, text []byte, rng *rand.Rand) (outer, error) {
+	t.Helper()
+	var v outer
+	d := NewDecoder(reflect.ValueOf(&v).Elem())
+	for i := 0; i < len(text); {
+		n := 1 + rng.IntN(9)
+		end := min(len(text), i+n)
+		if _, err := d.Write(text[i:end]); err != nil {
+			return v, err
+		}
+		i = end
+	}
+	_, err := d.Close()
+	return v, err
+}
+
+// The decoder's value, once the text is complete, is encoding/json's for every text encoding/json
+// decodes without error.
+func checkDecoder(t *testing.T, text []byte, seed uint64) {
+	t.Helper()
+	got, err := decodeInPieces(t, text, rand.New(rand.NewPCG(seed, 1)))
+	var want outer
+	if json.Unmarshal(text, &want) != nil {
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s: encoding/json decodes it, the decoder fails: %v", text, err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("%s (-encoding/json +decoder):\n%s", text, diff)
+	}
+}
+
+func TestDecoderMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, c := range decoderCases {
+		for seed := range uint64(20) {
+			checkDecoder(t, []byte(c), seed)
+		}
+	}
+}
+
+func TestDecoderReportsChanges(t *testing.T) {
+	t.Parallel()
+	var v outer
+	d := NewDecoder(reflect.ValueOf(&v).Elem())
+	steps := []struct {
+		piece   string
+		changed bool
+	}{
+		{`{"name":"ab`, true}, {`c","kind":"a`, true}, {`","u":1`, true}, // the enum and the number wait
+		{`2,`, true}, {`"list":[{"s":"x"`, true}, {`}`, true}, {`]`, true}, {` `, false},
+		{`, "when":"2025-01-02T03:04:05Z"`, true}, {`}`, true},
+	}
+	for _, s := range steps {
+		changed, err := d.Write([]byte(s.piece))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if changed != s.changed {
+			t.Fatalf("after %q: changed %v, value %+v", s.piece, changed, v)
+		}
+	}
+	if !d.Done() || v.Name != "abc" || v.Kind != "a" || v.Unsigned != 12 || len(v.List) != 1 || v.When.Year() != 2025 {
+		t.Fatalf("value %+v", v)
+	}
+}
+
+// FuzzDecoder: no text, cut anywhere, makes the decoder panic, and a text encoding/json decodes
+// gives encoding/json's value.
+func FuzzDecoder(f *testing.F) {
+	for _, c := range decoderCases {
+		f.Add([]byte(c), uint64(1))
+	}
+	f.Fuzz(func(t *testing.T, text []byte, seed uint64) {
+		checkDecoder(t, text, seed)
+	})
+}

@@ -1,0 +1,419 @@
+// Package partialjson parses one JSON value as its text arrives in fragments. It reports what the
+// text adds as events, so that a consumer can show a value before it is complete, and it never looks
+// at a byte twice: feeding a value in any number of fragments costs what feeding it whole does.
+package partialjson
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Handler receives a Parser's events, in the order of the text. Offsets count bytes from the start
+// of the text; byte slices are valid only during the call.
+type Handler interface {
+	BeginObject(at int)
+	BeginArray(at int)
+	Key(key []byte)              // an object's key, unescaped, once it is complete
+	End(at int)                  // the innermost object or array closes at this offset
+	BeginString(at int)          // a string value opens
+	StringPart(part []byte)      // more of the open string, unescaped
+	EndString(at int)            // the open string closes at this offset
+	Literal(text []byte, at int) // a complete number, true, false or null starting at at
+}
+
+// MaxDepth is the deepest nesting of objects and arrays accepted, as encoding/json's.
+const MaxDepth = 10000
+
+// Parser reads one JSON value. The zero value is not usable: call New.
+type Parser struct {
+	h       Handler
+	buf     []byte // the whole text so far
+	pos     int    // the next byte to read
+	stack   []byte // '{' or '[' per open container
+	state   state
+	start   int    // where the current string or literal began
+	isKey   bool   // the open string is an object's key
+	key     []byte // the open key, unescaped
+	scratch []byte // unescaped text handed to StringPart
+	err     error
+	// trailing: text after the value is left unread, as when the value sits in prose.
+	trailing bool
+}
+
+type state uint8
+
+const (
+	sValue       state = iota // a value must come
+	sArrayFirst               // after '[': a value or ']'
+	sObjectFirst              // after '{': a key or '}'
+	sKey                      // after ',' in an object: a key
+	sColon                    // after a key
+	sAfter                    // after a value: ',' or a closing bracket, or the end
+	sString
+	sLiteral
+	sDone // the value is complete; only whitespace may follow
+)
+
+// New returns a parser that reports to h. Text after the value is an error.
+func New(h Handler) *Parser { return &Parser{h: h} }
+
+// NewPrefix returns a parser that reports to h and stops reading at the end of the value: text
+// after it (the rest of a sentence, a closing Markdown fence) is left unread, and Offset, once
+// Done, is where the value ends.
+func NewPrefix(h Handler) *Parser { return &Parser{h: h, trailing: true} }
+
+// Write parses the next fragment. After an error the parser stays failed and Write returns that
+// error again.
+func (p *Parser) Write(fragment []byte) error {
+	if p.err != nil {
+		return p.err
+	}
+	p.buf = append(p.buf, fragment...)
+	p.err = p.run()
+	return p.err
+}
+
+// Close ends the text: it returns an error when the value is incomplete, and completes a top-level
+// number, which only the end can complete.
+func (p *Parser) Close() error {
+	if p.err != nil {
+		return p.err
+	}
+	if p.state == sLiteral && len(p.stack) == 0 {
+		if p.err = p.literal(len(p.buf)); p.err != nil {
+			return p.err
+		}
+	}
+	if p.state != sDone {
+		p.err = fmt.Errorf("partialjson: unexpected end of JSON input: %w", io.ErrUnexpectedEOF)
+	}
+	return p.err
+}
+
+// Done reports whether the value is complete (a top-level number only after Close).
+func (p *Parser) Done() bool { return p.state == sDone }
+
+// Text returns the text written so far. The parser appends to it: it is valid until the next Write.
+func (p *Parser) Text() []byte { return p.buf }
+
+// Offset returns the number of bytes read so far; text past it waits for more input.
+func (p *Parser) Offset() int { return p.pos }
+
+func (p *Parser) syntax(format string, args ...any) error {
+	return &SyntaxError{Offset: p.pos, msg: fmt.Sprintf(format, args...)}
+}
+
+// SyntaxError is text that is not JSON.
+type SyntaxError struct {
+	Offset int // the byte at which the text stopped being JSON
+	msg    string
+}
+
+// Error says where the text stopped being JSON and why.
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("partialjson: invalid JSON at offset %d: %s", e.Offset, e.msg)
+}
+
+// ErrTooDeep is a value nested deeper than MaxDepth.
+var ErrTooDeep = errors.New("partialjson: exceeded max depth")
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// run reads as far as the text allows.
+func (p *Parser) run() error {
+	for p.pos < len(p.buf) {
+		if p.state == sDone && p.trailing {
+			return nil
+		}
+		c := p.buf[p.pos]
+		switch p.state {
+		case sString:
+			if !p.stringRun() {
+				return p.err
+			}
+			continue
+		case sLiteral:
+			if isLiteralByte(c) {
+				p.pos++
+				continue
+			}
+			if err := p.literal(p.pos); err != nil {
+				return err
+			}
+			continue
+		}
+		if isSpace(c) {
+			p.pos++
+			continue
+		}
+		if err := p.token(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// token reads the structural byte c at pos.
+func (p *Parser) token(c byte) error {
+	switch p.state {
+	case sValue:
+		return p.value(c)
+	case sArrayFirst:
+		if c == ']' {
+			return p.close(c)
+		}
+		return p.value(c)
+	case sObjectFirst, sKey:
+		if c == '}' && p.state == sObjectFirst {
+			return p.close(c)
+		}
+		if c != '"' {
+			return p.syntax("looking for the beginning of an object key string, found %q", c)
+		}
+		p.isKey, p.key, p.start = true, p.key[:0], p.pos
+		p.state = sString
+		p.pos++
+		return nil
+	case sColon:
+		if c != ':' {
+			return p.syntax("after an object key, found %q", c)
+		}
+		p.state = sValue
+		p.pos++
+		return nil
+	case sAfter:
+		switch {
+		case c == ',':
+			p.state = sValue
+			if p.stack[len(p.stack)-1] == '{' {
+				p.state = sKey
+			}
+			p.pos++
+			return nil
+		case c == '}' || c == ']':
+			return p.close(c)
+		}
+		return p.syntax("after a value, found %q", c)
+	}
+	return p.syntax("after the top-level value, found %q", c)
+}
+
+// value opens the value that starts with c.
+func (p *Parser) value(c byte) error {
+	at := p.pos
+	switch {
+	case c == '{' || c == '[':
+		if len(p.stack) >= MaxDepth {
+			return ErrTooDeep
+		}
+		p.stack = append(p.stack, c)
+		p.pos++
+		if c == '{' {
+			p.state = sObjectFirst
+			p.h.BeginObject(at)
+		} else {
+			p.state = sArrayFirst
+			p.h.BeginArray(at)
+		}
+	case c == '"':
+		p.isKey, p.start, p.state = false, at, sString
+		p.pos++
+		p.h.BeginString(at)
+	case c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n':
+		p.start, p.state = at, sLiteral
+		p.pos++
+	default:
+		return p.syntax("looking for the beginning of a value, found %q", c)
+	}
+	return nil
+}
+
+// close ends the innermost container with c.
+func (p *Parser) close(c byte) error {
+	open := p.stack[len(p.stack)-1]
+	if (open == '{') != (c == '}') {
+		return p.syntax("%q closes %q", c, open)
+	}
+	p.stack = p.stack[:len(p.stack)-1]
+	at := p.pos
+	p.pos++
+	p.afterValue()
+	p.h.End(at)
+	return nil
+}
+
+func (p *Parser) afterValue() {
+	p.state = sAfter
+	if len(p.stack) == 0 {
+		p.state = sDone
+	}
+}
+
+func isLiteralByte(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '.' || c == '+' || c == '-' || c == 'E'
+}
+
+// literal ends the literal that runs up to end.
+func (p *Parser) literal(end int) error {
+	text := p.buf[p.start:end]
+	if !validLiteral(text) {
+		p.pos = p.start
+		return p.syntax("invalid literal %q", text)
+	}
+	p.afterValue()
+	p.h.Literal(text, p.start)
+	return nil
+}
+
+// stringRun reads the open string as far as the text allows; false means it must wait for more
+// text or failed (p.err).
+func (p *Parser) stringRun() bool {
+	run := p.pos
+	for p.pos < len(p.buf) {
+		c := p.buf[p.pos]
+		switch {
+		case c == '"':
+			p.emit(p.buf[run:p.pos])
+			p.endString()
+			return true
+		case c == '\\':
+			p.emit(p.buf[run:p.pos])
+			ok, err := p.escape()
+			if err != nil || !ok {
+				p.err = err
+				return false
+			}
+			run = p.pos
+		case c < 0x20:
+			p.emit(p.buf[run:p.pos])
+			p.err = p.syntax("control character %q in a string", c)
+			return false
+		case c < utf8.RuneSelf:
+			p.pos++
+		default:
+			if !utf8.FullRune(p.buf[p.pos:]) {
+				// A character cut by the fragment's end: wait for the rest of it.
+				p.emit(p.buf[run:p.pos])
+				return false
+			}
+			r, n := utf8.DecodeRune(p.buf[p.pos:])
+			if r == utf8.RuneError && n == 1 {
+				p.emit(p.buf[run:p.pos])
+				p.emit([]byte(string(utf8.RuneError)))
+				p.pos++
+				run = p.pos
+				continue
+			}
+			p.pos += n
+		}
+	}
+	p.emit(p.buf[run:p.pos])
+	return false
+}
+
+// emit hands unescaped text to the open key or string.
+func (p *Parser) emit(part []byte) {
+	if len(part) == 0 {
+		return
+	}
+	if p.isKey {
+		p.key = append(p.key, part...)
+		return
+	}
+	p.h.StringPart(part)
+}
+
+func (p *Parser) endString() {
+	at := p.pos
+	p.pos++
+	if p.isKey {
+		p.state = sColon
+		p.h.Key(p.key)
+		return
+	}
+	p.afterValue()
+	p.h.EndString(at)
+}
+
+// escape reads the escape sequence at pos; ok is false when the text ends inside it.
+func (p *Parser) escape() (ok bool, err error) {
+	rest := p.buf[p.pos:]
+	if len(rest) < 2 {
+		return false, nil
+	}
+	var out byte
+	switch rest[1] {
+	case '"', '\\', '/':
+		out = rest[1]
+	case 'b':
+		out = '\b'
+	case 'f':
+		out = '\f'
+	case 'n':
+		out = '\n'
+	case 'r':
+		out = '\r'
+	case 't':
+		out = '\t'
+	case 'u':
+		return p.unicodeEscape(rest)
+	default:
+		return false, p.syntax("invalid escape %q in a string", rest[:2])
+	}
+	p.pos += 2
+	p.scratch = append(p.scratch[:0], out)
+	p.emit(p.scratch)
+	return true, nil
+}
+
+// unicodeEscape reads \uXXXX, and the second half of a surrogate pair when one follows.
+func (p *Parser) unicodeEscape(rest []byte) (ok bool, err error) {
+	if len(rest) < 6 {
+		if !hexDigits(rest[2:]) {
+			return false, p.syntax("invalid \\u escape in a string")
+		}
+		return false, nil
+	}
+	r, valid := hex4(rest[2:6])
+	if !valid {
+		return false, p.syntax("invalid \\u escape in a string")
+	}
+	n := 6
+	if utf16.IsSurrogate(r) {
+		// Whether a second half follows decides what this half means: wait until it is known.
+		next := rest[6:]
+		if len(next) < 6 && isPrefix(next, `\u`) && hexDigits(next[min(2, len(next)):]) {
+			return false, nil
+		}
+		r2, valid := rune(0), false
+		if len(next) >= 6 && next[0] == '\\' && next[1] == 'u' {
+			r2, valid = hex4(next[2:6])
+		}
+		if dec := utf16.DecodeRune(r, r2); valid && dec != utf8.RuneError {
+			r, n = dec, 12
+		} else {
+			r = utf8.RuneError
+		}
+	}
+	p.pos += n
+	p.scratch = utf8.AppendRune(p.scratch[:0], r)
+	p.emit(p.scratch)
+	return true, nil
+}
+
+// Discard is a Handler that ignores every event, for a parser that only checks or delimits a value.
+var Discard Handler = discard{}
+
+type discard struct{}
+
+func (discard) BeginObject(int)     {}
+func (discard) BeginArray(int)      {}
+func (discard) Key([]byte)          {}
+func (discard) End(int)             {}
+func (discard) BeginString(int)     {}
+func (discard) StringPart([]byte)   {}
+func (discard) EndString(int)       {}
+func (discard) Literal([]byte, int) {}

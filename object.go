@@ -1,0 +1,358 @@
+package infergate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// ObjectMode says how GenerateObject and StreamObject ask the model for a value.
+type ObjectMode uint8
+
+// The ways of asking for a value.
+const (
+	// ObjectModeAuto asks as ObjectModeTool does; when the model answers with text instead of the
+	// call (providers that ignore tool_choice), the text is read as ObjectModePrompt reads it, and
+	// if that fails too the next attempt is an ObjectModePrompt one.
+	ObjectModeAuto ObjectMode = iota
+	// ObjectModeTool offers one function whose parameters are the value's schema, and forces the
+	// model to call it (tool_choice); the call's arguments are the value. This works through the
+	// deployed gateway, which forwards tools and tool_choice.
+	ObjectModeTool
+	// ObjectModeJSONSchema sends response_format {"type":"json_schema",...} and reads the value
+	// from the answer's text. Only for servers that honour response_format: the deployed gateway
+	// drops it, so the model never sees the schema.
+	ObjectModeJSONSchema
+	// ObjectModePrompt puts the schema in a system message and reads the value out of the answer's
+	// text, past <think>...</think> blocks, Markdown fences and prose around it.
+	ObjectModePrompt
+)
+
+// String names the mode.
+func (m ObjectMode) String() string {
+	switch m {
+	case ObjectModeAuto:
+		return "auto"
+	case ObjectModeTool:
+		return "tool"
+	case ObjectModeJSONSchema:
+		return "json_schema"
+	case ObjectModePrompt:
+		return "prompt"
+	}
+	return fmt.Sprintf("ObjectMode(%d)", uint8(m))
+}
+
+// DefaultObjectAttempts is the number of model turns GenerateObject takes at most by default.
+const DefaultObjectAttempts = 3
+
+// ObjectSpec says how to ask for a value. The zero value asks in ObjectModeAuto, with up to
+// DefaultObjectAttempts model turns.
+type ObjectSpec struct {
+	// Name names the value to the model (the function's name in ObjectModeTool); it defaults to
+	// the Go type's name, made a valid function name. Letters, digits, '_' and '-', at most 64.
+	Name string
+	// Description tells the model what the value is for.
+	Description string
+	Mode        ObjectMode
+	// MaxAttempts bounds the model turns in all, repair turns included (default
+	// DefaultObjectAttempts); 1 means no repair turn.
+	MaxAttempts int
+}
+
+// Object is a value the model produced.
+type Object[T any] struct {
+	Value      T               // decoded, and valid against T's schema
+	Raw        json.RawMessage // the JSON text Value was decoded from
+	Completion *ChatCompletion // the last model turn
+	Mode       ObjectMode      // the mode that produced it: ObjectModeAuto reports how the value came
+	Attempts   int             // model turns taken
+	Usage      Usage           // tokens summed over the attempts
+}
+
+// ErrNoObject matches the error of GenerateObject and StreamObject when the model gave no valid
+// value (an *ObjectError).
+var ErrNoObject = errors.New("infergate: the model gave no valid object")
+
+// ObjectError is the failure to get a value out of the model: every attempt gave text that is not
+// JSON, or JSON that breaks the schema or does not decode into the type, or the answer was cut
+// short. Errors of the calls themselves (HTTP, the stream) are returned as they are instead.
+type ObjectError struct {
+	Attempts     int
+	Raw          string       // the last answer's text or call arguments, as the model sent them
+	Err          error        // why the last answer was refused: a decoding or validation error
+	FinishReason FinishReason // why the last answer ended; FinishReasonLength means cut short
+	Messages     []Message    // the conversation: what was sent, each answer and each repair turn
+	Usage        Usage        // tokens summed over the attempts
+}
+
+// Error says what went wrong, first of all when the answer was cut short.
+func (e *ObjectError) Error() string {
+	switch e.FinishReason {
+	case FinishReasonLength:
+		return fmt.Sprintf("infergate: no object: the answer was cut short at the token limit (finish_reason length) after %s; raise MaxTokens or ask for less: %v",
+			plural(e.Attempts, "attempt"), e.Err)
+	case FinishReasonContentFilter:
+		return fmt.Sprintf("infergate: no object: a content filter withheld the answer after %s: %v", plural(e.Attempts, "attempt"), e.Err)
+	}
+	return fmt.Sprintf("infergate: no valid object after %s: %v", plural(e.Attempts, "attempt"), e.Err)
+}
+
+// Unwrap returns the last decoding or validation error.
+func (e *ObjectError) Unwrap() error { return e.Err }
+
+// Is matches ErrNoObject.
+func (e *ObjectError) Is(target error) bool { return target == ErrNoObject }
+
+// errNoJSON is an answer's text without a JSON value in it.
+var errNoJSON = errors.New("the answer holds no JSON value")
+
+// GenerateObject asks the model for a value of type T and returns it decoded and checked against
+// T's schema (see SchemaFor). An answer that is not JSON, breaks the schema or does not decode is
+// sent back to the model with what is wrong (as the call's result in ObjectModeTool, as a user
+// turn otherwise) until spec.MaxAttempts model turns; an answer cut short (finish_reason length),
+// filtered or refused ends the attempts at once. In ObjectModeTool and ObjectModeAuto, T must be a
+// struct or a map (its JSON form, an object, is the call's arguments); the request's ToolChoice
+// is replaced, and in ObjectModeJSONSchema its Extra["response_format"].
+//
+// POST /api/v1/chat/completions, once per attempt
+func GenerateObject[T any](ctx context.Context, chat *ChatService, req ChatRequest, spec ObjectSpec, opts ...Option) (*Object[T], error) {
+	var value T
+	run, err := newObjectRun(chat, req, spec, reflect.TypeFor[T](), func(raw []byte) error {
+		var fresh T
+		err := json.Unmarshal(raw, &fresh)
+		value = fresh
+		return err
+	}, opts)
+	if err != nil {
+		return nil, err
+	}
+	answer, err := run.loop(ctx, func(ctx context.Context, req ChatRequest, _ ObjectMode) (*ChatCompletion, error) {
+		return chat.Create(ctx, req, opts...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Object[T]{Value: value, Raw: answer.raw, Completion: answer.completion, Mode: answer.mode,
+		Attempts: run.attempts, Usage: run.usage}, nil
+}
+
+// objectRun is the part of an object request that does not depend on T.
+type objectRun struct {
+	spec     ObjectSpec
+	t        reflect.Type
+	schema   *typeSchema
+	req      ChatRequest // the caller's
+	messages []Message   // the conversation so far
+	mode     ObjectMode  // of the next attempt
+	decode   func(raw []byte) error
+	attempts int
+	usage    Usage
+}
+
+// objectAnswer is an attempt's accepted value.
+type objectAnswer struct {
+	raw        json.RawMessage
+	completion *ChatCompletion
+	mode       ObjectMode
+}
+
+var notFunctionChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+
+func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect.Type, decode func([]byte) error, opts []Option) (*objectRun, error) {
+	if chat == nil {
+		return nil, invalid("chat", "is nil: pass client.Chat")
+	}
+	if spec.Mode > ObjectModePrompt {
+		return nil, invalid("ObjectSpec.Mode", "unknown mode %d", spec.Mode)
+	}
+	if spec.MaxAttempts < 0 {
+		return nil, invalid("ObjectSpec.MaxAttempts", "must not be negative, got %d", spec.MaxAttempts)
+	}
+	spec.MaxAttempts = positiveOr(spec.MaxAttempts, DefaultObjectAttempts)
+	if spec.Name == "" {
+		spec.Name = defaultObjectName(t)
+	}
+	if !functionName.MatchString(spec.Name) {
+		return nil, invalid("ObjectSpec.Name", "%q must be 1 to 64 letters, digits, '_' or '-'", spec.Name)
+	}
+	ts := schemaOf(t)
+	if err := ts.forObjects(); err != nil {
+		return nil, invalid("type "+t.String(), "%v", err)
+	}
+	if k := deref(t).Kind(); (spec.Mode == ObjectModeAuto || spec.Mode == ObjectModeTool) && k != reflect.Struct && k != reflect.Map {
+		return nil, invalid("type "+t.String(), "must be a struct or a map in ObjectModeTool and ObjectModeAuto: a call's arguments are a JSON object")
+	}
+	if slices.ContainsFunc(req.Tools, func(tool Tool) bool { return tool.Function.Name == spec.Name }) {
+		return nil, invalid("ObjectSpec.Name", "%q is already the name of one of the request's tools", spec.Name)
+	}
+	r := &objectRun{spec: spec, t: t, schema: ts, req: req, mode: spec.Mode, decode: decode}
+	r.messages = slices.Clone(req.Messages)
+	if spec.Mode == ObjectModePrompt {
+		r.messages = append([]Message{SystemMessage(r.instructions())}, r.messages...)
+	}
+	// The request is checked before anything is sent, as Create would check it.
+	first := r.request()
+	return r, first.Validate()
+}
+
+// defaultObjectName is the Go type's name made a valid function name.
+func defaultObjectName(t reflect.Type) string {
+	name := notFunctionChars.ReplaceAllString(deref(t).Name(), "_")
+	if name == "" || name == "_" {
+		return "answer"
+	}
+	return name[:min(len(name), 64)]
+}
+
+// instructions ask for the value in text, with its schema.
+func (r *objectRun) instructions() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Answer with a single JSON value, %s", r.spec.Name)
+	if r.spec.Description != "" {
+		fmt.Fprintf(&b, " (%s)", r.spec.Description)
+	}
+	b.WriteString(", that matches this JSON Schema, and nothing else: no prose, no Markdown.\n")
+	b.Write(r.schema.sent)
+	return b.String()
+}
+
+// request is the next attempt's request.
+func (r *objectRun) request() ChatRequest {
+	req := r.req
+	req.Messages = r.messages
+	switch r.mode {
+	case ObjectModeAuto, ObjectModeTool:
+		tool := FunctionTool(r.spec.Name, r.spec.Description, r.schema.sent)
+		if r.schema.strict {
+			tool.Function.Strict = Ptr(true)
+		}
+		req.Tools = append(slices.Clone(req.Tools), tool)
+		req.ToolChoice = ToolChoiceFunction(r.spec.Name)
+	case ObjectModeJSONSchema:
+		format := map[string]any{"name": r.spec.Name, "schema": r.schema.sent, "strict": r.schema.strict}
+		if r.spec.Description != "" {
+			format["description"] = r.spec.Description
+		}
+		req.Extra = maps.Clone(req.Extra)
+		if req.Extra == nil {
+			req.Extra = map[string]any{}
+		}
+		req.Extra["response_format"] = map[string]any{"type": "json_schema", "json_schema": format}
+	}
+	return req
+}
+
+// turnFunc takes one model turn.
+type turnFunc func(ctx context.Context, req ChatRequest, mode ObjectMode) (*ChatCompletion, error)
+
+// loop takes model turns until one gives a valid value or the attempts run out.
+func (r *objectRun) loop(ctx context.Context, turn turnFunc) (*objectAnswer, error) {
+	for {
+		r.attempts++
+		mode := r.mode
+		answer, err := turn(ctx, r.request(), mode)
+		if err != nil {
+			return nil, err
+		}
+		r.usage = addUsage(r.usage, answer.TokenUsage())
+		msg := firstMessage(answer, r.attempts)
+		r.messages = append(r.messages, msg)
+		got, raw, failure := r.evaluate(&msg, mode)
+		if failure == nil {
+			return &objectAnswer{raw: raw, completion: answer, mode: got}, nil
+		}
+		finish := answer.FinishReason()
+		final := finish == FinishReasonLength || finish == FinishReasonContentFilter || msg.Refusal != ""
+		if final || r.attempts >= r.spec.MaxAttempts {
+			return nil, &ObjectError{Attempts: r.attempts, Raw: r.lastRaw(&msg), Err: failure, FinishReason: finish,
+				Messages: r.messages, Usage: r.usage}
+		}
+		r.repair(&msg, mode, failure)
+	}
+}
+
+// evaluate reads the value out of an answer: it returns the mode that produced it and its JSON,
+// or why there is none.
+func (r *objectRun) evaluate(msg *Message, mode ObjectMode) (ObjectMode, json.RawMessage, error) {
+	if msg.Refusal != "" {
+		return mode, nil, fmt.Errorf("the model refused: %s", msg.Refusal)
+	}
+	if mode == ObjectModeAuto || mode == ObjectModeTool {
+		if call := r.ownCall(msg); call != nil {
+			raw := json.RawMessage(strings.TrimSpace(call.Function.Arguments))
+			if len(raw) == 0 {
+				raw = json.RawMessage("{}")
+			}
+			return ObjectModeTool, raw, r.check(raw)
+		}
+		if mode == ObjectModeTool {
+			return mode, nil, fmt.Errorf("the model did not call %s", r.spec.Name)
+		}
+		mode = ObjectModePrompt
+	}
+	raw, err := firstJSON(msg.Content, r.t)
+	if err != nil {
+		return mode, nil, err
+	}
+	return mode, raw, r.check(raw)
+}
+
+// ownCall returns the answer's call of the object's function, nil when it has none.
+func (r *objectRun) ownCall(msg *Message) *ToolCall {
+	for i := range msg.ToolCalls {
+		if msg.ToolCalls[i].Function.Name == r.spec.Name {
+			return &msg.ToolCalls[i]
+		}
+	}
+	return nil
+}
+
+func (r *objectRun) lastRaw(msg *Message) string {
+	if call := r.ownCall(msg); call != nil {
+		return call.Function.Arguments
+	}
+	return msg.Content
+}
+
+// check validates a value against the schema and decodes it.
+func (r *objectRun) check(raw json.RawMessage) error {
+	var instance any
+	if err := json.Unmarshal(raw, &instance); err != nil {
+		return fmt.Errorf("not valid JSON: %w", err)
+	}
+	if err := r.schema.resolved.Validate(instance); err != nil {
+		return err
+	}
+	return r.decode(raw)
+}
+
+// repair tells the model what was wrong with its answer, and chooses the next attempt's mode.
+func (r *objectRun) repair(msg *Message, mode ObjectMode, failure error) {
+	own := r.ownCall(msg)
+	for _, call := range msg.ToolCalls {
+		result := fmt.Sprintf("error: only %s can be called here", r.spec.Name)
+		if own != nil && call.ID == own.ID {
+			result = fmt.Sprintf("error: the arguments are not valid: %v. Call %s again with corrected arguments.", failure, r.spec.Name)
+		}
+		r.messages = append(r.messages, ToolResultMessage(call.ID, result))
+	}
+	switch {
+	case own != nil:
+		return // the call's result says it all
+	case mode == ObjectModeTool:
+		r.messages = append(r.messages, UserMessage(fmt.Sprintf("Call %s with the answer as its arguments.", r.spec.Name)))
+	case mode == ObjectModeAuto:
+		// The model answered with text, which did not hold the value: ask for the text it can give.
+		r.mode = ObjectModePrompt
+		r.messages = append(r.messages, UserMessage(fmt.Sprintf("That answer is not usable: %v. %s", failure, r.instructions())))
+	default:
+		r.messages = append(r.messages, UserMessage(fmt.Sprintf("That answer is not usable: %v. Answer again with only the corrected JSON value.", failure)))
+	}
+}

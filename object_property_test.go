@@ -1,0 +1,253 @@
+package infergate
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var (
+	objectSeed  = flag.Uint64("object.seed", 20261124, "seed of the random values of TestPartialObjectProperty")
+	objectCases = flag.Int("object.cases", 2, "how many random values TestPartialObjectProperty cuts at every byte")
+)
+
+type propLevel string
+
+type propItem struct {
+	Label string   `json:"label"`
+	Score float64  `json:"score"`
+	Tags  []string `json:"tags,omitempty"`
+	Note  *string  `json:"note,omitempty"`
+}
+
+type propValue struct {
+	Title  string            `json:"title"`
+	Count  int               `json:"count"`
+	Small  int8              `json:"small"`
+	Ratio  float64           `json:"ratio"`
+	OK     bool              `json:"ok"`
+	Level  propLevel         `json:"level" enum:"low,medium,high"`
+	When   time.Time         `json:"when"`
+	Items  []propItem        `json:"items"`
+	Ptr    *propItem         `json:"ptr,omitempty"`
+	Attrs  map[string]string `json:"attrs,omitempty"`
+	Matrix [][]int           `json:"matrix"`
+	Pair   [2]string         `json:"pair"`
+	Nested struct {
+		Deep struct {
+			Text string `json:"text"`
+		} `json:"deep"`
+	} `json:"nested"`
+}
+
+var propRunes = []rune("aZ09 _-\"\\/\n\t\r\x01\x1féü日本語😀\u2028\u2029<>&{}[]:,")
+
+func genString(r *rand.Rand, max int) string {
+	var b strings.Builder
+	for range r.IntN(max + 1) {
+		b.WriteRune(propRunes[r.IntN(len(propRunes))])
+	}
+	return b.String()
+}
+
+func genItem(r *rand.Rand) propItem {
+	it := propItem{Label: genString(r, 12), Score: float64(r.IntN(2000)-1000) / 8}
+	if r.IntN(2) == 0 {
+		for range 1 + r.IntN(3) {
+			it.Tags = append(it.Tags, genString(r, 6))
+		}
+	}
+	if r.IntN(2) == 0 {
+		note := genString(r, 20)
+		it.Note = &note
+	}
+	return it
+}
+
+func genValue(r *rand.Rand) propValue {
+	v := propValue{Title: genString(r, 40), Count: r.IntN(1 << 20), Small: int8(r.IntN(256) - 128),
+		Ratio: r.NormFloat64() * 1e3, OK: r.IntN(2) == 0, Level: []propLevel{"low", "medium", "high"}[r.IntN(3)],
+		When: time.Unix(r.Int64N(4e9), int64(r.IntN(1e9))).UTC()}
+	for range r.IntN(5) {
+		v.Items = append(v.Items, genItem(r))
+	}
+	if r.IntN(2) == 0 {
+		it := genItem(r)
+		v.Ptr = &it
+	}
+	if r.IntN(2) == 0 {
+		v.Attrs = map[string]string{}
+		for range 1 + r.IntN(4) {
+			v.Attrs[genString(r, 5)] = genString(r, 10)
+		}
+	}
+	for range r.IntN(3) {
+		row := []int{}
+		for range r.IntN(4) {
+			row = append(row, r.IntN(200)-100)
+		}
+		v.Matrix = append(v.Matrix, row)
+	}
+	v.Pair = [2]string{genString(r, 5), genString(r, 5)}
+	v.Nested.Deep.Text = genString(r, 30)
+	return v
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// consistent checks a partial against the final value: strings are prefixes, slices hold equal
+// complete elements, maps equal entries, and anything else is either not there yet (zero) or equal.
+func consistent(p, f reflect.Value, path string) error {
+	if p.IsZero() {
+		return nil
+	}
+	switch {
+	case p.Type() == timeType: // compared whole below
+	case p.Kind() == reflect.String:
+		if !strings.HasPrefix(f.String(), p.String()) {
+			return fmt.Errorf("%s: %q is not a prefix of %q", path, p.String(), f.String())
+		}
+		if p.Type() == reflect.TypeFor[propLevel]() && p.String() != f.String() {
+			return fmt.Errorf("%s: enum shown before it was complete: %q", path, p.String())
+		}
+		return nil
+	case p.Kind() == reflect.Struct || p.Kind() == reflect.Array:
+		n := p.Len
+		if p.Kind() == reflect.Struct {
+			n = p.NumField
+		}
+		for i := range n() {
+			var pe, fe reflect.Value
+			if p.Kind() == reflect.Struct {
+				pe, fe = p.Field(i), f.Field(i)
+			} else {
+				pe, fe = p.Index(i), f.Index(i)
+			}
+			if err := consistent(pe, fe, fmt.Sprintf("%s.%d", path, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	case p.Kind() == reflect.Pointer:
+		if f.IsNil() {
+			return fmt.Errorf("%s: set in a partial, nil in the final value", path)
+		}
+		return consistent(p.Elem(), f.Elem(), path+".*")
+	case p.Kind() == reflect.Slice:
+		if p.Len() > f.Len() {
+			return fmt.Errorf("%s: %d elements, the final value has %d", path, p.Len(), f.Len())
+		}
+		for i := range p.Len() {
+			if !cmp.Equal(p.Index(i).Interface(), f.Index(i).Interface()) {
+				return fmt.Errorf("%s[%d]: incomplete element shown: %v, final %v", path, i, p.Index(i), f.Index(i))
+			}
+		}
+		return nil
+	case p.Kind() == reflect.Map:
+		for _, k := range p.MapKeys() {
+			fv := f.MapIndex(k)
+			if !fv.IsValid() || !cmp.Equal(p.MapIndex(k).Interface(), fv.Interface()) {
+				return fmt.Errorf("%s[%v]: %v, final %v", path, k, p.MapIndex(k), fv)
+			}
+		}
+		return nil
+	}
+	if !cmp.Equal(p.Interface(), f.Interface()) {
+		return fmt.Errorf("%s: %v, final %v", path, p, f)
+	}
+	return nil
+}
+
+// feedObject streams text through a partial tracker cut at cuts, as tool-call arguments or as
+// content, and checks every partial against want; it returns the last partial.
+func feedObject(t *testing.T, text string, cuts []int, asCall bool, want propValue) propValue {
+	t.Helper()
+	var partial propValue
+	mode := ObjectModePrompt
+	if asCall {
+		mode = ObjectModeAuto
+	}
+	run := &objectRun{spec: ObjectSpec{Name: "propValue"}, t: reflect.TypeFor[propValue]()}
+	tr := newPartialTracker(reflect.ValueOf(&partial).Elem(), mode, run)
+	if asCall {
+		tr.add(ChatCompletionChunk{Choices: []ChunkChoice{{Delta: Delta{ToolCalls: []ToolCallDelta{{ID: "c1", Function: FunctionCallDelta{Name: "propValue"}}}}}}})
+	}
+	last := 0
+	for i := 0; i <= len(cuts); i++ {
+		end := len(text)
+		if i < len(cuts) {
+			end = cuts[i]
+		}
+		piece := text[last:end]
+		last = end
+		var d Delta
+		if asCall {
+			d.ToolCalls = []ToolCallDelta{{Function: FunctionCallDelta{Arguments: piece}}}
+		} else {
+			d.Content = piece
+		}
+		if !tr.add(ChatCompletionChunk{Choices: []ChunkChoice{{Delta: d}}}) {
+			continue
+		}
+		if err := consistent(reflect.ValueOf(partial), reflect.ValueOf(want), "value"); err != nil {
+			t.Fatalf("cut at %v, after %q: %v", cuts, text[:end], err)
+		}
+	}
+	return partial
+}
+
+// TestPartialObjectProperty cuts the JSON of random values at every byte and at random fragment
+// sizes, streams it as tool-call arguments and as content wrapped in thinking, a fence and prose,
+// and checks that no partial contradicts the value, that the last partial is the value, and that
+// the answer decodes to the value. Run more with -object.cases, another sequence with -object.seed.
+func TestPartialObjectProperty(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(*objectSeed, 3))
+	for range *objectCases {
+		want := genValue(rng)
+		raw, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts := map[bool]string{true: string(raw),
+			false: "<think>plan: {\"title\": maybe}</think>Here you go:\n```json\n" + string(raw) + "\n```\nDone {ok}."}
+		for _, asCall := range []bool{true, false} {
+			text := texts[asCall]
+			var cutSets [][]int
+			for i := 1; i < len(text); i++ {
+				cutSets = append(cutSets, []int{i})
+			}
+			for range 20 {
+				var cuts []int
+				for i := rng.IntN(9); i < len(text); i += 1 + rng.IntN(17) {
+					cuts = append(cuts, i)
+				}
+				cutSets = append(cutSets, cuts)
+			}
+			for _, cuts := range cutSets {
+				last := feedObject(t, text, cuts, asCall, want)
+				if diff := cmp.Diff(want, last); diff != "" {
+					t.Fatalf("last partial, cut at %v (-want +got):\n%s", cuts, diff)
+				}
+			}
+			found, err := firstJSON(text, reflect.TypeFor[propValue]())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var final propValue
+			if err := json.Unmarshal(found, &final); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, final); diff != "" {
+				t.Fatalf("final value (-want +got):\n%s", diff)
+			}
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package infergate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"reflect"
+
+	"github.com/infergate/infergate-go/internal/partialjson"
+)
+
+// ObjectStream is a value being generated. Range over Partials to watch it fill in, or call Wait;
+// either runs it.
+type ObjectStream[T any] struct {
+	ctx    context.Context
+	chat   *ChatService
+	req    ChatRequest
+	spec   ObjectSpec
+	opts   []Option
+	run    *objectRun
+	value  T
+	result *Object[T]
+	err    error
+	ran    bool
+}
+
+// StreamObject asks the model for a value of type T as GenerateObject does, streaming each model
+// turn, so that Partials can show the value as its JSON arrives. Repair turns work as in
+// GenerateObject; each starts the partial value over (Attempt tells which attempt a partial
+// belongs to). Reasoning deltas, in-band errors and broken streams behave as in ChatStream.
+//
+// Nothing is sent until Partials is ranged over or Wait is called.
+//
+// POST /api/v1/chat/completions (with "stream": true), once per attempt
+func StreamObject[T any](ctx context.Context, chat *ChatService, req ChatRequest, spec ObjectSpec, opts ...Option) *ObjectStream[T] {
+	return &ObjectStream[T]{ctx: ctx, chat: chat, req: req, spec: spec, opts: opts}
+}
+
+// Wait runs the stream to its end, if Partials has not, and returns the value.
+func (s *ObjectStream[T]) Wait() (*Object[T], error) {
+	for range s.Partials() {
+	}
+	return s.result, s.err
+}
+
+// Attempt returns the model turn the stream is on, from 1 (0 before it starts).
+func (s *ObjectStream[T]) Attempt() int {
+	if s.run == nil {
+		return 0
+	}
+	return s.run.attempts
+}
+
+var errObjectStopped = errors.New("infergate: the caller stopped the object stream")
+
+// Partials runs the stream and yields the value each time its JSON adds something: fields whose
+// value is complete, strings as far as they arrived, slices and maps with their complete elements.
+// A partial never holds what the final value contradicts, within an attempt (a failed text
+// candidate, JSON the model broke off and started over in prose, restarts it too). Partials share
+// slices, maps, pointers and strings with later ones: copy what you keep past an iteration. A
+// failure arrives as the last pair, with a zero T. Breaking out of the loop stops the stream; an
+// ObjectStream runs once, ranging again yields nothing.
+func (s *ObjectStream[T]) Partials() iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		if s.ran {
+			return
+		}
+		s.ran = true
+		s.err = s.start(yield)
+		if s.err == errObjectStopped {
+			s.err = context.Canceled
+			return
+		}
+		if s.err != nil {
+			var zero T
+			yield(zero, s.err)
+		}
+	}
+}
+
+func (s *ObjectStream[T]) start(yield func(T, error) bool) error {
+	run, err := newObjectRun(s.chat, s.req, s.spec, reflect.TypeFor[T](), func(raw []byte) error {
+		var fresh T
+		err := json.Unmarshal(raw, &fresh)
+		s.value = fresh
+		return err
+	}, s.opts)
+	if err != nil {
+		return err
+	}
+	s.run = run
+	answer, err := run.loop(s.ctx, func(ctx context.Context, req ChatRequest, mode ObjectMode) (*ChatCompletion, error) {
+		return s.turn(ctx, req, mode, yield)
+	})
+	if err != nil {
+		return err
+	}
+	s.result = &Object[T]{Value: s.value, Raw: answer.raw, Completion: answer.completion, Mode: answer.mode,
+		Attempts: run.attempts, Usage: run.usage}
+	return nil
+}
+
+// turn streams one model turn, yielding the partial value as it grows.
+func (s *ObjectStream[T]) turn(ctx context.Context, req ChatRequest, mode ObjectMode, yield func(T, error) bool) (*ChatCompletion, error) {
+	stream, err := s.chat.Stream(ctx, req, s.opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
+	var partial T
+	p := newPartialTracker(reflect.ValueOf(&partial).Elem(), mode, s.run)
+	for stream.Next() {
+		if p.add(stream.Current()) && !yield(partial, nil) {
+			return nil, errObjectStopped
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, err
+	}
+	return stream.Completion(), nil
+}
+
+// partialTracker follows the part of a streamed turn that carries the value: the arguments of
+// the object's call, or the JSON in the text.
+type partialTracker struct {
+	root  reflect.Value
+	name  string
+	tools bool // the turn offers the call
+	call  int  // index of the object's call, -1 before it starts
+	args  *partialjson.Decoder
+	text  *textValue // nil in ObjectModeTool, where text is not read
+}
+
+func newPartialTracker(root reflect.Value, mode ObjectMode, run *objectRun) *partialTracker {
+	p := &partialTracker{root: root, name: run.spec.Name, call: -1,
+		tools: mode == ObjectModeAuto || mode == ObjectModeTool}
+	if mode != ObjectModeTool {
+		p.text = &textValue{finder: newJSONFinder(run.t), root: root}
+	}
+	return p
+}
+
+// add reads a chunk's first choice; it reports whether the value shows something new.
+func (p *partialTracker) add(chunk ChatCompletionChunk) bool {
+	changed := false
+	for i := range chunk.Choices {
+		ch := &chunk.Choices[i]
+		if ch.Index != 0 {
+			continue
+		}
+		for _, tc := range ch.Delta.ToolCalls {
+			changed = p.addCall(tc) || changed
+		}
+		if p.text != nil && p.call < 0 && ch.Delta.Content != "" {
+			changed = p.text.write(ch.Delta.Content) || changed
+		}
+	}
+	return changed
+}
+
+func (p *partialTracker) addCall(tc ToolCallDelta) bool {
+	if !p.tools {
+		return false
+	}
+	if p.call < 0 && tc.Function.Name == p.name {
+		// The value now comes from the call: whatever the text showed is dropped.
+		p.call, p.text = tc.Index, nil
+		p.root.SetZero()
+		p.args = partialjson.NewDecoder(p.root)
+	}
+	if tc.Index != p.call || tc.Function.Arguments == "" {
+		return false
+	}
+	changed, _ := p.args.Write([]byte(tc.Function.Arguments)) // bad JSON stops the partials; the final check reports it
+	return changed
+}
