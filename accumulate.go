@@ -12,7 +12,8 @@ import (
 //
 // Add also cleans each chunk's tool-call fragments, so that concatenating them gives the right call:
 // providers repeat ids and names, send "id":"" on later fragments, leave out the index, interleave
-// the fragments of parallel calls, and some send a placeholder "{}" before the real arguments.
+// the fragments of parallel calls or send them all at index 0 (a new id then starts a new call),
+// and some send a placeholder "{}" before the real arguments.
 type ChatAccumulator struct {
 	id, object, model, fingerprint string
 	created                        int64
@@ -32,9 +33,10 @@ type accChoice struct {
 	parts     []ContentPart // built only once a delta brings parts the SDK does not fold
 	logprobs  *Logprobs
 	finish    FinishReason
-	calls     map[int]*accCall
-	current   *accCall // the call that fragments without an index extend
-	nextIndex int      // the index a fragment with a new id and no index gets
+	calls     map[int]*accCall // by resolved index
+	moved     map[int]*accCall // the call a wire index stands for, once a new id reused that index
+	current   *accCall         // the call that fragments without an index extend
+	nextIndex int              // the index a call gets when its own is absent or already taken
 }
 
 type accCall struct {
@@ -169,27 +171,40 @@ func (ch *accChoice) addCall(f *ToolCallDelta) ToolCallDelta {
 	return out
 }
 
-// callFor finds the call a fragment extends, creating it when new. Without an index (a negative
-// one), a fragment with a new id starts the next call and any other fragment extends the current.
+// callFor finds the call a fragment extends, creating it when new. A fragment extends the call of
+// its index, or without an index (a negative one) the current call, unless it brings an id other
+// than that call's: then it starts a new call, at the next free index. Several servers stream
+// parallel calls all at index 0, told apart only by their ids.
 func (ch *accChoice) callFor(index int, id string) (int, *accCall) {
-	if index < 0 {
-		cur := ch.current
-		if cur != nil && (id == "" || cur.id == "" || id == cur.id) {
-			return cur.index, cur
+	call := ch.current
+	if index >= 0 {
+		call = ch.calls[index]
+		if m := ch.moved[index]; m != nil {
+			call = m
 		}
-		index = ch.nextIndex
+	}
+	if call != nil && (id == "" || call.id == "" || id == call.id) {
+		ch.current = call
+		return call.index, call
+	}
+	resolved := index
+	if resolved < 0 || call != nil {
+		resolved = ch.nextIndex
 	}
 	if ch.calls == nil {
 		ch.calls = map[int]*accCall{}
 	}
-	call := ch.calls[index]
-	if call == nil {
-		call = &accCall{index: index}
-		ch.calls[index] = call
-		ch.nextIndex = max(ch.nextIndex, index+1)
+	call = &accCall{index: resolved}
+	ch.calls[resolved] = call
+	ch.nextIndex = max(ch.nextIndex, resolved+1)
+	if index >= 0 && resolved != index {
+		if ch.moved == nil {
+			ch.moved = map[int]*accCall{}
+		}
+		ch.moved[index] = call
 	}
 	ch.current = call
-	return index, call
+	return resolved, call
 }
 
 // releasePlaceholders gives back, on the finishing chunk, the "{}" of calls that never got other
@@ -204,6 +219,21 @@ func (ch *accChoice) releasePlaceholders(deltas []ToolCallDelta) []ToolCallDelta
 		}
 	}
 	return deltas
+}
+
+// releaseHeld gives back, as a chunk of its own, the "{}" still held back when the stream ends
+// without the finishing chunk that would have carried it; ok is false when nothing is held back.
+func (a *ChatAccumulator) releaseHeld() (chunk ChatCompletionChunk, ok bool) {
+	for _, ch := range a.sortedChoices() {
+		if calls := ch.releasePlaceholders(nil); len(calls) > 0 {
+			chunk.Choices = append(chunk.Choices, ChunkChoice{Index: ch.index, Delta: Delta{ToolCalls: calls}})
+		}
+	}
+	if chunk.Choices == nil {
+		return chunk, false
+	}
+	chunk.ID, chunk.Object, chunk.Created, chunk.Model, chunk.SystemFingerprint = a.id, a.object, a.created, a.model, a.fingerprint
+	return chunk, true
 }
 
 // Completion returns everything accumulated so far as one answer: choices in index order, content

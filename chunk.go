@@ -171,6 +171,12 @@ func (w *wireChunk) public(mem *streamMemory) ChatCompletionChunk {
 	return c
 }
 
+// carriesAnswer reports whether the chunk brings choices or usage, which an error event may carry
+// too.
+func (w *wireChunk) carriesAnswer() bool {
+	return len(w.Choices) > 0 || w.Usage != nil || w.UsageFromProvider != nil || w.UsageFromConsumer != nil
+}
+
 func (d *wireDelta) empty() bool {
 	return !d.Role.set && d.Content.text == "" && d.Content.reasoning == "" && d.Content.parts == nil &&
 		d.Reasoning1 == "" && d.Reasoning2 == "" && d.Refusal == "" && len(d.ToolCalls) == 0

@@ -110,14 +110,8 @@ func (c *config) newAPIError(status int, header http.Header, body []byte) *APIEr
 	e := &APIError{StatusCode: status, Header: h, Body: body, RequestID: h.Get("X-Request-Id")}
 	e.RetryAfter, _ = transport.RetryAfter(h)
 	e.RateLimits = parseRateLimits(h, time.Now())
-	if f, ok := decodeEnvelope(body); ok {
-		e.Type, e.Code, e.Param, e.Message = f.Type, f.Code, f.Param, f.Message
-	} else {
-		e.Message = bodySnippet(body)
-	}
-	// A JSON escape the raw body did not show as the credential (\u0073k-...) decodes to it.
-	e.Type, e.Code, e.Param, e.Message = c.redactString(e.Type), c.redactString(e.Code),
-		c.redactString(e.Param), c.redactString(e.Message)
+	f := c.reported(body, false)
+	e.Type, e.Code, e.Param, e.Message = f.Type, f.Code, f.Param, f.Message
 	return e
 }
 
@@ -129,7 +123,7 @@ type StreamError struct {
 	Message string // the error message, or the text of a malformed line
 	Type    string // e.g. provider_error, server_error; empty for a malformed line
 	Code    string // error code, when given
-	Status  int    // HTTP-like status carried in the event; 0 when null or absent
+	Status  int    // the HTTP status the event carries ("status", "status_code" or a numeric "code"); 0 when none
 	Raw     string // the event's data (or the stray line) exactly as received
 
 	ended bool // this error ended the stream
@@ -161,15 +155,29 @@ func (e *StreamError) Unwrap() error {
 	return nil
 }
 
-// newStreamError reads an in-band error event or a malformed line.
-func newStreamError(raw []byte) *StreamError {
-	e := &StreamError{Raw: string(raw)}
-	if f, ok := decodeEnvelope(raw); ok {
-		e.Message, e.Type, e.Code, e.Status = f.Message, f.Type, f.Code, f.Status
-	} else {
-		e.Message = bodySnippet(raw)
+// newStreamError reads an in-band error event or a malformed line. bare tells an SSE event named
+// "error", whose data may be the error object itself rather than an envelope.
+func (c *config) newStreamError(raw []byte, bare bool) *StreamError {
+	raw = c.redact(raw)
+	f := c.reported(raw, bare)
+	return &StreamError{Raw: string(raw), Message: f.Message, Type: f.Type, Code: f.Code, Status: f.Status}
+}
+
+// reported is what a server reported in body: the fields of its error envelope (of the bare error
+// object when bare is true and the body is not an envelope), else a snippet of the body. Every
+// field is redacted after decoding, as a JSON escape that the raw body did not show as the
+// credential (\u0073k-...) decodes to it.
+func (c *config) reported(body []byte, bare bool) envelopeFields {
+	f, ok := decodeEnvelope(body)
+	if !ok && bare && json.Valid(body) {
+		f, ok = (&envelope{Error: body}).fields()
+		ok = ok && f.Message != ""
 	}
-	return e
+	if !ok {
+		f = envelopeFields{Message: bodySnippet(body)}
+	}
+	f.Message, f.Type, f.Code, f.Param = c.redactString(f.Message), c.redactString(f.Type), c.redactString(f.Code), c.redactString(f.Param)
+	return f
 }
 
 // ValidationError is a request the SDK refused to send because it breaks the API's rules.
@@ -208,6 +216,23 @@ type errorObject struct {
 	Param   json.RawMessage `json:"param"`
 	Code    json.RawMessage `json:"code"`
 	Status  json.RawMessage `json:"status"`
+	// StatusCode is how Groq spells the status.
+	StatusCode json.RawMessage `json:"status_code"`
+}
+
+// httpStatus reads the HTTP status an error object carries: "status" or "status_code", else a
+// "code" that is a JSON number of an HTTP status (OpenRouter's spelling). A code that is a word,
+// such as "rate_limit_exceeded", stays a code only.
+func (o *errorObject) httpStatus() int {
+	for _, raw := range []json.RawMessage{o.Status, o.StatusCode} {
+		if n, err := strconv.Atoi(scalarText(raw)); err == nil && n != 0 {
+			return n
+		}
+	}
+	if n, err := strconv.Atoi(string(bytes.TrimSpace(o.Code))); err == nil && n >= 100 && n <= 599 {
+		return n
+	}
+	return 0
 }
 
 type detailItem struct {
@@ -232,7 +257,7 @@ func (env *envelope) fields() (envelopeFields, bool) {
 		if json.Unmarshal(env.Error, &obj) == nil {
 			f.Message, f.Type = obj.Message, obj.Type
 			f.Param, f.Code = scalarText(obj.Param), scalarText(obj.Code)
-			f.Status, _ = strconv.Atoi(scalarText(obj.Status))
+			f.Status = obj.httpStatus()
 			return f, true
 		}
 		f.Message = scalarText(env.Error)

@@ -203,8 +203,10 @@ func FuzzErrorBody(f *testing.F) {
 		if errors.Is(e, ErrServer) != (status >= 500) {
 			t.Fatalf("errors.Is(ErrServer) = %v for status %d", errors.Is(e, ErrServer), status)
 		}
-		se := newStreamError(body)
-		_ = se.Error()
+		se := cfg.newStreamError(body, status%2 == 0)
+		if out := fmt.Sprintf("%v %+v %#v", se, se, se); strings.Contains(out, secretKey) {
+			t.Fatalf("StreamError leaks the key: %s", out)
+		}
 		if errors.Is(se, ErrIncompleteStream) {
 			t.Fatal("a skipped stream error must not match ErrIncompleteStream")
 		}

@@ -38,7 +38,7 @@ type ChatStream struct {
 	release func()
 	obs     *observation // nil unless observed
 	logger  *slog.Logger
-	redact  func([]byte) []byte
+	cfg     *config // redacts what the server reports
 
 	wire    wireChunk
 	mem     streamMemory  // the fast decoder and the blocks chunks are cut from
@@ -53,6 +53,7 @@ type ChatStream struct {
 	choice  accChoice // the accumulator's first choice, allocated with the stream
 	skipped skipLog
 	chunks  int
+	ending  error // how the stream ended, while its held-back arguments are handed out
 	done    bool
 	err     error
 }
@@ -79,7 +80,7 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, logger: c.logger, redact: c.redact}
+	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, logger: c.logger, cfg: c}
 	st.acc.spare = &st.choice
 	if call.obs != nil {
 		// A stream left unread ends with its context.
@@ -167,6 +168,10 @@ func (s *ChatStream) Next() bool {
 	if s.done {
 		return false
 	}
+	if s.ending != nil {
+		s.finish(s.ending)
+		return false
+	}
 	if s.single != nil {
 		s.cur, s.single = *s.single, nil
 		s.acc.add(&s.cur)
@@ -177,11 +182,10 @@ func (s *ChatStream) Next() bool {
 	for {
 		ev, err := s.dec.Next()
 		if err != nil {
-			s.finish(err)
-			return false
+			return s.end(err)
 		}
 		if ev.Kind == sse.Stray {
-			s.skip(ev.Data)
+			s.skip(ev.Data, false)
 			continue
 		}
 		data := bytes.TrimSpace(ev.Data)
@@ -189,10 +193,9 @@ func (s *ChatStream) Next() bool {
 		case len(data) == 0:
 			continue // heartbeat
 		case string(data) == "[DONE]":
-			s.finish(errDone)
-			return false
+			return s.end(errDone)
 		}
-		if s.decode(data) {
+		if s.decode(data, ev.Name == "error") {
 			s.obs.chunk(&s.cur)
 			return true
 		}
@@ -201,20 +204,39 @@ func (s *ChatStream) Next() bool {
 
 var errDone = errors.New("[DONE]")
 
-// decode reads one event's data; it reports false when the event was skipped.
-func (s *ChatStream) decode(data []byte) bool {
+// end ends the stream. When it ends as streams do, at [DONE] or at the end of the body, a "{}"
+// still held back (no chunk carried a finish_reason to release it) comes first, as a last chunk of
+// its own, so that concatenating the deltas stays right on every stream.
+func (s *ChatStream) end(cause error) bool {
+	if cause == errDone || cause == io.EOF {
+		if chunk, ok := s.acc.releaseHeld(); ok {
+			s.cur, s.raw, s.ending = chunk, nil, cause
+			s.obs.chunk(&s.cur)
+			return true
+		}
+	}
+	s.finish(cause)
+	return false
+}
+
+// decode reads one event's data; it reports false when the event brought no chunk. An error event
+// (one with a top-level "error", or an SSE event named "error") is reported as skipped, but choices
+// or usage it also carries are kept, as a ChatAccumulator fed the same events keeps them.
+func (s *ChatStream) decode(data []byte, errorEvent bool) bool {
 	if data[0] != '{' { // a chunk is an object: "provider failed", null or 42 are not answers
-		s.skip(data)
+		s.skip(data, errorEvent)
 		return false
 	}
 	s.wire.reset()
 	if !s.mem.decodeFast(data, &s.wire) && !s.decodeJSON(data) {
-		s.skip(data)
+		s.skip(data, errorEvent)
 		return false
 	}
-	if isErrorValue(s.wire.Error) {
-		s.skip(data)
-		return false
+	if errorEvent || isErrorValue(s.wire.Error) {
+		s.skip(data, errorEvent)
+		if !s.wire.carriesAnswer() {
+			return false
+		}
 	}
 	s.cur = s.wire.public(&s.mem)
 	s.acc.add(&s.cur)
@@ -259,9 +281,10 @@ func (f *eventFeed) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// skip records an in-band error or a malformed line; neither ends the stream.
-func (s *ChatStream) skip(raw []byte) {
-	se := newStreamError(s.redact(raw))
+// skip records an in-band error or a malformed line; neither ends the stream. errorEvent tells an
+// SSE event named "error", whose data may be a bare error object.
+func (s *ChatStream) skip(raw []byte, errorEvent bool) {
+	se := s.cfg.newStreamError(raw, errorEvent)
 	s.skipped.add(se)
 	s.logger.Warn("infergate: skipped an error event in the stream",
 		slog.String("type", se.Type), slog.Int("status", se.Status), slog.String("message", se.Message))
@@ -316,10 +339,12 @@ func (s *ChatStream) Err() error { return s.err }
 // RawEvent returns the data of the event that Current was decoded from, exactly as received, so
 // that fields this SDK does not model stay reachable. It aliases the stream's buffer: it is valid
 // until the next call to Next, so copy it to keep it. For a server that answered the stream with a
-// plain JSON completion, it is that whole body.
+// plain JSON completion, it is that whole body; it is nil for the last chunk that hands out "{}"
+// arguments held back until the stream's end.
 func (s *ChatStream) RawEvent() []byte { return s.raw }
 
-// Skipped returns error events and malformed lines that the stream skipped so far: the first and
+// Skipped returns error events and malformed lines that the stream skipped so far (an error event's
+// choices and usage, when it carries some, are kept in Current and Completion): the first and
 // the last few of them, in order (SkippedCount tells how many there were in all), so that a flood of
 // junk cannot grow memory.
 func (s *ChatStream) Skipped() []*StreamError { return s.skipped.list() }
