@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -118,7 +119,8 @@ type EmbeddingUsage struct {
 // Create embeds the texts of req and returns one vector per text, in the order of req.Input.
 // Vectors are decoded from whichever encoding the server sent, a float array or base64, so a
 // server that ignores EncodingFormat cannot corrupt them. An answer that lacks a vector for some
-// text, or has one twice, is a *DecodeError rather than a silently shorter list. Like chat, the route
+// text (or sends it empty: null, [] or ""), has one twice, or has vectors of different lengths is a
+// *DecodeError rather than a silently shorter list. Like chat, the route
 // is billed and rate-limited: errors match ErrInsufficientBalance (402) and ErrRateLimited (429).
 //
 // POST /api/v1/embeddings
@@ -170,12 +172,15 @@ func (a *embeddingAnswer) UnmarshalJSON(b []byte) error {
 	return a.inOrder(a.inputs)
 }
 
-// inOrder sorts the vectors by index and checks there is exactly one per input.
+// inOrder sorts the vectors by index and checks there is exactly one per input, all of one length.
 func (r *EmbeddingResponse) inOrder(inputs int) error {
 	slices.SortStableFunc(r.Data, func(a, b Embedding) int { return cmp.Compare(a.Index, b.Index) })
 	for i, e := range r.Data {
 		if e.Index != i {
 			return fmt.Errorf("no vector for input %d, or more than one (indexes %s)", i, indexList(r.Data))
+		}
+		if n, first := len(e.Embedding), len(r.Data[0].Embedding); n != first {
+			return fmt.Errorf("vector %d has %d dimensions, vector 0 has %d", i, n, first)
 		}
 	}
 	if len(r.Data) != inputs {
@@ -218,7 +223,17 @@ func (e *Embedding) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// decodeVector reads a vector in either encoding. A vector of no numbers (null, [] or "") is an
+// error: no model makes one, and a caller would divide by its length.
 func decodeVector(raw json.RawMessage) ([]float32, error) {
+	vector, err := decodeAnyVector(raw)
+	if err == nil && len(vector) == 0 {
+		err = errors.New("no vector")
+	}
+	return vector, err
+}
+
+func decodeAnyVector(raw json.RawMessage) ([]float32, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '"' {
 		var vector []float32

@@ -114,10 +114,11 @@ func TestStreamLogprobsUsageDetailsAndRawEvent(t *testing.T) {
 	}
 }
 
-func openStream(t *testing.T, body string) *infergate.ChatStream {
+// openStream opens a ChatStream on body, served in small pieces.
+func openStream(t *testing.T, body string, opts ...infergate.Option) *infergate.ChatStream {
 	t.Helper()
 	srv := serveStream(t, body, 5+len(body)/1000)
-	stream, err := testClient(t, srv.URL).Chat.Stream(context.Background(), hello())
+	stream, err := testClient(t, srv.URL, opts...).Chat.Stream(context.Background(), hello())
 	if err != nil {
 		t.Fatal(err)
 	}
