@@ -23,7 +23,8 @@ var (
 
 // TestStreamProperty reads thousands of random valid streams, each read in random small pieces, and checks every answer against the truth the generator drew: content,
 // reasoning, finish reason, tool calls (id, name, JSON-equal arguments) and logprobs per choice,
-// usage details, and that the cleaned deltas concatenate to the same answer. Run more with
+// usage details, and that the cleaned deltas concatenate to the same answer, placeholder "{}"
+// arguments included, also on streams where no chunk carries a finish_reason. Run more with
 // -stream.cases, another sequence with -stream.seed.
 func TestStreamProperty(t *testing.T) {
 	t.Parallel()

@@ -107,8 +107,9 @@ func genArgs(d dice) string {
 type obj = map[string]any
 
 // genChoice draws one choice's truth and the deltas that carry it, in order. Each delta is the
-// JSON object of one choice entry ({"index":..,"delta":..,...}).
-func genChoice(d dice, index int) (truthChoice, []obj) {
+// JSON object of one choice entry ({"index":..,"delta":..,...}). With noFinish, no delta carries a
+// finish_reason, as from servers that go straight from the answer to usage and [DONE].
+func genChoice(d dice, index int, noFinish bool) (truthChoice, []obj) {
 	var t truthChoice
 	var out []obj
 	entry := func(delta obj) obj { return obj{"index": index, "delta": delta} }
@@ -154,6 +155,12 @@ func genChoice(d dice, index int) (truthChoice, []obj) {
 	for _, f := range frags {
 		out = append(out, entry(obj{"tool_calls": f}))
 	}
+	if noFinish {
+		if len(out) == 0 {
+			out = append(out, entry(obj{}))
+		}
+		return t, out
+	}
 	t.finish = "stop"
 	if len(calls) > 0 {
 		t.finish = "tool_calls"
@@ -169,22 +176,28 @@ func genChoice(d dice, index int) (truthChoice, []obj) {
 }
 
 // genCalls draws 0 to 4 parallel calls and their fragments: whole or cut at random byte positions
-// (inside escapes too), sequential or interleaved, with the placeholder "{}", blank ids and types,
-// and repeated names on later fragments. Each returned fragment list is one delta's "tool_calls".
+// (inside escapes too), sequential or interleaved, with or without indexes or all at index 0, with
+// the placeholder "{}", blank ids and types, and repeated names on later fragments. Each returned fragment list is one delta's "tool_calls".
 func genCalls(d dice) ([]truthCall, [][]obj) {
 	n := d.intn(5)
 	if n == 0 {
 		return nil, nil
 	}
 	interleave := chance(d, 50)
-	noIndex := !interleave && chance(d, 30) // without indexes only a new id tells calls apart
+	// Without indexes, or with all calls at index 0 (Ollama, Gemini adapters), only a new id tells
+	// calls apart.
+	noIndex := !interleave && chance(d, 30)
+	sameIndex := !interleave && !noIndex && chance(d, 30)
 	calls := make([]truthCall, n)
 	perCall := make([][]obj, n)
 	for i := range calls {
 		c := truthCall{id: fmt.Sprintf("call_%d_%d", i, d.intn(1000)), name: fmt.Sprintf("fn_%d", d.intn(3)), args: genArgs(d)}
 		calls[i] = c
 		frag := func(m obj) obj {
-			if !noIndex {
+			switch {
+			case sameIndex:
+				m["index"] = 0
+			case !noIndex:
 				m["index"] = i
 			}
 			return m
@@ -261,13 +274,16 @@ func cutBytes(d dice, s string) []string {
 }
 
 // genStreamBody draws 1 to 4 choices, interleaves their deltas at random (sometimes two choices in
-// one chunk), and frames the chunks as events with the quirks of real servers.
+// one chunk), and frames the chunks as events with the quirks of real servers, sometimes with no
+// finish_reason at all before [DONE].
 func genStreamBody(d dice) genStream {
 	var g genStream
 	n := 1 + d.intn(4)
+	done := chance(d, 70)
+	noFinish := done && chance(d, 15) // without [DONE], the end of a stream without finish_reason is a truncation
 	queues := make([][]obj, n)
 	for i := range n {
-		t, q := genChoice(d, i)
+		t, q := genChoice(d, i, noFinish)
 		g.choices = append(g.choices, t)
 		queues[i] = q
 	}
@@ -312,7 +328,7 @@ func genStreamBody(d dice) genStream {
 		raw, _ := json.Marshal(c)
 		b.WriteString(prefix + string(raw) + sep + sep)
 	}
-	if chance(d, 70) {
+	if done {
 		b.WriteString(prefix + "[DONE]" + sep + sep)
 	}
 	g.body = b.String()
