@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 
 	"github.com/infergate/infergate-go/internal/jsonscan"
 )
@@ -80,6 +81,22 @@ func (c *ChatCompletion) Text() string {
 		return ""
 	}
 	return c.Choices[0].Message.Content
+}
+
+// Message returns the first choice's assistant message (content, reasoning, tool calls), ready to
+// append to the conversation for the next turn. It is an empty assistant message (Role
+// RoleAssistant) when there is no choice, and on a nil completion; it never panics. Its lists are
+// its own: changing them leaves the completion as it is.
+func (c *ChatCompletion) Message() Message {
+	if c == nil || len(c.Choices) == 0 {
+		return Message{Role: RoleAssistant}
+	}
+	m := c.Choices[0].Message
+	if m.Role == "" {
+		m.Role = RoleAssistant
+	}
+	m.ToolCalls, m.Parts = slices.Clone(m.ToolCalls), slices.Clone(m.Parts)
+	return m
 }
 
 // ToolCalls returns the tool calls of the first choice; nil when there are none, or no choice.

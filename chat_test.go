@@ -240,3 +240,33 @@ func TestAccessorsNeverPanic(t *testing.T) {
 		t.Errorf("accessors of %+v", full)
 	}
 }
+
+func TestCompletionMessage(t *testing.T) {
+	t.Parallel()
+	calls := []infergate.ToolCall{{ID: "call_1", Type: "function", Function: infergate.FunctionCall{Name: "f", Arguments: "{}"}}}
+	full := &infergate.ChatCompletion{Choices: []infergate.Choice{
+		{Message: infergate.Message{Content: "Hi", Reasoning: "think", ToolCalls: calls}},
+		{Index: 1, Message: infergate.Message{Role: infergate.RoleAssistant, Content: "second"}},
+	}}
+	for _, tt := range []struct {
+		name string
+		c    *infergate.ChatCompletion
+		want infergate.Message
+	}{
+		{"nil completion", nil, infergate.Message{Role: infergate.RoleAssistant}},
+		{"no choice", &infergate.ChatCompletion{}, infergate.Message{Role: infergate.RoleAssistant}},
+		{"first choice, role filled in", full, infergate.Message{Role: infergate.RoleAssistant, Content: "Hi", Reasoning: "think", ToolCalls: calls}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, tt.c.Message()); diff != "" {
+				t.Errorf("Message() (-want +got):\n%s", diff)
+			}
+		})
+	}
+	m := full.Message()
+	m.ToolCalls[0].ID = "changed"
+	if full.Choices[0].Message.ToolCalls[0].ID != "call_1" {
+		t.Error("changing Message().ToolCalls changed the completion")
+	}
+}

@@ -29,6 +29,22 @@ func (c ChatCompletionChunk) Text() string {
 	return c.Choices[0].Delta.Content
 }
 
+// Reasoning returns the reasoning delta of the first choice, for thinking models.
+func (c ChatCompletionChunk) Reasoning() string {
+	if len(c.Choices) == 0 {
+		return ""
+	}
+	return c.Choices[0].Delta.Reasoning
+}
+
+// ToolCalls returns the tool-call fragments of the first choice; nil when there are none.
+func (c ChatCompletionChunk) ToolCalls() []ToolCallDelta {
+	if len(c.Choices) == 0 || len(c.Choices[0].Delta.ToolCalls) == 0 {
+		return nil
+	}
+	return c.Choices[0].Delta.ToolCalls
+}
+
 // UnmarshalJSON reads a chunk as the stream does.
 func (c *ChatCompletionChunk) UnmarshalJSON(b []byte) error {
 	var w wireChunk

@@ -31,7 +31,7 @@ func ExampleChatService_Create() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(resp.Text(), resp.Choices[0].FinishReason)
+	fmt.Println(resp.Text(), resp.FinishReason())
 	// Output: Paris. stop
 }
 
@@ -83,7 +83,7 @@ func ExampleChatStream_Completion() {
 	if err := stream.Err(); err != nil {
 		log.Fatal(err)
 	}
-	for _, call := range stream.Completion().Choices[0].Message.ToolCalls {
+	for _, call := range stream.Message().ToolCalls {
 		fmt.Println(call.Function.Name, call.Function.Arguments)
 	}
 	// Output: weather {"city":"Paris"}
@@ -119,7 +119,49 @@ func ExampleChatAccumulator() {
 		}
 		acc.Add(chunk)
 	}
-	answer := acc.Completion().Choices[0]
-	fmt.Printf("%s | %s | %s\n", answer.Message.Reasoning, answer.Message.Content, answer.FinishReason)
+	answer := acc.Completion()
+	fmt.Printf("%s | %s | %s\n", answer.Reasoning(), answer.Text(), answer.FinishReason())
 	// Output: Paris is well known.  | Paris. | stop
+}
+
+func ExampleChatStream_Message() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	gw.Enqueue(gatewaytest.Reply{Reasoning: "A well-known capital.", Content: "Paris."})
+	gw.Enqueue(gatewaytest.Reply{Respond: func(conversation []gatewaytest.Turn) gatewaytest.Reply {
+		earlier := conversation[1] // the assistant turn the client appended
+		return gatewaytest.Reply{Content: fmt.Sprintf("Rome (after %q, thinking %q).", earlier.Content, earlier.Reasoning)}
+	}})
+	client := gw.Client()
+
+	conversation := []infergate.Message{}
+	ask := func(question string) {
+		conversation = append(conversation, infergate.UserMessage(question))
+		stream, err := client.Chat.Stream(context.Background(), infergate.ChatRequest{Messages: conversation})
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer stream.Close()
+		var thinking string
+		for stream.Next() {
+			chunk := stream.Current()
+			thinking += chunk.Reasoning()
+			fmt.Print(chunk.Text())
+			for _, call := range chunk.ToolCalls() {
+				fmt.Print("[calling ", call.Function.Name, "]")
+			}
+		}
+		if err := stream.Err(); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf(" (thought: %q)\n", thinking)
+		conversation = append(conversation, stream.Message()) // the answer, ready for the next turn
+	}
+	ask("What is the capital of France?")
+	ask("And of Italy?")
+	fmt.Println(len(conversation), "messages, the last from", conversation[3].Role)
+	// Output:
+	// Paris. (thought: "A well-known capital.")
+	// Rome (after "Paris.", thinking "A well-known capital."). (thought: "")
+	// 4 messages, the last from assistant
 }

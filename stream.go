@@ -361,6 +361,17 @@ func (s *ChatStream) Completion() *ChatCompletion {
 	return c
 }
 
+// Message returns the first choice's assistant message as received so far (content, reasoning, tool
+// calls), ready to append to the conversation for the next turn; after a complete stream it is the
+// whole answer. It is an empty assistant message (Role RoleAssistant) when no choice arrived, also
+// on a nil stream; it never panics.
+func (s *ChatStream) Message() Message {
+	if s == nil {
+		return Message{Role: RoleAssistant}
+	}
+	return s.Completion().Message()
+}
+
 // Close stops reading and releases the connection. It is safe to call more than once and after the
 // stream ended; the stream's Err is unchanged.
 func (s *ChatStream) Close() error {

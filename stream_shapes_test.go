@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -300,5 +301,39 @@ func TestChatAccumulatorFoldsDecodedChunks(t *testing.T) {
 	if !acc.Finished() || m.Reasoning != "think " || len(m.ToolCalls) != 2 ||
 		m.ToolCalls[0] != call("a", "f", `{"q":1}`) || m.ToolCalls[1] != call("b", "g", "{}") {
 		t.Errorf("completion message = %+v", m)
+	}
+}
+
+// TestStreamOnlyDone: a stream that sends nothing but [DONE] has an empty assistant message, not
+// a panic, and so has a stream that is nil.
+func TestStreamOnlyDone(t *testing.T) {
+	t.Parallel()
+	stream := openStream(t, done)
+	for stream.Next() {
+		t.Errorf("a chunk came: %+v", stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		t.Errorf("Err() = %v", err)
+	}
+	want := infergate.Message{Role: infergate.RoleAssistant}
+	var none *infergate.ChatStream
+	for what, got := range map[string]infergate.Message{
+		"stream.Message()": stream.Message(), "stream.Completion().Message()": stream.Completion().Message(), "nil stream's Message()": none.Message(),
+	} {
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %+v, want %+v", what, got, want)
+		}
+	}
+}
+
+func TestStreamMessage(t *testing.T) {
+	t.Parallel()
+	stream := openStream(t, ev(`{"choices":[{"index":0,"delta":{"role":"assistant","reasoning_content":"hm"}}]}`)+content("Hi")+
+		toolDelta(`{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}`, "tool_calls")+done)
+	for stream.Next() {
+	}
+	want := infergate.Message{Role: infergate.RoleAssistant, Content: "Hi", Reasoning: "hm", ToolCalls: []infergate.ToolCall{call("call_1", "f", "{}")}}
+	if got := stream.Message(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Message() = %+v, want %+v", got, want)
 	}
 }
