@@ -2,11 +2,17 @@ package infergate_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -210,5 +216,55 @@ func TestStreamReleasesPlaceholderWithoutFinish(t *testing.T) {
 		if stream.RawEvent() != nil {
 			t.Errorf("RawEvent() = %q for the released arguments, want nil", stream.RawEvent())
 		}
+	}
+}
+
+// TestRunToolsParallelCallsAtOneIndex: a tool loop runs both calls of a turn that streams them at
+// the same index, each with its own arguments.
+func TestRunToolsParallelCallsAtOneIndex(t *testing.T) {
+	t.Parallel()
+	turns := []string{
+		toolDelta(`{"index":0,"id":"call_a","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}}`, "") +
+			toolDelta(`{"index":0,"id":"call_b","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Rome\"}"}}`, "tool_calls") + done,
+		content("done") + finish("stop") + done,
+	}
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		body := turns[0]
+		turns = turns[min(1, len(turns)-1):]
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	var cities []string
+	weather, err := infergate.NewTool("weather", "Weather in a city", func(_ context.Context, in struct {
+		City string `json:"city"`
+	}) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		cities = append(cities, in.City)
+		return "sunny", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := testClient(t, srv.URL).Chat.RunTools(t.Context(), hello(), infergate.ToolLoop{Tools: []*infergate.FuncTool{weather}}).Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(cities)
+	if !slices.Equal(cities, []string{"Paris", "Rome"}) {
+		t.Errorf("the tool ran for %q, want Paris and Rome", cities)
+	}
+	var answered []string
+	for _, m := range res.Messages {
+		if m.Role == infergate.RoleTool {
+			answered = append(answered, m.ToolCallID)
+		}
+	}
+	if !slices.Equal(answered, []string{"call_a", "call_b"}) {
+		t.Errorf("tool results answer %q, want call_a and call_b", answered)
 	}
 }
