@@ -2,8 +2,9 @@
 // takes only the shape it was written for and declines everything else (an escape it does not
 // handle, a duplicate key, a value of an unexpected type), so that the caller decodes the same
 // bytes with encoding/json, which then decides. A decoder never accepts input that encoding/json
-// rejects, and what it accepts it reads as encoding/json would: the caller's differential fuzz
-// target holds it to that.
+// rejects, and what it accepts it reads as encoding/json would: the package's differential tests
+// and fuzz targets (FuzzChunkDecoder, FuzzDecodeCompletion, FuzzDecodeCatalog, FuzzUnquote,
+// FuzzSkip) hold it to that.
 package jsonscan
 
 import (

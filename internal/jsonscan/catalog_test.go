@@ -1,0 +1,99 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// refModel is a model of the catalogue as encoding/json reads it.
+type refModel struct {
+	ID           string   `json:"id"`
+	BlockchainID string   `json:"blockchainID"`
+	OwnedBy      string   `json:"owned_by"`
+	Type         string   `json:"modelType"`
+	Created      int64    `json:"created"`
+	Tags         []string `json:"tags"`
+}
+
+// checkCatalog reports how DecodeCatalog and encoding/json differ on b, when the decoder accepts it.
+func checkCatalog(b []byte) (declined bool, diff string) {
+	var got []CatalogModel
+	if !DecodeCatalog(b, func(m CatalogModel) { got = append(got, m) }) {
+		return true, ""
+	}
+	var want []refModel
+	var err error
+	if bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("[")) {
+		err = json.Unmarshal(b, &want)
+	} else {
+		var list struct {
+			Object string     `json:"object"`
+			Data   []refModel `json:"data"`
+		}
+		err = json.Unmarshal(b, &list)
+		want = list.Data
+	}
+	if err != nil {
+		return false, "accepted, but encoding/json refuses it: " + err.Error()
+	}
+	var wantModels []CatalogModel
+	for _, m := range want {
+		wantModels = append(wantModels, CatalogModel(m))
+	}
+	return false, cmp.Diff(wantModels, got, cmpopts.EquateEmpty())
+}
+
+var catalogSeeds = []string{
+	`{"object":"list","data":[{"id":"m","blockchainID":"0xab","created":1731000000,"tags":["llm","fast"],"modelType":"LLM"}]}`,
+	`[{"id":"a"},{"id":"b","tags":[]}]`,
+	`{"data":[]}`,
+	`{"object":"list","data":[{"id":"é","owned_by":"x","created":0}]} `,
+	`{"data":[{"id":"a","tags":["x","y","y"]}]}`,
+}
+
+func TestDecodeCatalog(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		body     string
+		declined bool
+	}{
+		{catalogSeeds[0], false},
+		{catalogSeeds[1], false},
+		{catalogSeeds[2], false},
+		{catalogSeeds[3], false},
+		{catalogSeeds[4], false},
+		{`{"data":[{"id":"a\u00e9\n","modelType":"LLM"},{"id":"b","modelType":"LLM"}]}`, false},
+		{`{"data":[{"id":"a","extra":1}]}`, true},
+		{`{"data":[{"id":null}]}`, true},
+		{`{"data":null}`, true},
+		{`{"data":[{"id":"a","id":"b"}]}`, true},
+		{`{"data":[{"created":1.5}]}`, true},
+		{`{"data":[],"more":1}`, true},
+		{`[{"id":"a"}] x`, true},
+	} {
+		declined, diff := checkCatalog([]byte(tt.body))
+		if declined != tt.declined {
+			t.Errorf("declined = %v, want %v, for %s", declined, tt.declined, tt.body)
+		}
+		if diff != "" {
+			t.Errorf("%s: differs from encoding/json (-json +decoder):\n%s", tt.body, diff)
+		}
+	}
+}
+
+// FuzzDecodeCatalog holds DecodeCatalog to encoding/json: whatever it accepts, encoding/json reads
+// to the same models.
+func FuzzDecodeCatalog(f *testing.F) {
+	for _, seed := range catalogSeeds {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if _, diff := checkCatalog([]byte(body)); diff != "" {
+			t.Fatalf("%q: differs from encoding/json (-json +decoder):\n%s", body, diff)
+		}
+	})
+}

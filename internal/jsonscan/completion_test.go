@@ -1,0 +1,136 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// refCompletion is a completion as encoding/json reads it into plain types.
+type refCompletion struct {
+	ID                *string         `json:"id"`
+	Object            *string         `json:"object"`
+	Created           *int64          `json:"created"`
+	Model             *string         `json:"model"`
+	SystemFingerprint *string         `json:"system_fingerprint"`
+	Usage             json.RawMessage `json:"usage"`
+	UsageFromProvider json.RawMessage `json:"usage_from_provider"`
+	UsageFromConsumer json.RawMessage `json:"usage_from_consumer"`
+	Choices           []struct {
+		Index   *int64 `json:"index"`
+		Message struct {
+			Role             *string `json:"role"`
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
+			Reasoning        *string `json:"reasoning"`
+			Refusal          *string `json:"refusal"`
+		} `json:"message"`
+		FinishReason *string         `json:"finish_reason"`
+		Logprobs     json.RawMessage `json:"logprobs"`
+	} `json:"choices"`
+}
+
+// completion turns the reference into DecodeCompletion's result.
+func (r *refCompletion) completion() Completion {
+	text := func(s *string) []byte {
+		if s == nil {
+			return nil
+		}
+		return []byte(*s)
+	}
+	raw := func(b json.RawMessage) []byte {
+		if s := compactRaw(b); s != "" {
+			return []byte(s)
+		}
+		return nil
+	}
+	c := Completion{ID: text(r.ID), Object: text(r.Object), Model: text(r.Model), SystemFingerprint: text(r.SystemFingerprint),
+		Created: deref(r.Created), Usage: raw(r.Usage), UsageFromProvider: raw(r.UsageFromProvider), UsageFromConsumer: raw(r.UsageFromConsumer)}
+	for _, ch := range r.Choices {
+		m := ch.Message
+		c.Choices = append(c.Choices, CompletionChoice{Index: deref(ch.Index), Role: text(m.Role), Content: text(m.Content),
+			ContentSet: m.Content != nil, Reasoning1: text(m.ReasoningContent), Reasoning2: text(m.Reasoning),
+			Refusal: text(m.Refusal), FinishReason: text(ch.FinishReason), Logprobs: raw(ch.Logprobs)})
+	}
+	return c
+}
+
+// compactCompletion compacts the raw values of a decoded completion, to compare with the reference.
+func compactCompletion(c Completion) Completion {
+	raw := func(b []byte) []byte {
+		if s := compactRaw(b); s != "" {
+			return []byte(s)
+		}
+		return nil
+	}
+	c.Usage, c.UsageFromProvider, c.UsageFromConsumer = raw(c.Usage), raw(c.UsageFromProvider), raw(c.UsageFromConsumer)
+	for i := range c.Choices {
+		c.Choices[i].Logprobs = raw(c.Choices[i].Logprobs)
+	}
+	return c
+}
+
+// checkCompletion reports how DecodeCompletion and encoding/json differ on b, when the decoder
+// accepts it.
+func checkCompletion(b []byte) (declined bool, diff string) {
+	got, ok := DecodeCompletion(b)
+	if !ok {
+		return true, ""
+	}
+	var ref refCompletion
+	if err := json.Unmarshal(b, &ref); err != nil {
+		return false, "accepted, but encoding/json refuses it: " + err.Error()
+	}
+	return false, cmp.Diff(ref.completion(), compactCompletion(got), cmpopts.EquateEmpty())
+}
+
+var completionSeeds = []string{
+	`{"id":"c","object":"chat.completion","created":5,"model":"m","system_fingerprint":null,"choices":[{"index":0,"message":{"role":"assistant","content":"Hi \"there\"\n\u00e9","refusal":null,"reasoning_content":"r"},"logprobs":null,"finish_reason":"stop","content_filter_results":{"hate":{"filtered":false}}}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"completion_tokens_details":{"reasoning_tokens":1}},"usage_from_provider":null}`,
+	`{"choices":[{"message":{"content":null,"reasoning":"x"},"logprobs":{"content":[{"token":"a","logprob":-1,"bytes":[97],"top_logprobs":[]}]}}],"prompt_filter_results":[1,{"a":null}]}`,
+	`{"choices":[]}`,
+}
+
+func TestDecodeCompletion(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		body     string
+		declined bool
+	}{
+		{completionSeeds[0], false},
+		{completionSeeds[1], false},
+		{completionSeeds[2], false},
+		{` {"id":"c"} `, false},
+		{`{"choices":[{"message":{"content":[{"type":"text","text":"parts"}]}}]}`, true},
+		{`{"choices":[{"message":{"tool_calls":[]}}]}`, true},
+		{`{"choices":[{"message":{"name":"bob"}}]}`, true},
+		{`{"choices":[{"message":null}]}`, true},
+		{`{"id":"a","id":"b"}`, true},
+		{`{"ID":"case"}`, true},
+		{`{"created":1.5}`, true},
+		{`{"id":"c"} x`, true},
+		{`[]`, true},
+	} {
+		declined, diff := checkCompletion([]byte(tt.body))
+		if declined != tt.declined {
+			t.Errorf("declined = %v, want %v, for %s", declined, tt.declined, tt.body)
+		}
+		if diff != "" {
+			t.Errorf("%s: differs from encoding/json (-json +decoder):\n%s", tt.body, diff)
+		}
+	}
+}
+
+// FuzzDecodeCompletion holds DecodeCompletion to encoding/json: whatever it accepts, encoding/json
+// reads the same way.
+func FuzzDecodeCompletion(f *testing.F) {
+	for _, seed := range completionSeeds {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if _, diff := checkCompletion([]byte(body)); diff != "" {
+			t.Fatalf("%q: differs from encoding/json (-json +decoder):\n%s", body, diff)
+		}
+	})
+}
