@@ -120,8 +120,8 @@ type EmbeddingUsage struct {
 // Vectors are decoded from whichever encoding the server sent, a float array or base64, so a
 // server that ignores EncodingFormat cannot corrupt them. An answer that lacks a vector for some
 // text (or sends it empty: null, [] or ""), has one twice, or has vectors of different lengths is a
-// *DecodeError rather than a silently shorter list. Like chat, the route
-// is billed and rate-limited: errors match ErrInsufficientBalance (402) and ErrRateLimited (429).
+// *DecodeError rather than a silently shorter list. Like chat, the route is billed and
+// rate-limited: errors match ErrInsufficientBalance (402) and ErrRateLimited (429).
 //
 // POST /api/v1/embeddings
 func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, opts ...Option) (*EmbeddingResponse, error) {
