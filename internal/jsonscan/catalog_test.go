@@ -57,10 +57,7 @@ var catalogSeeds = []string{
 
 func TestDecodeCatalog(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		body     string
-		declined bool
-	}{
+	checkCases(t, checkCatalog, []decodeCase{
 		{catalogSeeds[0], false},
 		{catalogSeeds[1], false},
 		{catalogSeeds[2], false},
@@ -74,15 +71,7 @@ func TestDecodeCatalog(t *testing.T) {
 		{`{"data":[{"created":1.5}]}`, true},
 		{`{"data":[],"more":1}`, true},
 		{`[{"id":"a"}] x`, true},
-	} {
-		declined, diff := checkCatalog([]byte(tt.body))
-		if declined != tt.declined {
-			t.Errorf("declined = %v, want %v, for %s", declined, tt.declined, tt.body)
-		}
-		if diff != "" {
-			t.Errorf("%s: differs from encoding/json (-json +decoder):\n%s", tt.body, diff)
-		}
-	}
+	})
 }
 
 // FuzzDecodeCatalog holds DecodeCatalog to encoding/json: whatever it accepts, encoding/json reads

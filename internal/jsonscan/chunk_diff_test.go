@@ -194,21 +194,13 @@ func chunkShapes(t testing.TB, name string) []string {
 // encoding/json), and that each one it takes reads as encoding/json reads it.
 func TestChunkDecoderShapes(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		file     string
-		declined bool
-	}{{"fast", false}, {"slow", true}} {
-		for _, shape := range chunkShapes(t, tt.file) {
-			var d ChunkDecoder
-			declined, diff := checkChunk(&d, []byte(shape))
-			if declined != tt.declined {
-				t.Errorf("declined = %v, want %v, for %s", declined, tt.declined, shape)
-			}
-			if diff != "" {
-				t.Errorf("%s: differs from encoding/json (-json +decoder):\n%s", shape, diff)
-			}
+	var cases []decodeCase
+	for _, file := range []string{"fast", "slow"} {
+		for _, shape := range chunkShapes(t, file) {
+			cases = append(cases, decodeCase{shape, file == "slow"})
 		}
 	}
+	checkCases(t, func(b []byte) (bool, string) { return checkChunk(new(ChunkDecoder), b) }, cases)
 }
 
 // TestChunkDecoderProperty decodes random chunks, one decoder for each run of them as in a stream,

@@ -94,10 +94,7 @@ var completionSeeds = []string{
 
 func TestDecodeCompletion(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		body     string
-		declined bool
-	}{
+	checkCases(t, checkCompletion, []decodeCase{
 		{completionSeeds[0], false},
 		{completionSeeds[1], false},
 		{completionSeeds[2], false},
@@ -111,15 +108,7 @@ func TestDecodeCompletion(t *testing.T) {
 		{`{"created":1.5}`, true},
 		{`{"id":"c"} x`, true},
 		{`[]`, true},
-	} {
-		declined, diff := checkCompletion([]byte(tt.body))
-		if declined != tt.declined {
-			t.Errorf("declined = %v, want %v, for %s", declined, tt.declined, tt.body)
-		}
-		if diff != "" {
-			t.Errorf("%s: differs from encoding/json (-json +decoder):\n%s", tt.body, diff)
-		}
-	}
+	})
 }
 
 // FuzzDecodeCompletion holds DecodeCompletion to encoding/json: whatever it accepts, encoding/json

@@ -11,6 +11,26 @@ import (
 // The scanner's primitives, one by one, and its differential fuzz targets: Unquote and skip are
 // held to encoding/json.
 
+// decodeCase is a text for a decoder, and whether the decoder leaves it to encoding/json.
+type decodeCase struct {
+	text     string
+	declined bool
+}
+
+// checkCases runs check, which decodes a text both ways and reports how they differ, on each case.
+func checkCases(t *testing.T, check func([]byte) (declined bool, diff string), cases []decodeCase) {
+	t.Helper()
+	for _, c := range cases {
+		declined, diff := check([]byte(c.text))
+		if declined != c.declined {
+			t.Errorf("declined = %v, want %v, for %s", declined, c.declined, c.text)
+		}
+		if diff != "" {
+			t.Errorf("%s: differs from encoding/json (-json +decoder):\n%s", c.text, diff)
+		}
+	}
+}
+
 // TestPlainRun compares the eight-bytes-at-a-time search with a byte-by-byte one on random text
 // made of the bytes that matter: quotes, backslashes, control bytes, the edges of ASCII.
 func TestPlainRun(t *testing.T) {
