@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // refModel is a model of the catalogue as encoding/json reads it.
@@ -44,7 +41,7 @@ func checkCatalog(b []byte) (declined bool, diff string) {
 	for _, m := range want {
 		wantModels = append(wantModels, CatalogModel(m))
 	}
-	return false, cmp.Diff(wantModels, got, cmpopts.EquateEmpty())
+	return false, diffOf(wantModels, got)
 }
 
 var catalogSeeds = []string{

@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // The ChunkDecoder's proof: what it accepts, encoding/json reads the same way into plain types
@@ -176,7 +174,7 @@ func checkChunk(d *ChunkDecoder, data []byte) (declined bool, diff string) {
 	if err := json.Unmarshal(data, &ref); err != nil {
 		return false, fmt.Sprintf("accepted, but encoding/json refuses it: %v", err)
 	}
-	return false, cmp.Diff(ref.flat(), fast)
+	return false, diffOf(ref.flat(), fast)
 }
 
 // chunkShapes reads the chunks of testdata/chunks/name.txt, one a line.

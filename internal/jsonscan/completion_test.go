@@ -3,9 +3,6 @@ package jsonscan
 import (
 	"encoding/json"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // refCompletion is a completion as encoding/json reads it into plain types.
@@ -83,7 +80,7 @@ func checkCompletion(b []byte) (declined bool, diff string) {
 	if err := json.Unmarshal(b, &ref); err != nil {
 		return false, "accepted, but encoding/json refuses it: " + err.Error()
 	}
-	return false, cmp.Diff(ref.completion(), compactCompletion(got), cmpopts.EquateEmpty())
+	return false, diffOf(ref.completion(), compactCompletion(got))
 }
 
 var completionSeeds = []string{
