@@ -224,6 +224,9 @@ func (ch *accChoice) releasePlaceholders(deltas []ToolCallDelta) []ToolCallDelta
 // releaseHeld gives back, as a chunk of its own, the "{}" still held back when the stream ends
 // without the finishing chunk that would have carried it; ok is false when nothing is held back.
 func (a *ChatAccumulator) releaseHeld() (chunk ChatCompletionChunk, ok bool) {
+	if !a.holding() { // the usual end, which then costs no allocation
+		return chunk, false
+	}
 	for _, ch := range a.sortedChoices() {
 		if calls := ch.releasePlaceholders(nil); len(calls) > 0 {
 			chunk.Choices = append(chunk.Choices, ChunkChoice{Index: ch.index, Delta: Delta{ToolCalls: calls}})
@@ -234,6 +237,28 @@ func (a *ChatAccumulator) releaseHeld() (chunk ChatCompletionChunk, ok bool) {
 	}
 	chunk.ID, chunk.Object, chunk.Created, chunk.Model, chunk.SystemFingerprint = a.id, a.object, a.created, a.model, a.fingerprint
 	return chunk, true
+}
+
+// holding reports whether some call holds back a "{}".
+func (a *ChatAccumulator) holding() bool {
+	if a.choices == nil {
+		return a.last != nil && a.last.holding()
+	}
+	for _, ch := range a.choices {
+		if ch.holding() {
+			return true
+		}
+	}
+	return false
+}
+
+func (ch *accChoice) holding() bool {
+	for _, call := range ch.calls {
+		if call.placeholder {
+			return true
+		}
+	}
+	return false
 }
 
 // Completion returns everything accumulated so far as one answer: choices in index order, content
