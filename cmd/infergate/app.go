@@ -124,7 +124,7 @@ func (a *app) exit(cmd command, ctx context.Context, err error) int {
 		return exitUsage
 	case errors.As(err, &failed):
 		return int(failed)
-	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+	case ctx.Err() != nil: // only Ctrl-C cancels ctx, so the call failed because it was interrupted
 		fmt.Fprintln(a.stderr, "infergate: interrupted")
 		return exitInterrupted
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -15,7 +14,10 @@ import (
 // process.
 func TestBuiltBinary(t *testing.T) {
 	t.Parallel()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool, err := exec.LookPath("go") // go test puts its own toolchain first on PATH
+	if err != nil {
+		t.Fatal(err)
+	}
 	bin := filepath.Join(t.TempDir(), "infergate")
 	build := exec.Command(goTool, "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
