@@ -71,10 +71,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 			}
 		}
 		if len(args) == 0 {
-			a.help(a.stderr)
+			printHelp(a.stderr)
 			return exitUsage
 		}
-		a.help(a.stdout)
+		printHelp(a.stdout)
 		return exitOK
 	}
 	cmd, ok := lookup(args[0])
@@ -83,9 +83,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return exitUsage
 	}
 	err := cmd.run(a, ctx, args[1:])
-	return a.exit(cmd, ctx, err)
+	return a.exit(ctx, cmd, err)
 }
 
+// lookup finds a command by name.
 func lookup(name string) (command, bool) {
 	for _, c := range commands {
 		if c.name == name {
@@ -95,7 +96,8 @@ func lookup(name string) (command, bool) {
 	return command{}, false
 }
 
-func (a *app) help(w io.Writer) {
+// printHelp lists the commands.
+func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "infergate explores the Inference Gateway from a terminal.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "usage: infergate COMMAND [flags] [arguments]")
@@ -111,7 +113,7 @@ func (a *app) help(w io.Writer) {
 }
 
 // exit reports how a command ended, as one line on stderr, and returns the exit status.
-func (a *app) exit(cmd command, ctx context.Context, err error) int {
+func (a *app) exit(ctx context.Context, cmd command, err error) int {
 	var usage *usageError
 	var failed exitError
 	switch {
