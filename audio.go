@@ -87,6 +87,10 @@ type TranscriptionRequest struct {
 	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
 	// or, failing that, the session tied to the API key.
 	SessionID string
+	// Progress, when set, follows the upload of File: it is called at the start of every attempt
+	// and after every read of File, one call at a time, from the goroutine that sends the body, so
+	// it must return quickly. Unset, an upload costs nothing more.
+	Progress func(UploadProgress)
 }
 
 // Validate reports the first rule the request breaks, as a *ValidationError. Transcribe calls it
@@ -227,6 +231,7 @@ type upload struct {
 	start, size    int64
 	once           io.Reader // the file, when it can be read only once
 	used           atomic.Bool
+	progress       *progress // nil when nobody follows the upload
 }
 
 func (c *config) newUpload(ctx context.Context, req *TranscriptionRequest) (*upload, error) {
@@ -246,6 +251,7 @@ func (c *config) newUpload(ctx context.Context, req *TranscriptionRequest) (*upl
 		if err := u.setFile(req.File); err != nil {
 			return nil, err
 		}
+		u.follow(req.Progress)
 		if u.at != nil && u.size > LargeUploadSize {
 			c.logger.LogAttrs(ctx, slog.LevelWarn,
 				"infergate: audio file is over 25 MB; the gateway recommends S3PresignedURL for large files",
@@ -356,7 +362,7 @@ func (u *upload) body() any {
 	case u.at != nil:
 		total := int64(len(u.prefix)) + u.size + int64(len(u.suffix))
 		return retryablehttp.ReaderFunc(func() (io.Reader, error) {
-			r := io.MultiReader(bytes.NewReader(u.prefix), io.NewSectionReader(u.at, u.start, u.size),
+			r := io.MultiReader(bytes.NewReader(u.prefix), u.progress.track(io.NewSectionReader(u.at, u.start, u.size)),
 				bytes.NewReader(u.suffix))
 			return &sizedReader{r: r, remaining: total}, nil
 		})
@@ -367,7 +373,7 @@ func (u *upload) body() any {
 		if u.used.Load() {
 			return nil, errReaderUsed
 		}
-		return io.MultiReader(bytes.NewReader(u.prefix), &markingReader{r: u.once, used: &u.used},
+		return io.MultiReader(bytes.NewReader(u.prefix), u.progress.track(&markingReader{r: u.once, used: &u.used}),
 			bytes.NewReader(u.suffix)), nil
 	})
 }

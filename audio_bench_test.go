@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,27 +71,45 @@ func BenchmarkTranscribeUpload200MiB(b *testing.B) {
 	}))
 	defer srv.Close()
 	client := testClient(b, srv.URL, infergate.WithAPIKey(audioKey))
+	var reports atomic.Int64
+	followed := func(infergate.UploadProgress) { reports.Add(1) }
 	sources := []struct {
-		name string
-		wrap func(*os.File) io.Reader
+		name     string
+		wrap     func(*os.File) io.Reader
+		progress func(infergate.UploadProgress)
 	}{
-		{"file", func(f *os.File) io.Reader { return f }},                           // exact Content-Length, retryable
-		{"read-once", func(f *os.File) io.Reader { return struct{ io.Reader }{f} }}, // chunked, sent once
+		{"file", func(f *os.File) io.Reader { return f }, nil},                           // exact Content-Length, retryable
+		{"read-once", func(f *os.File) io.Reader { return struct{ io.Reader }{f} }, nil}, // chunked, sent once
+		// The same two uploads followed by a Progress function: its cost against the two above.
+		{"file-progress", func(f *os.File) io.Reader { return f }, followed},
+		{"read-once-progress", func(f *os.File) io.Reader { return struct{ io.Reader }{f} }, followed},
 	}
 	for _, src := range sources {
 		b.Run(src.name, func(b *testing.B) {
 			b.SetBytes(size)
 			var worst uint64
+			reports.Store(0)
+			cpuBefore, measured := processCPU()
 			for b.Loop() {
-				worst = max(worst, uploadPeak(b, client, path, src.wrap))
+				worst = max(worst, uploadPeak(b, client, infergate.TranscriptionRequest{
+					FileName: "long.wav", Progress: src.progress}, path, src.wrap))
+			}
+			if cpuAfter, ok := processCPU(); measured && ok {
+				// The client's and the loopback server's CPU time: the upload's cost, steadier than
+				// ns/op on a loaded machine.
+				b.ReportMetric(float64(cpuAfter-cpuBefore)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			}
+			if src.progress != nil && reports.Load() == 0 {
+				b.Fatal("Progress was never called")
 			}
 			b.ReportMetric(float64(worst)/(1<<20), "peak-heap-MiB")
 		})
 	}
 }
 
-// uploadPeak transcribes the file at path once and returns the heap growth at its peak.
-func uploadPeak(b *testing.B, client *infergate.Client, path string, wrap func(*os.File) io.Reader) uint64 {
+// uploadPeak transcribes the file at path once, as req's File, and returns the heap growth at its
+// peak.
+func uploadPeak(b *testing.B, client *infergate.Client, req infergate.TranscriptionRequest, path string, wrap func(*os.File) io.Reader) uint64 {
 	f, err := os.Open(path)
 	if err != nil {
 		b.Fatal(err)
@@ -99,8 +118,8 @@ func uploadPeak(b *testing.B, client *infergate.Client, path string, wrap func(*
 	runtime.GC()
 	base := heapInUse(heapSamples())
 	stop := watchHeap()
-	_, err = client.Audio.Transcribe(context.Background(),
-		infergate.TranscriptionRequest{File: wrap(f), FileName: "long.wav"})
+	req.File = wrap(f)
+	_, err = client.Audio.Transcribe(context.Background(), req)
 	peak := stop()
 	if err != nil {
 		b.Fatal(err)

@@ -106,3 +106,24 @@ func ExampleAudioService_TranscribeFile() {
 	fmt.Println(t.Text)
 	// Output: Hello world
 }
+
+func ExampleTranscriptionRequest_progress() {
+	gateway := audioGateway()
+	defer gateway.Close()
+	client := gateway.Client()
+
+	audio := strings.NewReader(strings.Repeat("a", 100_000)) // a file of known size: Total is set
+	var last infergate.UploadProgress
+	_, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
+		File:     audio,
+		FileName: "long.wav",
+		// Called from the goroutine that sends the body, after every read of File. A progress bar
+		// would redraw here; a retry starts again at Sent 0 with the next Attempt.
+		Progress: func(p infergate.UploadProgress) { last = p },
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("attempt %d: %d of %d bytes sent\n", last.Attempt, last.Sent, last.Total)
+	// Output: attempt 1: 100000 of 100000 bytes sent
+}

@@ -33,6 +33,10 @@
 // ValidationErrorReply is a reply it sends; none is the root package's type
 // of a similar name.
 //
+// Connect serves programs rather than tests: it returns a client of the real
+// gateway when INFERGATE_API_KEY is set and of a fake otherwise, so that the
+// examples and the infergate command run offline on a fresh clone.
+//
 // Everything is deterministic by default: ids come from counters and the
 // clock stands still at FixedTime unless WithClock says otherwise.
 package gatewaytest

@@ -10,7 +10,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,7 +27,7 @@ import (
 const question = "What is the weather like in Lisbon? And my thermostat shows 68 °F: what is that in Celsius?"
 
 func main() {
-	client, stop, err := connect(os.Stdout)
+	client, stop, err := gatewaytest.Connect(os.Stdout, os.Getenv, gatewaytest.WithReplies(fakeModel...))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -37,22 +36,6 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-}
-
-// connect returns a client for the real gateway when INFERGATE_API_KEY is set (NewClient reads it
-// and INFERGATE_BASE_URL), and otherwise one for a fake that plays the model with fakeModel.
-func connect(w io.Writer) (client *infergate.Client, stop func(), err error) {
-	if os.Getenv("INFERGATE_API_KEY") != "" {
-		client, err := infergate.NewClient()
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintln(w, "using the real gateway at", cmp.Or(os.Getenv("INFERGATE_BASE_URL"), infergate.DefaultBaseURL))
-		return client, func() {}, nil
-	}
-	srv := gatewaytest.NewServer(gatewaytest.WithReplies(fakeModel...))
-	fmt.Fprintln(w, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
-	return srv.Client(), srv.Close, nil
 }
 
 // fakeModel is what the fake gateway answers in place of a model: first both tool calls at once,

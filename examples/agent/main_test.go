@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -39,7 +40,7 @@ func normalize(out string) []string {
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := connect(&out)
+	client, stop, err := gatewaytest.Connect(&out, os.Getenv, gatewaytest.WithReplies(fakeModel...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := connect(&out, fake()...)
+	client, stop, err := gatewaytest.Connect(&out, os.Getenv, fake()...)
 	if err != nil {
 		t.Fatal(err)
 	}

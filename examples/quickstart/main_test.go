@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := connect(&out, fake...)
+	client, stop, err := gatewaytest.Connect(&out, os.Getenv, fake...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,43 +62,6 @@ func TestRun(t *testing.T) {
 			}
 			if req.JSON["model"] != "llama-3.3-70b" || req.JSON["temperature"] != 0.2 {
 				t.Errorf("request = %s", req.Body)
-			}
-		})
-	}
-}
-
-// TestConnect checks the choice every example makes between the real gateway and the fake.
-func TestConnect(t *testing.T) {
-	tests := []struct {
-		name, key, baseURL, firstLine string
-		wantErr                       bool
-	}{
-		{"fake without a key", "", "", "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)", false},
-		{"real with a key", "sk-real", "", "using the real gateway at " + infergate.DefaultBaseURL, false},
-		{"real at a chosen address", "sk-real", "https://gateway.example/api/v1", "using the real gateway at https://gateway.example/api/v1", false},
-		{"a bad address fails before printing", "sk-real", "ftp://nowhere", "", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("INFERGATE_API_KEY", tt.key)
-			t.Setenv("INFERGATE_BASE_URL", tt.baseURL)
-			var out strings.Builder
-			client, stop, err := connect(&out)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("err = %v, want an error: %v", err, tt.wantErr)
-			}
-			if err != nil {
-				if out.Len() != 0 {
-					t.Errorf("printed %q before failing", out.String())
-				}
-				return
-			}
-			defer stop()
-			if client == nil {
-				t.Fatal("no client")
-			}
-			if got := out.String(); got != tt.firstLine+"\n" {
-				t.Errorf("output = %q, want %q", got, tt.firstLine+"\n")
 			}
 		})
 	}

@@ -18,7 +18,7 @@ func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
 	for _, format := range []string{"mp3", "opus", "aac", "flac", "wav", "pcm"} {
 		var out strings.Builder
-		client, stop, err := connect(&out)
+		client, stop, err := gatewaytest.Connect(&out, os.Getenv)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,7 +22,7 @@ func TestOutput(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("INFERGATE_API_KEY", "")
 	var out strings.Builder
-	client, stop, err := connect(&out, fake...)
+	client, stop, err := gatewaytest.Connect(&out, os.Getenv, fake...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"image"
@@ -31,7 +30,7 @@ var fake = []gatewaytest.ServerOption{gatewaytest.WithReplies(gatewaytest.Reply{
 })}
 
 func main() {
-	client, stop, err := connect(os.Stdout, fake...)
+	client, stop, err := gatewaytest.Connect(os.Stdout, os.Getenv, fake...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,24 +39,6 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-}
-
-// connect returns a client for the real gateway when INFERGATE_API_KEY is set (INFERGATE_BASE_URL
-// picks another address), and otherwise for an in-process fake gateway started with fake, so that
-// the example runs anywhere, offline too. It says on out which one it talks to; stop shuts the fake
-// down and does nothing for the real gateway.
-func connect(out io.Writer, fake ...gatewaytest.ServerOption) (client *infergate.Client, stop func(), err error) {
-	if os.Getenv("INFERGATE_API_KEY") != "" {
-		client, err := infergate.NewClient()
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintln(out, "using the real gateway at", cmp.Or(os.Getenv("INFERGATE_BASE_URL"), infergate.DefaultBaseURL))
-		return client, func() {}, nil
-	}
-	gw := gatewaytest.NewServer(fake...)
-	fmt.Fprintln(out, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
-	return gw.Client(), gw.Close, nil
 }
 
 // run describes the image named by args, or a drawn square when there is none.

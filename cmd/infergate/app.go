@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFailed      = 1   // the call failed: the error is on stderr
+	exitUsage       = 2   // the command line was wrong
+	exitInterrupted = 130 // Ctrl-C, as shells report a command killed by SIGINT
+)
+
+// app is one run of the tool: its streams, environment and clock, so that tests run commands in
+// process, in parallel, with none of the process's own.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	now            func() time.Time
+	term           terminals
+}
+
+// terminals says which of the standard streams are terminals.
+type terminals struct{ in, out, err bool }
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // the arguments after the flags, for the usage line
+	summary string
+	example string
+	run     func(a *app, ctx context.Context, args []string) error
+}
+
+// commands is the tool's subcommands, in the order help lists them. It is set by init because
+// the commands' help reads it.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"models", "", "list the models the gateway serves", "infergate models --type llm", (*app).models},
+		{"bids", "MODEL", "list the providers' bids for a model, best first, with a session's cost", "infergate bids llama-3.3-70b --duration 30m", (*app).bids},
+		{"chat", "[MESSAGE...]", "ask a model, streaming the answer; without a message, a conversation", `infergate chat -m llama-3.3-70b "What is the capital of Portugal?"`, (*app).chat},
+		{"transcribe", "FILE|URL", "turn speech into text or subtitles", "infergate transcribe meeting.mp3 --format srt -o meeting.srt", (*app).transcribe},
+		{"speak", "TEXT", "turn text into speech", `infergate speak "Hello from the gateway." -o hello.mp3`, (*app).speak},
+		{"embed", "[TEXT...]", "embed texts (the arguments, or the lines of stdin) as JSON vectors", `infergate embed "first text" "second text"`, (*app).embed},
+		{"balance", "", "show the account's balance", "infergate balance", (*app).balance},
+		{"usage", "", "list this month's billed calls", "infergate usage --month 2025-10", (*app).usage},
+		{"health", "", "check the gateway's health (exit status 1 when not healthy)", "infergate health", (*app).health},
+	}
+}
+
+// run runs the command line args (without the program's name) and returns the exit status.
+func (a *app) run(ctx context.Context, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		if len(args) > 1 {
+			if cmd, ok := lookup(args[1]); ok {
+				args = []string{cmd.name, "--help"}
+				return a.run(ctx, args)
+			}
+		}
+		if len(args) == 0 {
+			printHelp(a.stderr)
+			return exitUsage
+		}
+		printHelp(a.stdout)
+		return exitOK
+	}
+	cmd, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(a.stderr, "infergate: unknown command %q (run infergate help for the list)\n", args[0])
+		return exitUsage
+	}
+	err := cmd.run(a, ctx, args[1:])
+	return a.exit(ctx, cmd, err)
+}
+
+// lookup finds a command by name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// printHelp lists the commands.
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "infergate explores the Inference Gateway from a terminal.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "usage: infergate COMMAND [flags] [arguments]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Every command takes --json (output for scripts) and --base-url URL, and -h for its help.")
+	fmt.Fprintln(w, "Configuration: INFERGATE_API_KEY, INFERGATE_BASE_URL, INFERGATE_ACCESS_TOKEN. Without a key")
+	fmt.Fprintln(w, "the commands run against an in-process fake gateway, and say so on stderr.")
+}
+
+// exit reports how a command ended, as one line on stderr, and returns the exit status.
+func (a *app) exit(ctx context.Context, cmd command, err error) int {
+	var usage *usageError
+	var failed exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &usage):
+		fmt.Fprintf(a.stderr, "infergate %s: %s (see infergate %s --help)\n", cmd.name, oneLine(usage.msg), cmd.name)
+		return exitUsage
+	case errors.As(err, &failed):
+		return int(failed)
+	case ctx.Err() != nil: // only Ctrl-C cancels ctx, so the call failed because it was interrupted
+		fmt.Fprintln(a.stderr, "infergate: interrupted")
+		return exitInterrupted
+	}
+	fmt.Fprintln(a.stderr, errorLine(err))
+	return exitFailed
+}
+
+// errorLine is how a failure is reported: one line, the SDK's typed message with its request id.
+func errorLine(err error) string {
+	return "infergate: " + oneLine(strings.TrimPrefix(err.Error(), "infergate: "))
+}
+
+// oneLine keeps an error to the one line a terminal user reads: a server's message may hold
+// newlines.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// usageError is a wrong command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// exitError ends a command with a status and nothing more to say (health reports an unhealthy
+// gateway this way, having printed the report).
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// flags are the flags every command takes.
+type flags struct {
+	*flag.FlagSet
+	json    bool
+	baseURL string
+	stdout  io.Writer // where help goes
+}
+
+// newFlags starts the flag set of the command name; the command adds its own flags.
+func (a *app) newFlags(name string) *flags {
+	f := &flags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), stdout: a.stdout}
+	f.SetOutput(io.Discard)
+	f.BoolVar(&f.json, "json", false, "print JSON, for scripts")
+	f.StringVar(&f.baseURL, "base-url", "", "the gateway's address (default INFERGATE_BASE_URL, else "+infergate.DefaultBaseURL+")")
+	return f
+}
+
+// help prints the command's help on stdout. (The flag package's own usage output goes nowhere, so
+// that a wrong flag is reported on one line.)
+func (f *flags) help() {
+	cmd, _ := lookup(f.Name())
+	w := f.stdout
+	fmt.Fprintln(w, strings.TrimSpace("usage: infergate "+cmd.name+" [flags] "+cmd.args))
+	fmt.Fprintf(w, "\n%s%s.\n\n", strings.ToUpper(cmd.summary[:1]), cmd.summary[1:])
+	fmt.Fprintf(w, "example:\n  %s\n\nflags:\n", cmd.example)
+	f.SetOutput(w)
+	f.PrintDefaults()
+	f.SetOutput(io.Discard)
+}
+
+// parse reads the flags wherever they stand among the arguments (infergate bids MODEL --duration 1h
+// reads as well as with the flags first; after "--" everything is an argument) and checks the
+// number of arguments against min and max (max < 0: no limit).
+func (f *flags) parse(args []string, min, max int) ([]string, error) {
+	var rest []string
+	for {
+		if err := f.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				f.help()
+				return nil, err
+			}
+			return nil, &usageError{msg: err.Error()}
+		}
+		left := f.Args()
+		if len(left) == 0 {
+			break
+		}
+		if parsed := len(args) - len(left); parsed > 0 && args[parsed-1] == "--" {
+			rest = append(rest, left...)
+			break
+		}
+		rest = append(rest, left[0])
+		args = left[1:]
+	}
+	switch {
+	case len(rest) < min:
+		cmd, _ := lookup(f.Name())
+		return nil, usagef("missing %s", cmd.args)
+	case max >= 0 && len(rest) > max:
+		return nil, usagef("too many arguments: %q", rest[max:])
+	}
+	return rest, nil
+}
+
+// connect returns the client the command talks to: the real gateway when INFERGATE_API_KEY is set
+// (at --base-url when given), else an in-process fake, which gatewaytest.Connect says on stderr.
+func (a *app) connect(f *flags) (*infergate.Client, func(), error) {
+	getenv := a.getenv
+	if f.baseURL != "" {
+		getenv = func(name string) string {
+			if name == "INFERGATE_BASE_URL" {
+				return f.baseURL
+			}
+			return a.getenv(name)
+		}
+	}
+	return gatewaytest.Connect(a.stderr, getenv)
+}

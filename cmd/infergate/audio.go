@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	infergate "github.com/infergate/infergate-go"
+)
+
+// transcriptionFormats maps --format to what is asked of the gateway: json asks for the richest
+// answer, verbose_json, and prints it as received.
+var transcriptionFormats = map[string]infergate.TranscriptionFormat{
+	"text": infergate.TranscriptionText, "srt": infergate.TranscriptionSRT,
+	"vtt": infergate.TranscriptionVTT, "json": infergate.TranscriptionVerboseJSON,
+}
+
+func (a *app) transcribe(ctx context.Context, args []string) error {
+	f := a.newFlags("transcribe")
+	format := f.String("format", "text", "text, srt, vtt or json (the whole answer, with segments)")
+	out := f.String("o", "", "write the transcript to this file instead of stdout")
+	model := f.String("m", "", "the transcription model (default: the gateway's choice)")
+	language := f.String("language", "", "the spoken language, such as en (default: detected)")
+	rest, err := f.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		*format = "json"
+	}
+	asked, ok := transcriptionFormats[*format]
+	if !ok {
+		return usagef("--format %q is not one of text, srt, vtt, json", *format)
+	}
+	req := infergate.TranscriptionRequest{Model: *model, Language: *language, ResponseFormat: asked}
+	source := rest[0]
+	if strings.HasPrefix(source, "https://") || strings.HasPrefix(source, "http://") {
+		req.S3PresignedURL = source
+	} else {
+		file, err := os.Open(source)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		req.File, req.FileName = file, filepath.Base(source)
+	}
+	client, stop, err := a.connect(f)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	var bar *uploadBar
+	if req.File != nil && a.term.err {
+		bar = &uploadBar{w: a.stderr, name: req.FileName, now: a.now}
+		req.Progress = bar.update
+	}
+	t, err := client.Audio.Transcribe(ctx, req)
+	if bar != nil {
+		bar.done()
+	}
+	if err != nil {
+		return err
+	}
+	return a.output(*out, func(w io.Writer) error {
+		if *format == "json" {
+			return writeJSON(w, json.RawMessage(t.Raw))
+		}
+		text := t.Text
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		_, err := io.WriteString(w, text)
+		return err
+	})
+}
+
+// output writes with write to the file path, or to stdout when path is empty.
+func (a *app) output(path string, write func(io.Writer) error) error {
+	if path == "" {
+		return write(a.stdout)
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(file); err != nil {
+		file.Close()
+		return err
+	}
+	if err := file.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stderr, "wrote", path)
+	return nil
+}
+
+// speechFormats are the audio formats speak writes, by file extension.
+var speechFormats = map[string]infergate.SpeechFormat{
+	"mp3": infergate.SpeechMP3, "opus": infergate.SpeechOpus, "ogg": infergate.SpeechOpus,
+	"aac": infergate.SpeechAAC, "flac": infergate.SpeechFLAC, "wav": infergate.SpeechWAV, "pcm": infergate.SpeechPCM,
+}
+
+func (a *app) speak(ctx context.Context, args []string) error {
+	f := a.newFlags("speak")
+	out := f.String("o", "", "the audio file to write; its extension picks the format (mp3, opus, aac, flac, wav, pcm)")
+	format := f.String("format", "", "the audio format when writing to stdout (default mp3)")
+	voice := f.String("voice", "", "the voice (default "+infergate.DefaultVoice+")")
+	model := f.String("m", "", "the text-to-speech model (default: the gateway's choice)")
+	speed := f.Float64("speed", 1, "the speaking rate, 0.25 to 4")
+	rest, err := f.parse(args, 1, -1)
+	if err != nil {
+		return err
+	}
+	req := infergate.SpeechRequest{Input: strings.Join(rest, " "), Model: *model, Voice: *voice}
+	if *speed != 1 {
+		req.Speed = speed
+	}
+	name := *format
+	switch {
+	case *out != "" && name == "":
+		name = strings.TrimPrefix(strings.ToLower(filepath.Ext(*out)), ".")
+	case *out == "" && a.term.out:
+		return usagef("give -o FILE: audio is not written to a terminal")
+	}
+	if name != "" {
+		var ok bool
+		if req.ResponseFormat, ok = speechFormats[name]; !ok {
+			return usagef("%q is not an audio format: mp3, opus, aac, flac, wav or pcm", name)
+		}
+	}
+	client, stop, err := a.connect(f)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if *out == "" {
+		_, err := client.Audio.SpeechTo(ctx, a.stdout, req)
+		return err
+	}
+	if err := client.Audio.SpeechToFile(ctx, *out, req); err != nil {
+		return err
+	}
+	info, err := os.Stat(*out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "wrote %s (%s)\n", *out, bytesText(info.Size()))
+	return nil
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infergate/infergate-go/gatewaytest"
+)
+
+func TestChat(t *testing.T) {
+	t.Parallel()
+	thinking := gatewaytest.WithReplies(gatewaytest.Reply{Reasoning: "The user greets me.", Content: "Hello! How can I help?"})
+	runGolden(t, []goldenCase{
+		{name: "chat", args: []string{"chat", "-m", "llama-3.3-70b", "What", "is", "up?"}},
+		{name: "chat-stdin", args: []string{"chat"}, stdin: "a question\non two lines\n"},
+		{name: "chat-reasoning-piped", args: []string{"chat", "hi"}, opts: []gatewaytest.ServerOption{thinking}},
+		{name: "chat-reasoning-terminal", args: []string{"chat", "hi"}, opts: []gatewaytest.ServerOption{thinking},
+			term: terminals{out: true, err: true}},
+		{name: "chat-json", args: []string{"chat", "--json", "hi"}, opts: []gatewaytest.ServerOption{thinking}},
+		{name: "chat-no-message", args: []string{"chat"}},
+		{name: "chat-interactive", args: []string{"chat", "--system", "Be brief."}, stdin: "first question\n\nsecond question\n",
+			term: terminals{in: true, out: true, err: true}},
+		{name: "chat-in-band-error", args: []string{"chat", "hi"}, opts: []gatewaytest.ServerOption{gatewaytest.WithReplies(
+			gatewaytest.Reply{Content: "a partial answer", Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{
+				After: 2, Message: "provider request failed", Type: "provider_error", Status: 502}}})}},
+		{name: "chat-rate-limited-then-answered", args: []string{"chat", "hi"}, setup: func(s *gatewaytest.Server) {
+			s.FailNext(1, gatewaytest.RateLimitErrorReply(5*time.Millisecond).On("/api/v1/chat/completions"))
+		}},
+		{name: "chat-rate-limited", args: []string{"chat", "hi"}, setup: func(s *gatewaytest.Server) {
+			s.FailNext(3, gatewaytest.RateLimitErrorReply(5*time.Millisecond).On("/api/v1/chat/completions"))
+		}},
+	})
+}
+
+func TestChatSendsTheConversation(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.stdin, c.term = "first question\nsecond question\n", terminals{in: true}
+	if r := c.run(context.Background(), "chat", "--system", "Be brief.", "-m", "qwen2.5-vl-72b"); r.code != exitOK {
+		t.Fatalf("chat = %+v", r)
+	}
+	reqs := c.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want one per line", len(reqs))
+	}
+	last := reqs[1].JSON
+	msgs, _ := last["messages"].([]any)
+	if last["model"] != "qwen2.5-vl-72b" || last["stream"] != true || len(msgs) != 4 {
+		t.Fatalf("second turn sent %s, want the model, a stream, and system + question + answer + question", reqs[1].Body)
+	}
+	roles := ""
+	for _, m := range msgs {
+		roles += m.(map[string]any)["role"].(string) + " "
+	}
+	if roles != "system user assistant user " {
+		t.Errorf("roles of the second turn = %q", roles)
+	}
+}
+
+// TestChatInterrupted cancels the context, as the first Ctrl-C does, while an answer streams: the
+// call ends at once with the interrupted status, and the connection is closed, which the server
+// sees.
+func TestChatInterrupted(t *testing.T) {
+	t.Parallel()
+	disconnected := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",`+
+			`"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}`+"\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the rest of the answer never comes
+		close(disconnected)
+	}))
+	t.Cleanup(srv.Close)
+	c := newCLI(t)
+	c.env["INFERGATE_BASE_URL"] = srv.URL
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	stdout.onWrite = cancel // Ctrl-C once the answer has begun
+	done := make(chan result)
+	go func() { done <- c.runTo(ctx, &stdout, &stderr, "chat", "hi") }()
+	select {
+	case r := <-done:
+		if r.code != exitInterrupted || !strings.HasSuffix(r.stderr, "\ninfergate: interrupted\n") || r.stdout != "Hello\n" {
+			t.Errorf("interrupted chat = %+v, want the answer so far, status %d and one line", r, exitInterrupted)
+		}
+		<-disconnected
+	case <-time.After(time.Minute): // a bound on a hang, not a wait: the run returns in milliseconds
+		t.Fatal("the chat did not end when its context was cancelled")
+	}
+}
+
+func TestChatInterruptedAtThePrompt(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.term = terminals{in: true, out: true}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := c.run(ctx, "chat")
+	if r.code != exitInterrupted {
+		t.Errorf("chat interrupted at the prompt = %+v", r)
+	}
+	if n := len(c.srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	infergate "github.com/infergate/infergate-go"
+)
+
+// table writes aligned columns. Cells must not hold tabs or newlines: cell cleans them.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer, header ...string) *table {
+	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = cell(c)
+	}
+	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+}
+
+func (t *table) flush() error { return t.tw.Flush() }
+
+// cell keeps a server's text to one table cell.
+func cell(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// orDash shows an unknown value as "-", so that columns stay aligned for the eye.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// writeJSON prints v as indented JSON, for scripts.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// amount shows a sum of money or tokens with its unit: every amount the tool prints goes through
+// here.
+func amount(value infergate.Decimal, unit string) string {
+	return strings.TrimSpace(value.String() + " " + unit)
+}
+
+// tokenUnit is the unit of bid prices: the network's token.
+const tokenUnit = "MOR"
+
+// rankBids orders bids as the gateway does, best first: by rating (by the marketplace's score
+// for bids that carry no rating), then by lower price. The sort is stable, so bids the server
+// sent in order keep it.
+func rankBids(bids []infergate.RatedBid) []infergate.RatedBid {
+	ranked := slices.Clone(bids)
+	slices.SortStableFunc(ranked, func(x, y infergate.RatedBid) int {
+		return cmp.Or(
+			cmp.Compare(y.Rating, x.Rating),
+			cmp.Compare(y.Score, x.Score),
+			x.PricePerSecond.Cmp(y.PricePerSecond),
+		)
+	})
+	return ranked
+}
+
+// date shows a day; the zero time is "-".
+func date(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.DateOnly)
+}
+
+// bytesText shows a size in bytes the way people read it: 1.5 MiB.
+func bytesText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}

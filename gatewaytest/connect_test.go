@@ -1,0 +1,90 @@
+package gatewaytest_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
+)
+
+// env is a fixed environment for Connect.
+func env(vars map[string]string) func(string) string {
+	return func(name string) string { return vars[name] }
+}
+
+func TestConnect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		env       map[string]string // "URL" stands for the address of a server playing the real gateway
+		firstLine string
+		wantReal  bool // the client reaches the server real, with the environment's credentials
+		wantErr   bool
+	}{
+		{"fake without a key", map[string]string{"INFERGATE_BASE_URL": "URL"},
+			"using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)", false, false},
+		{"real with a key, at a chosen address",
+			map[string]string{"INFERGATE_API_KEY": "sk-real", "INFERGATE_BASE_URL": "URL", "INFERGATE_ACCESS_TOKEN": "jwt-real"},
+			"using the real gateway at URL", true, false},
+		{"real at the default address", map[string]string{"INFERGATE_API_KEY": "sk-real"},
+			"using the real gateway at " + infergate.DefaultBaseURL, false, false},
+		{"a bad address fails before printing", map[string]string{"INFERGATE_API_KEY": "sk-real", "INFERGATE_BASE_URL": "ftp://nowhere"},
+			"", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			real := gatewaytest.New(t, gatewaytest.WithAcceptedAPIKey("sk-real"), gatewaytest.WithAcceptedAccessToken("jwt-real"))
+			vars := map[string]string{}
+			for k, v := range tt.env {
+				vars[k] = strings.ReplaceAll(v, "URL", real.URL())
+			}
+			firstLine := strings.ReplaceAll(tt.firstLine, "URL", real.URL())
+			var out strings.Builder
+			client, stop, err := gatewaytest.Connect(&out, env(vars))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want an error: %v", err, tt.wantErr)
+			}
+			if err != nil {
+				if out.Len() != 0 {
+					t.Errorf("printed %q before failing", out.String())
+				}
+				return
+			}
+			defer stop()
+			if got := out.String(); got != firstLine+"\n" {
+				t.Errorf("output = %q, want %q", got, firstLine+"\n")
+			}
+			if !tt.wantReal && strings.Contains(firstLine, "real gateway") {
+				return // the public gateway is not called from tests
+			}
+			if _, err := client.Models.List(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := client.History.Create(context.Background(), "plans"); err != nil {
+				t.Fatal(err)
+			}
+			if reached := len(real.Requests()) > 0; reached != tt.wantReal {
+				t.Errorf("the client reached the server given by INFERGATE_BASE_URL: %v, want %v", reached, tt.wantReal)
+			}
+		})
+	}
+}
+
+func TestConnectStartsTheFakeWithItsOptions(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	client, stop, err := gatewaytest.Connect(&out, env(nil), gatewaytest.WithReplies(gatewaytest.Reply{Content: "scripted"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	resp, err := client.Chat.Create(context.Background(), infergate.ChatRequest{
+		Messages: []infergate.Message{infergate.UserMessage("hi")},
+	})
+	if err != nil || resp.Text() != "scripted" {
+		t.Fatalf("Create = %v, %v; want the scripted reply", resp, err)
+	}
+}
