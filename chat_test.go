@@ -6,13 +6,14 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/jarcoal/httpmock"
-
 	"github.com/infergate/infergate-go"
+	"github.com/jarcoal/httpmock"
 )
 
 // capture records the JSON body and headers of each request and answers with body.
@@ -269,4 +270,59 @@ func TestCompletionMessage(t *testing.T) {
 	if full.Choices[0].Message.ToolCalls[0].ID != "call_1" {
 		t.Error("changing Message().ToolCalls changed the completion")
 	}
+}
+
+func TestCreateKeepsEverything(t *testing.T) {
+	t.Parallel()
+	body := `{"id":"c","object":"chat.completion","model":"m","vendor_field":{"a":1},"choices":[{"index":0,
+		"message":{"role":"assistant","content":[{"type":"thinking","thinking":"mull"},{"type":"text","text":"Hel"},{"type":"text","text":"lo"}],
+		"reasoning":"r","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":{"a":[1,2]}}}]},
+		"logprobs":{"content":[{"token":"Hel","logprob":-0.1,"bytes":[72],"top_logprobs":[]}]},"finish_reason":"tool_calls"}],
+		"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"completion_tokens_details":{"reasoning_tokens":1}}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	got, err := testClient(t, srv.URL).Chat.Create(context.Background(), hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := got.Choices[0].Message
+	if got.Text() != "Hello" || m.Reasoning != "rmull" || m.Parts != nil {
+		t.Errorf("text %q reasoning %q parts %+v", got.Text(), m.Reasoning, m.Parts)
+	}
+	if !jsonEqual(m.ToolCalls[0].Function.Arguments, `{"a":[1,2]}`) {
+		t.Errorf("arguments = %q", m.ToolCalls[0].Function.Arguments)
+	}
+	if got.Choices[0].Logprobs == nil || got.Usage.CompletionTokensDetails.ReasoningTokens != 1 {
+		t.Errorf("logprobs %+v usage %+v", got.Choices[0].Logprobs, got.Usage)
+	}
+	if string(got.RawJSON()) != body {
+		t.Errorf("RawJSON is not the body as received")
+	}
+}
+
+func TestReasoningIsSentBack(t *testing.T) {
+	t.Parallel()
+	out, err := json.Marshal(infergate.Message{Role: infergate.RoleAssistant, Content: "ok", Reasoning: "because"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"reasoning_content":"because"`) {
+		t.Errorf("assistant message = %s, want reasoning_content", out)
+	}
+	out, _ = json.Marshal(infergate.UserMessage("hi"))
+	if strings.Contains(string(out), "reasoning") {
+		t.Errorf("a message without reasoning sends %s", out)
+	}
+}
+
+func mustMarshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

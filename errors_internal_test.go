@@ -1,0 +1,68 @@
+package infergate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// FuzzErrorBody checks that any error body, JSON or not, becomes a typed error without panic, that a
+// body that is not an envelope is shortened, and that the error's text names the status.
+func FuzzErrorBody(f *testing.F) {
+	for _, body := range []string{
+		`{"detail":"Invalid API key"}`, `{"detail":[{"type":"missing","loc":["body","model"],"msg":"Field required"}]}`,
+		`{"error":{"message":"no money","type":"invalid_request_error","code":"insufficient_balance","available":"0"}}`,
+		`{"error":{"message":"m","code":429,"param":null,"status":"503"}}`, `{"error":"text"}`, `{"error":null}`,
+		`{"providerModelError":{"providerModelError":{"error":{"message":"deep"}}}}`,
+		`<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>`, `<title>unclosed`, ``, `null`,
+		`[1,2]`, `1e300`, `inf`, `9999999999999`, `{"detail":{"nested":true}}`, "\xff\xfe", strings.Repeat(`{"providerModelError":`, 50),
+		`{"success":false,"message":"key ` + secretKey + ` has no stake"}`, `{"error":"\u0073k-live-SECRETKEY0123456789abcdef"}`,
+	} {
+		f.Add([]byte(body), 500)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, status int) {
+		status = 100 + abs(status)%500
+		header := http.Header{"X-Request-Id": {"ab12cd34"}, "Retry-After": {string(body[:min(len(body), 16)])}}
+		cfg := &config{secretForms: secretForms(newSecret(secretKey))}
+		header.Set("WWW-Authenticate", "Bearer "+string(body))
+		e := cfg.newAPIError(status, header, body)
+		text := e.Error()
+		if out := fmt.Sprintf("%v %+v %#v %s", e, e, e, e.Body); strings.Contains(out, secretKey) {
+			t.Fatalf("APIError leaks the key: %s", out)
+		}
+		if !strings.HasPrefix(text, fmt.Sprintf("infergate: %d ", status)) && !strings.HasPrefix(text, fmt.Sprintf("infergate: the server answered %d ", status)) {
+			t.Fatalf("error text %q does not start with the status", text)
+		}
+		if _, isEnvelope := decodeEnvelope(body); !isEnvelope && len(e.Message) > 200+len("…") {
+			t.Fatalf("non-envelope body gave a %d-byte message", len(e.Message))
+		}
+		if e.RetryAfter < 0 {
+			t.Fatalf("negative Retry-After %v", e.RetryAfter)
+		}
+		if errors.Is(e, ErrServer) != (status >= 500) {
+			t.Fatalf("errors.Is(ErrServer) = %v for status %d", errors.Is(e, ErrServer), status)
+		}
+		se := cfg.newStreamError(body, status%2 == 0)
+		if out := fmt.Sprintf("%v %+v %#v", se, se, se); strings.Contains(out, secretKey) {
+			t.Fatalf("StreamError leaks the key: %s", out)
+		}
+		if errors.Is(se, ErrIncompleteStream) {
+			t.Fatal("a skipped stream error must not match ErrIncompleteStream")
+		}
+		resp := &http.Response{StatusCode: 200, Header: header, Body: io.NopCloser(bytes.NewReader(body))}
+		if err := cfg.errorIn200(&route{}, resp, body); err != nil && !bytes.Contains(body, []byte(`"error"`)) {
+			t.Fatalf("a 200 body without an error key was taken as an error: %v", err)
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -(n + 1)
+	}
+	return n
+}

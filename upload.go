@@ -1,0 +1,139 @@
+package infergate
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// upload is a multipart body laid out as prefix bytes (the form fields and the file part's header),
+// the file, and suffix bytes (the closing boundary), so that the file is read straight from its
+// source on every attempt instead of being copied into memory.
+type upload struct {
+	contentType    string
+	prefix, suffix []byte
+	at             io.ReaderAt // the file, when it can be re-read; its bytes are [start, start+size)
+	start, size    int64
+	once           io.Reader // the file, when it can be read only once
+	used           atomic.Bool
+	progress       *progress // nil when nobody follows the upload
+}
+
+func filePartHeader(name string) textproto.MIMEHeader {
+	escape := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r", "", "\n", "")
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="file"; filename="`+escape.Replace(name)+`"`)
+	h.Set("Content-Type", audioTypes[ext])
+	return h
+}
+
+// extent returns where the unread bytes of file begin and how many there are, when that is known.
+func extent(file io.Reader) (start, size int64, known bool, err error) {
+	if seeker, ok := file.(io.Seeker); ok {
+		if start, err = seeker.Seek(0, io.SeekCurrent); err != nil {
+			// A pipe or socket cannot seek: it is read once.
+			return 0, 0, false, nil
+		}
+	}
+	switch f := file.(type) {
+	case *os.File:
+		info, err := f.Stat()
+		if err != nil {
+			return 0, 0, false, err
+		}
+		if !info.Mode().IsRegular() {
+			return 0, 0, false, nil
+		}
+		return start, max(info.Size()-start, 0), true, nil
+	case interface{ Size() int64 }:
+		return start, max(f.Size()-start, 0), true, nil
+	case interface{ Len() int }:
+		return start, int64(f.Len()), true, nil
+	}
+	return 0, 0, false, nil
+}
+
+// sizedReader reports its remaining length so that go-retryablehttp sets an exact Content-Length.
+type sizedReader struct {
+	r         io.Reader
+	remaining int64
+}
+
+// markingReader records that a read-once file has started to be sent.
+type markingReader struct {
+	r    io.Reader
+	used *atomic.Bool
+}
+
+func (c *config) newUpload(ctx context.Context, req *TranscriptionRequest) (*upload, error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, f := range c.formFields(req) {
+		if err := mw.WriteField(f[0], f[1]); err != nil {
+			return nil, errorf("infergate: encoding transcription form: %w", err)
+		}
+	}
+	u := &upload{contentType: mw.FormDataContentType()}
+	if req.File != nil {
+		name := req.uploadName()
+		if _, err := mw.CreatePart(filePartHeader(name)); err != nil {
+			return nil, errorf("infergate: encoding transcription form: %w", err)
+		}
+		if err := u.setFile(req.File); err != nil {
+			return nil, err
+		}
+		u.follow(req.Progress)
+		if u.at != nil && u.size > LargeUploadSize {
+			c.logger.LogAttrs(ctx, slog.LevelWarn,
+				"infergate: audio file is over 25 MB; the gateway recommends S3PresignedURL for large files",
+				slog.String("file", name), slog.Int64("bytes", u.size))
+		}
+	}
+	u.prefix = bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := mw.Close(); err != nil {
+		return nil, errorf("infergate: encoding transcription form: %w", err)
+	}
+	u.suffix = buf.Bytes()
+	return u, nil
+}
+
+// formFields lists the form values in a stable order; unset options are left out so that the
+// gateway applies its defaults.
+func (c *config) formFields(req *TranscriptionRequest) [][2]string {
+	var fields [][2]string
+	add := func(name, value string) {
+		if value != "" {
+			fields = append(fields, [2]string{name, value})
+		}
+	}
+	add("s3_presigned_url", req.S3PresignedURL)
+	add("model", req.Model)
+	add("language", req.Language)
+	add("prompt", req.Prompt)
+	add("response_format", string(req.ResponseFormat))
+	if req.Temperature != nil {
+		add("temperature", strconv.FormatFloat(*req.Temperature, 'f', -1, 64))
+	}
+	grans := make([]string, len(req.TimestampGranularities))
+	for i, g := range req.TimestampGranularities {
+		grans[i] = string(g)
+	}
+	// The gateway reads one comma-separated value, not a repeated field.
+	add("timestamp_granularities", strings.Join(grans, ","))
+	if req.EnableDiarization {
+		add("enable_diarization", "true")
+	}
+	add("output_content", req.OutputContent)
+	add("session_id", c.sessionFor(req.SessionID))
+	return fields
+}
