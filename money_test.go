@@ -263,3 +263,56 @@ func TestRatedBidMarshalRefusesAnotherCurrency(t *testing.T) {
 		t.Errorf("Marshal = %s, %v", out, err)
 	}
 }
+
+// FuzzMoneyDecode checks that any balance, usage record or bid the server sends decodes without
+// panic, every amount in the currency its route implies, and that what decodes writes back in the
+// wire's shape and reads back the same.
+func FuzzMoneyDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{"paid":{"posted_balance":"25","pending_holds":"-0.125","available":"24.875"},"staking":{"daily_amount":10,"refresh_date":"2025-10-15","available":"7.5"},"total_available":"32.375","currency":"USD"}`,
+		`{"total_available":"1e-1000","currency":""}`, `{"staking":{"refresh_date":null}}`, `{"currency":"EUR","paid":{"available":1}}`,
+		`{"id":"u","created_at":"2025-10-15T12:34:56","amount_paid":"0","amount_staking":0.5,"amount_total":null}`,
+		`{"bid_id":"0x1","price_per_second":"0.000125","rating":4.5}`, `{"Bid":{"Id":"0x1","PricePerSecond":"125000000000000"},"Score":0.7}`,
+		`null`, `[]`, `{"price_per_second":{}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var b Balance
+		if json.Unmarshal(raw, &b) == nil {
+			for _, m := range []Money{b.Paid.PostedBalance, b.Paid.PendingHolds, b.Paid.Available, b.Staking.DailyAmount, b.Staking.Available, b.TotalAvailable} {
+				if m.Currency != b.Currency || b.Currency == "" {
+					t.Fatalf("%s: an amount in %q, the balance in %q", raw, m.Currency, b.Currency)
+				}
+			}
+			roundTrip(t, b)
+		}
+		var r UsageRecord
+		if json.Unmarshal(raw, &r) == nil {
+			if r.AmountTotal.Currency != CurrencyUSD {
+				t.Fatalf("%s: usage cost in %q", raw, r.AmountTotal.Currency)
+			}
+			roundTrip(t, r)
+		}
+		var bid RatedBid
+		if json.Unmarshal(raw, &bid) == nil && bid.PricePerSecond.Currency != CurrencyMOR {
+			t.Fatalf("%s: price in %q", raw, bid.PricePerSecond.Currency)
+		}
+	})
+}
+
+// roundTrip checks that v, once written as JSON, reads back equal.
+func roundTrip[T any](t *testing.T, v T) {
+	t.Helper()
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("Marshal(%+v): %v", v, err)
+	}
+	var back T
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatalf("%s does not read back: %v", out, err)
+	}
+	if diff := cmp.Diff(v, back); diff != "" {
+		t.Fatalf("%s reads back different (-want +got):\n%s", out, diff)
+	}
+}
