@@ -47,14 +47,29 @@ const (
 )
 
 // LargeUploadSize is the size in bytes (25 MiB, the "25 MB" of the gateway's documentation) above
-// which the gateway recommends a pre-signed URL over a direct upload. Larger files are still sent,
-// with a warning in the client's log.
+// which the gateway recommends a pre-signed URL over a direct upload. It is a recommendation, not a
+// documented limit: larger files are still sent, with a warning in the client's log.
 const LargeUploadSize = 25 << 20
 
-// audioTypes maps the extensions the gateway accepts to the Content-Type of the uploaded part.
+// audioTypes maps the extensions of audio files to the Content-Type of the uploaded part. The
+// gateway's documentation names mp3, mp4, mpeg, mpga, m4a, wav and webm; the Whisper-style servers
+// behind it also read flac and ogg, and those built on ffmpeg nearly anything, so the SDK refuses no
+// format: an extension missing here is sent as application/octet-stream, for the server to decide.
 var audioTypes = map[string]string{
-	"mp3": "audio/mpeg", "mp4": "audio/mp4", "mpeg": "audio/mpeg", "mpga": "audio/mpeg",
-	"m4a": "audio/mp4", "wav": "audio/wav", "webm": "audio/webm",
+	"mp3": "audio/mpeg", "mpeg": "audio/mpeg", "mpga": "audio/mpeg",
+	"mp4": "audio/mp4", "m4a": "audio/mp4",
+	"wav": "audio/wav", "webm": "audio/webm", "weba": "audio/webm",
+	"ogg": "audio/ogg", "oga": "audio/ogg", "opus": "audio/opus", "flac": "audio/flac",
+	"aac": "audio/aac", "aif": "audio/aiff", "aiff": "audio/aiff", "amr": "audio/amr",
+	"3gp": "audio/3gpp", "mka": "audio/x-matroska", "wma": "audio/x-ms-wma",
+}
+
+// audioContentType is the Content-Type of an upload named name, from its extension.
+func audioContentType(name string) string {
+	if t, ok := audioTypes[strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))]; ok {
+		return t
+	}
+	return "application/octet-stream"
 }
 
 // TranscriptionRequest describes the audio to transcribe and how. Give exactly one of File and
@@ -66,8 +81,9 @@ type TranscriptionRequest struct {
 	// read position was; File's position itself is not moved. Any other reader is sent once, without
 	// retries. The caller closes File.
 	File io.Reader
-	// FileName names the upload; its extension (mp3, mp4, mpeg, mpga, m4a, wav or webm) tells the
-	// gateway the format. It defaults to the base name of an *os.File.
+	// FileName names the upload; the server tells the format by its extension (mp3, mp4, mpeg, mpga,
+	// m4a, wav, webm, flac, ogg, opus...), which also sets the part's Content-Type. It defaults to
+	// the base name of an *os.File. The SDK refuses no extension: the server decides what it reads.
 	FileName string
 	// S3PresignedURL points at the audio in object storage, the way to send files over 25 MB.
 	S3PresignedURL string
@@ -90,7 +106,9 @@ type TranscriptionRequest struct {
 }
 
 // Validate reports the first rule the request breaks, as a *ValidationError. Transcribe calls it
-// before sending anything.
+// before sending anything. Of the file it refuses only what cannot be a recording, whatever the
+// server: no FileName, a directory, or a file with nothing left to read; the audio format is the
+// server's to judge.
 func (r *TranscriptionRequest) Validate() error {
 	if r.File != nil && isNilPointer(r.File) {
 		return invalid("File", "is a nil %T", r.File)
@@ -103,7 +121,7 @@ func (r *TranscriptionRequest) Validate() error {
 		return invalid("File", "give File or S3PresignedURL")
 	}
 	if hasFile {
-		if err := checkFileName(r.uploadName()); err != nil {
+		if err := r.checkFile(); err != nil {
 			return err
 		}
 	}
@@ -137,13 +155,18 @@ func isNilPointer(r io.Reader) bool {
 	return false
 }
 
-func checkFileName(name string) error {
-	if name == "" {
-		return invalid("FileName", "is required with File: its extension tells the gateway the audio format")
+// checkFile refuses a file that cannot be a recording. It moves no read position.
+func (r *TranscriptionRequest) checkFile() error {
+	if r.uploadName() == "" {
+		return invalid("FileName", "is required with File: the server tells the audio format by its extension")
 	}
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
-	if _, ok := audioTypes[ext]; !ok {
-		return invalid("FileName", "%q is not an mp3, mp4, mpeg, mpga, m4a, wav or webm file", name)
+	if f, ok := r.File.(*os.File); ok {
+		if info, err := f.Stat(); err == nil && info.IsDir() {
+			return invalid("File", "%s is a directory, not an audio file", filepath.Base(f.Name()))
+		}
+	}
+	if _, size, known, err := extent(r.File); err == nil && known && size == 0 {
+		return invalid("File", "is empty: it has no bytes left to read from its current position")
 	}
 	return nil
 }
@@ -294,10 +317,9 @@ func (c *config) formFields(req *TranscriptionRequest) [][2]string {
 
 func filePartHeader(name string) textproto.MIMEHeader {
 	escape := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r", "", "\n", "")
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", `form-data; name="file"; filename="`+escape.Replace(name)+`"`)
-	h.Set("Content-Type", audioTypes[ext])
+	h.Set("Content-Type", audioContentType(name))
 	return h
 }
 
