@@ -1,20 +1,14 @@
 package infergate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
-	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-
-	"github.com/hashicorp/go-retryablehttp"
-
-	"github.com/infergate/infergate-go/internal/transport"
 )
 
 // AudioService transcribes audio. Get it as Client.Audio.
@@ -42,14 +36,29 @@ const (
 )
 
 // LargeUploadSize is the size in bytes (25 MiB, the "25 MB" of the gateway's documentation) above
-// which the gateway recommends a pre-signed URL over a direct upload. Larger files are still sent,
-// with a warning in the client's log.
+// which the gateway recommends a pre-signed URL over a direct upload. It is a recommendation, not a
+// documented limit: larger files are still sent, with a warning in the client's log.
 const LargeUploadSize = 25 << 20
 
-// audioTypes maps the extensions the gateway accepts to the Content-Type of the uploaded part.
+// audioTypes maps the extensions of audio files to the Content-Type of the uploaded part. The
+// gateway's documentation names mp3, mp4, mpeg, mpga, m4a, wav and webm; the Whisper-style servers
+// behind it also read flac and ogg, and those built on ffmpeg nearly anything, so the SDK refuses no
+// format: an extension missing here is sent as application/octet-stream, for the server to decide.
 var audioTypes = map[string]string{
-	"mp3": "audio/mpeg", "mp4": "audio/mp4", "mpeg": "audio/mpeg", "mpga": "audio/mpeg",
-	"m4a": "audio/mp4", "wav": "audio/wav", "webm": "audio/webm",
+	"mp3": "audio/mpeg", "mpeg": "audio/mpeg", "mpga": "audio/mpeg",
+	"mp4": "audio/mp4", "m4a": "audio/mp4",
+	"wav": "audio/wav", "webm": "audio/webm", "weba": "audio/webm",
+	"ogg": "audio/ogg", "oga": "audio/ogg", "opus": "audio/opus", "flac": "audio/flac",
+	"aac": "audio/aac", "aif": "audio/aiff", "aiff": "audio/aiff", "amr": "audio/amr",
+	"3gp": "audio/3gpp", "mka": "audio/x-matroska", "wma": "audio/x-ms-wma",
+}
+
+// audioContentType is the Content-Type of an upload named name, from its extension.
+func audioContentType(name string) string {
+	if t, ok := audioTypes[strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))]; ok {
+		return t
+	}
+	return "application/octet-stream"
 }
 
 // TranscriptionRequest describes the audio to transcribe and how. Give exactly one of File and
@@ -61,8 +70,9 @@ type TranscriptionRequest struct {
 	// read position was; File's position itself is not moved. Any other reader is sent once, without
 	// retries. The caller closes File.
 	File io.Reader
-	// FileName names the upload; its extension (mp3, mp4, mpeg, mpga, m4a, wav or webm) tells the
-	// gateway the format. It defaults to the base name of an *os.File.
+	// FileName names the upload; the server tells the format by its extension (mp3, mp4, mpeg, mpga,
+	// m4a, wav, webm, flac, ogg, opus...), which also sets the part's Content-Type. It defaults to
+	// the base name of an *os.File. The SDK refuses no extension: the server decides what it reads.
 	FileName string
 	// S3PresignedURL points at the audio in object storage, the way to send files over 25 MB.
 	S3PresignedURL string
@@ -89,7 +99,9 @@ type TranscriptionRequest struct {
 }
 
 // Validate reports the first rule the request breaks, as a *ValidationError. Transcribe calls it
-// before sending anything.
+// before sending anything. Of the file it refuses only what cannot be a recording, whatever the
+// server: no FileName, a directory, or a file with nothing left to read; the audio format is the
+// server's to judge.
 func (r *TranscriptionRequest) Validate() error {
 	if r.File != nil && isNilPointer(r.File) {
 		return invalid("File", "is a nil %T", r.File)
@@ -102,7 +114,7 @@ func (r *TranscriptionRequest) Validate() error {
 		return invalid("File", "give File or S3PresignedURL")
 	}
 	if hasFile {
-		if err := checkFileName(r.uploadName()); err != nil {
+		if err := r.checkFile(); err != nil {
 			return err
 		}
 	}
@@ -136,13 +148,18 @@ func isNilPointer(r io.Reader) bool {
 	return false
 }
 
-func checkFileName(name string) error {
-	if name == "" {
-		return invalid("FileName", "is required with File: its extension tells the gateway the audio format")
+// checkFile refuses a file that cannot be a recording. It moves no read position.
+func (r *TranscriptionRequest) checkFile() error {
+	if r.uploadName() == "" {
+		return invalid("FileName", "is required with File: the server tells the audio format by its extension")
 	}
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
-	if _, ok := audioTypes[ext]; !ok {
-		return invalid("FileName", "%q is not an mp3, mp4, mpeg, mpga, m4a, wav or webm file", name)
+	if f, ok := r.File.(*os.File); ok {
+		if info, err := f.Stat(); err == nil && info.IsDir() {
+			return invalid("File", "%s is a directory, not an audio file", filepath.Base(f.Name()))
+		}
+	}
+	if _, size, known, err := extent(r.File); err == nil && known && size == 0 {
+		return invalid("File", "is empty: it has no bytes left to read from its current position")
 	}
 	return nil
 }
@@ -183,7 +200,7 @@ func (s *AudioService) Transcribe(ctx context.Context, req TranscriptionRequest,
 		r.request = Ptr(req)
 	}
 	var t *Transcription
-	err = exchange(ctx, c, r, func(resp *http.Response, raw []byte) (any, error) {
+	err = exchange(ctx, c, &r, func(resp *http.Response, raw []byte) (any, error) {
 		if err := c.errorIn200(&r, resp, raw); err != nil {
 			return nil, err
 		}
@@ -216,69 +233,7 @@ func (s *AudioService) TranscribeFile(ctx context.Context, path string, req Tran
 	return s.Transcribe(ctx, req, opts...)
 }
 
-// setFile decides how the file is read: by offset when its size is knowable, else once.
-func (u *upload) setFile(file io.Reader) error {
-	at, ok := file.(io.ReaderAt)
-	if !ok {
-		u.once = file
-		return nil
-	}
-	start, size, known, err := extent(file)
-	if err != nil {
-		return errorf("infergate: reading audio file size: %w", err)
-	}
-	if !known {
-		u.once = file
-		return nil
-	}
-	u.at, u.start, u.size = at, start, size
-	return nil
-}
-
-func (u *upload) rewindable() bool { return u.once == nil }
-
-// body gives go-retryablehttp the request body: bytes when there is no file, else a function that
-// builds a fresh body per attempt. go-retryablehttp also calls that function once when the request
-// is built, to learn the length, so building a body reads nothing.
-func (u *upload) body() any {
-	switch {
-	case u.at != nil:
-		total := int64(len(u.prefix)) + u.size + int64(len(u.suffix))
-		return retryablehttp.ReaderFunc(func() (io.Reader, error) {
-			r := io.MultiReader(bytes.NewReader(u.prefix), u.progress.track(io.NewSectionReader(u.at, u.start, u.size)),
-				bytes.NewReader(u.suffix))
-			return &sizedReader{r: r, remaining: total}, nil
-		})
-	case u.once == nil:
-		return append(u.prefix, u.suffix...)
-	}
-	return retryablehttp.ReaderFunc(func() (io.Reader, error) {
-		if u.used.Load() {
-			return nil, errReaderUsed
-		}
-		return io.MultiReader(bytes.NewReader(u.prefix), u.progress.track(&markingReader{r: u.once, used: &u.used}),
-			bytes.NewReader(u.suffix)), nil
-	})
-}
-
 var errReaderUsed = errors.New("infergate: the audio reader was already consumed and cannot be sent again")
-
-func (s *sizedReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	s.remaining -= int64(n)
-	if err != nil && err != io.EOF {
-		// The file failed, not the network: sending it again would fail the same way.
-		err = transport.Permanent(errorf("infergate: reading the audio file: %w", err))
-	}
-	return n, err
-}
-
-func (s *sizedReader) Len() int { return int(min(s.remaining, math.MaxInt)) }
-
-func (m *markingReader) Read(p []byte) (int, error) {
-	m.used.Store(true)
-	return m.r.Read(p)
-}
 
 // Transcription is the transcribed audio. Times are float seconds throughout, as the gateway sends
 // them in verbose_json; cues parsed from srt and vtt answers use the same unit, so a segment reads

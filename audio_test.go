@@ -21,6 +21,7 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
 )
 
 const (
@@ -197,8 +198,9 @@ func TestTranscribeValidation(t *testing.T) {
 		{"neither file nor URL", infergate.TranscriptionRequest{Model: "m"}, "File"},
 		{"both file and URL", infergate.TranscriptionRequest{File: file(), FileName: "a.mp3", S3PresignedURL: "https://b/x"}, "File"},
 		{"file without a name", infergate.TranscriptionRequest{File: file()}, "FileName"},
-		{"unsupported extension", infergate.TranscriptionRequest{File: file(), FileName: "a.flac"}, "FileName"},
-		{"no extension", infergate.TranscriptionRequest{File: file(), FileName: "audio"}, "FileName"},
+		{"empty file", infergate.TranscriptionRequest{File: strings.NewReader(""), FileName: "a.flac"}, "File"},
+		{"file read to its end", infergate.TranscriptionRequest{File: readToEnd(t), FileName: "a.ogg"}, "File"},
+		{"directory", infergate.TranscriptionRequest{File: openDir(t)}, "File"},
 		{"unknown format", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", ResponseFormat: "xml"}, "ResponseFormat"},
 		{"temperature below 0", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", Temperature: infergate.Ptr(-0.1)}, "Temperature"},
 		{"temperature above 1", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", Temperature: infergate.Ptr(1.5)}, "Temperature"},
@@ -219,6 +221,96 @@ func TestTranscribeValidation(t *testing.T) {
 				t.Errorf("%d requests sent for an invalid request", n)
 			}
 		})
+	}
+}
+
+// readToEnd is a reader with bytes, all of them already read.
+func readToEnd(t *testing.T) io.Reader {
+	r := bytes.NewReader([]byte("audio"))
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// openDir opens a directory named like an audio file.
+func openDir(t *testing.T) *os.File {
+	dir := filepath.Join(t.TempDir(), "songs.mp3")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestTranscribeAudioFormats sends every format to the server, which decides what it reads, each
+// with the Content-Type of its extension.
+func TestTranscribeAudioFormats(t *testing.T) {
+	t.Parallel()
+	for name, wantType := range map[string]string{
+		"a.mp3": "audio/mpeg", "a.mpga": "audio/mpeg", "a.m4a": "audio/mp4", "a.wav": "audio/wav", "a.webm": "audio/webm",
+		"a.ogg": "audio/ogg", "A.OGG": "audio/ogg", "a.oga": "audio/ogg", "voice.opus": "audio/opus", "a.flac": "audio/flac",
+		"a.aac": "audio/aac", "a.aiff": "audio/aiff", "recording": "application/octet-stream", "notes.xyz": "application/octet-stream",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			client, _, seen := audioMock(t, 200, `{"text":"hi"}`)
+			if _, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
+				File: strings.NewReader("audio bytes"), FileName: name}); err != nil {
+				t.Fatal(err)
+			}
+			if len(*seen) != 1 {
+				t.Fatalf("%d requests, want 1", len(*seen))
+			}
+			if got := (*seen)[0]; got.fileName != name || got.fileType != wantType {
+				t.Errorf("file part %q of type %q, want %q of type %q", got.fileName, got.fileType, name, wantType)
+			}
+		})
+	}
+}
+
+// TestTranscribeLetsTheServerDecide sends formats to a Whisper-style fake gateway: it reads opus,
+// and refuses a text file itself.
+func TestTranscribeLetsTheServerDecide(t *testing.T) {
+	t.Parallel()
+	client := gatewaytest.New(t).Client()
+	if _, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
+		File: strings.NewReader("OggS opus"), FileName: "voice.opus"}); err != nil {
+		t.Errorf("opus: %v", err)
+	}
+	_, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
+		File: strings.NewReader("minutes"), FileName: "notes.txt"})
+	var apiErr *infergate.APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest || !strings.Contains(apiErr.Message, "Unsupported file format 'txt'") {
+		t.Errorf("txt: err = %v, want the server's 400", err)
+	}
+}
+
+func TestTranscribeFileRefusesWhatIsNoRecording(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.flac")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "takes.ogg")
+	if err := os.Mkdir(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{empty: "is empty", folder: "takes.ogg is a directory"} {
+		client, mock, _ := audioMock(t, 200, `{"text":"never"}`)
+		_, err := client.Audio.TranscribeFile(context.Background(), path, infergate.TranscriptionRequest{})
+		var verr *infergate.ValidationError
+		if !errors.As(err, &verr) || verr.Field != "File" || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want a File *ValidationError saying %q", path, err, want)
+		}
+		if n := mock.GetTotalCallCount(); n != 0 {
+			t.Errorf("%s: %d requests sent", path, n)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"math/big"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -34,8 +35,9 @@ type RatedBid struct {
 	BidID    string // the bid's id
 	Provider string // the provider's blockchain address
 	ModelID  string // the model's hex blockchain id
-	// PricePerSecond is the price in the network's token (not wei), exact.
-	PricePerSecond Decimal
+	// PricePerSecond is the price of a second of session, exact, in the network's token
+	// (CurrencyMOR; the deployed gateway sends wei, converted for you).
+	PricePerSecond Money
 	Rating         float64 // the provider's rating, 0 to 5 (contract shape)
 	// Score is the marketplace's own ranking score (pass-through shape). Its scale is not Rating's,
 	// so the two must not be compared.
@@ -49,26 +51,42 @@ type RatedBid struct {
 	CreatedAt   time.Time // when the bid was placed; zero when not reported
 }
 
-// Cost returns the price of a session of duration d: PricePerSecond times d's whole seconds, exactly.
-// A negative d costs nothing.
-func (b RatedBid) Cost(d time.Duration) Decimal {
+// Cost returns the price of a session of duration d, in the price's currency (MOR): PricePerSecond
+// times d's whole seconds, exactly. A negative d costs nothing.
+func (b RatedBid) Cost(d time.Duration) Money {
 	return b.PricePerSecond.MulInt(int64(max(d, 0) / time.Second))
 }
 
-// BestBid picks the bid to use from a list in the server's order (best rating, then lowest price,
-// first): the first that is available or that does not report availability at all, as bids in the
-// marketplace's pass-through shape do not. ok is false when no bid qualifies.
-func BestBid(bids []RatedBid) (best RatedBid, ok bool) {
-	for _, b := range bids {
-		if b.Availability == AvailabilityAvailable || b.Availability == "" {
-			return b, true
-		}
+// Lasts returns how long budget pays for a session on this bid: the whole seconds that budget ÷
+// PricePerSecond covers. budget is a stake in the price's currency, MOR, such as the tokens a wallet
+// puts up for a session; the account's balance is in USD, and as the API gives no exchange rate, a
+// budget in another currency than the price's is a *ValidationError naming both.
+//
+// A free bid, or a budget beyond the longest time.Duration, gives the longest time.Duration; a
+// budget of zero or less gives 0.
+func (b RatedBid) Lasts(budget Money) (time.Duration, error) {
+	if budget.Currency != b.PricePerSecond.Currency {
+		return 0, invalid("budget", "is in %s but the bid's price is in %s: %s",
+			currencyName(budget.Currency), currencyName(b.PricePerSecond.Currency), noExchangeRate)
 	}
-	return RatedBid{}, false
+	if budget.Sign() <= 0 {
+		return 0, nil
+	}
+	if b.PricePerSecond.Sign() <= 0 {
+		return math.MaxInt64, nil
+	}
+	ratio := new(big.Rat).Quo(budget.Amount.Rat(), b.PricePerSecond.Amount.Rat())
+	whole := new(big.Int).Quo(ratio.Num(), ratio.Denom()) // both positive: this is the floor
+	if !whole.IsInt64() || whole.Int64() > math.MaxInt64/int64(time.Second) {
+		return math.MaxInt64, nil
+	}
+	return time.Duration(whole.Int64()) * time.Second, nil
 }
 
-// Rated returns the rated bids for a model, in the server's order: best rating first, then lowest
-// price. model is the model's hex blockchain id, or its name, which is first looked up in the model
+// Rated returns the rated bids for a model, in the server's order, which is not guaranteed: the
+// contract promises best rating first, then lowest price, but the deployed gateway passes the
+// marketplace's bids through unsorted. Rank them with RankBids, or pick one with BestBid or
+// CheapestBid. model is the model's hex blockchain id, or its name, which is first looked up in the model
 // catalogue (an unknown name gives an error matching ErrNotFound, and no bid request is made).
 //
 // GET /api/v1/models/ratedbids
@@ -143,8 +161,8 @@ func (b *RatedBid) UnmarshalJSON(data []byte) error {
 	if w.Bid != nil {
 		return b.fromMarket(w.Bid, w.Score)
 	}
-	*b = RatedBid{BidID: w.BidID, Provider: w.Provider, ModelID: w.ModelID, PricePerSecond: w.PricePerSecond,
-		Availability: w.Availability}
+	*b = RatedBid{BidID: w.BidID, Provider: w.Provider, ModelID: w.ModelID,
+		PricePerSecond: Money{Amount: w.PricePerSecond, Currency: CurrencyMOR}, Availability: w.Availability}
 	return firstError(
 		w.Rating.float(&b.Rating), w.Score.float(&b.Score), w.TotalSessions.int(&b.TotalSessions),
 		w.MinDuration.seconds(&b.MinDuration), w.MaxDuration.seconds(&b.MaxDuration),
@@ -152,21 +170,26 @@ func (b *RatedBid) UnmarshalJSON(data []byte) error {
 }
 
 func (b *RatedBid) fromMarket(m *marketBid, score jsonNumber) error {
-	*b = RatedBid{BidID: m.ID, Provider: m.Provider, ModelID: m.ModelAgentID}
+	*b = RatedBid{BidID: m.ID, Provider: m.Provider, ModelID: m.ModelAgentID, PricePerSecond: Money{Currency: CurrencyMOR}}
 	if m.PricePerSecond != "" {
 		price, err := FromWei(string(m.PricePerSecond))
 		if err != nil {
 			return errorf("infergate: bid %s: PricePerSecond: %w", m.ID, err)
 		}
-		b.PricePerSecond = price
+		b.PricePerSecond.Amount = price
 	}
 	return firstError(score.float(&b.Score), m.CreatedAt.unixTime(&b.CreatedAt))
 }
 
 // MarshalJSON writes the bid in the API contract's shape, plus score and created_at (Unix seconds)
-// when set, so that a bid saved as JSON reads back the same.
+// when set, so that a bid saved as JSON reads back the same. The shape's price_per_second is in
+// MOR: a price in another currency is refused with a *ValidationError.
 func (b RatedBid) MarshalJSON() ([]byte, error) {
-	w := wireBid{BidID: b.BidID, Provider: b.Provider, ModelID: b.ModelID, PricePerSecond: b.PricePerSecond,
+	price, err := wireAmount("PricePerSecond", b.PricePerSecond, CurrencyMOR)
+	if err != nil {
+		return nil, err
+	}
+	w := wireBid{BidID: b.BidID, Provider: b.Provider, ModelID: b.ModelID, PricePerSecond: price,
 		Rating:        jsonNumber(strconv.FormatFloat(b.Rating, 'g', -1, 64)),
 		TotalSessions: jsonNumber(strconv.FormatInt(b.TotalSessions, 10)),
 		Availability:  b.Availability,

@@ -39,10 +39,10 @@ func TestBidsRated(t *testing.T) {
 		{
 			name: "contract shape, hex id", model: llamaHex, body: contractBids,
 			want: []RatedBid{
-				{BidID: bidHex, Provider: "0xaaa", ModelID: llamaHex, PricePerSecond: mustDecimal(t, "0.000125"),
+				{BidID: bidHex, Provider: "0xaaa", ModelID: llamaHex, PricePerSecond: mor(t, "0.000125"),
 					Rating: 4.8, TotalSessions: 1520, Availability: AvailabilityAvailable,
 					MinDuration: time.Minute, MaxDuration: 24 * time.Hour},
-				{BidID: "0xb2", Provider: "0xbbb", ModelID: llamaHex, PricePerSecond: mustDecimal(t, "0.0002"),
+				{BidID: "0xb2", Provider: "0xbbb", ModelID: llamaHex, PricePerSecond: mor(t, "0.0002"),
 					Rating: 4.1, TotalSessions: 12, Availability: "maintenance",
 					MinDuration: 5 * time.Minute, MaxDuration: time.Hour},
 			},
@@ -51,9 +51,9 @@ func TestBidsRated(t *testing.T) {
 		{
 			name: "deployed pass-through shape, name resolved through the catalogue", model: "LLAMA-3.3-70B", body: deployedBids,
 			want: []RatedBid{
-				{BidID: bidHex, Provider: "0xaaa", ModelID: llamaHex, PricePerSecond: mustDecimal(t, "0.000125"),
+				{BidID: bidHex, Provider: "0xaaa", ModelID: llamaHex, PricePerSecond: mor(t, "0.000125"),
 					Score: 0.73, CreatedAt: time.Unix(1736000000, 0).UTC()},
-				{BidID: "0xb2", Provider: "0xbbb", ModelID: llamaHex, PricePerSecond: mustDecimal(t, "0.0002"),
+				{BidID: "0xb2", Provider: "0xbbb", ModelID: llamaHex, PricePerSecond: mor(t, "0.0002"),
 					Score: 0.41, CreatedAt: time.Unix(1737000000, 0).UTC()},
 			},
 			wantCalls: []catalogCall{modelsGet("/chat/models"), get(ratedbids)},
@@ -161,42 +161,18 @@ func TestRatedBidJSONRoundTrip(t *testing.T) {
 
 func TestRatedBidCost(t *testing.T) {
 	t.Parallel()
-	bid := RatedBid{PricePerSecond: mustDecimal(t, "0.000125")}
+	bid := RatedBid{PricePerSecond: mor(t, "0.000125")}
 	tests := []struct {
 		d    time.Duration
 		want string
 	}{
-		{time.Hour, "0.45"}, {90*time.Second + 999*time.Millisecond, "0.01125"}, {time.Millisecond, "0"},
-		{-time.Hour, "0"}, {365 * 24 * time.Hour, "3942"},
+		{time.Hour, "0.45 MOR"}, {90*time.Second + 999*time.Millisecond, "0.01125 MOR"}, {time.Millisecond, "0 MOR"},
+		{-time.Hour, "0 MOR"}, {365 * 24 * time.Hour, "3942 MOR"},
 	}
 	for _, tt := range tests {
 		if got := bid.Cost(tt.d).String(); got != tt.want {
 			t.Errorf("Cost(%v) = %s, want %s", tt.d, got, tt.want)
 		}
-	}
-}
-
-func TestBestBid(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		bids   []RatedBid
-		wantID string
-		wantOK bool
-	}{
-		{"first available wins", []RatedBid{{BidID: "busy", Availability: AvailabilityBusy},
-			{BidID: "ok1", Availability: AvailabilityAvailable}, {BidID: "ok2", Availability: AvailabilityAvailable}}, "ok1", true},
-		{"none available", []RatedBid{{BidID: "a", Availability: AvailabilityOffline}, {BidID: "b", Availability: "maintenance"}}, "", false},
-		{"pass-through shape has no availability: first bid", []RatedBid{{BidID: "x", Score: 0.2}, {BidID: "y", Score: 0.9}}, "x", true},
-		{"empty list", nil, "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, ok := BestBid(tt.bids)
-			if ok != tt.wantOK || got.BidID != tt.wantID {
-				t.Errorf("BestBid = %q, %v; want %q, %v", got.BidID, ok, tt.wantID, tt.wantOK)
-			}
-		})
 	}
 }
 

@@ -1,9 +1,7 @@
 package infergate
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"net/url"
@@ -14,65 +12,38 @@ import (
 // BillingService reports the account's balance and what its calls cost. Get it as Client.Billing.
 //
 // Its routes take the access token from WithAccessToken when the client has one, and the API key
-// otherwise. Amounts are exact Decimals in the account's currency, never floats.
+// otherwise. Amounts are Money in the account's currency (CurrencyUSD), exact, never floats.
 type BillingService struct{ client *Client }
 
 // usagePageSize is how many usage records one request fetches.
 const usagePageSize = 100
 
-// Balance is what the account can spend: paid credits plus the daily staking allowance.
+// Balance is what the account can spend: paid credits plus the daily staking allowance. Every
+// amount is in the account's currency, Currency.
 type Balance struct {
-	Paid    PaidBalance    `json:"paid"`
-	Staking StakingBalance `json:"staking"`
+	Paid    PaidBalance
+	Staking StakingBalance
 	// TotalAvailable is what can be spent now: the paid and the staking amounts available.
-	TotalAvailable Decimal `json:"total_available"`
-	IsStaker       bool    `json:"is_staker"` // a linked wallet has MOR staked
+	TotalAvailable Money
+	IsStaker       bool // a linked wallet has MOR staked
 	// AllowOverage lets a staker's calls go on from paid credits once the staking allowance is spent.
-	AllowOverage bool   `json:"allow_overage"`
-	Currency     string `json:"currency"` // e.g. "USD"
+	AllowOverage bool
+	// Currency is the account's currency as the gateway names it, CurrencyUSD when it does not.
+	Currency string
 }
 
 // PaidBalance is the bought credits.
 type PaidBalance struct {
-	PostedBalance Decimal `json:"posted_balance"` // credits booked to the account
-	PendingHolds  Decimal `json:"pending_holds"`  // reserved by calls still running; zero or negative
-	Available     Decimal `json:"available"`      // posted balance plus pending holds
+	PostedBalance Money `json:"posted_balance"` // credits booked to the account
+	PendingHolds  Money `json:"pending_holds"`  // reserved by calls still running; zero or negative
+	Available     Money `json:"available"`      // posted balance plus pending holds
 }
 
-// StakingBalance is the daily allowance that staking MOR earns.
+// StakingBalance is the daily allowance that staking MOR earns, valued in the account's currency.
 type StakingBalance struct {
-	DailyAmount Decimal   `json:"daily_amount"` // the allowance granted each day
+	DailyAmount Money     `json:"daily_amount"` // the allowance granted each day
 	RefreshDate time.Time `json:"refresh_date"` // the day it was last granted (UTC); zero if never
-	Available   Decimal   `json:"available"`    // what is left of it today
-}
-
-// UnmarshalJSON reads the refresh date as a calendar date ("2025-10-15") or a timestamp.
-func (b *StakingBalance) UnmarshalJSON(data []byte) error {
-	var w struct {
-		DailyAmount Decimal         `json:"daily_amount"`
-		RefreshDate json.RawMessage `json:"refresh_date"`
-		Available   Decimal         `json:"available"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	*b = StakingBalance{DailyAmount: w.DailyAmount, Available: w.Available}
-	if !isPresent(w.RefreshDate) {
-		return nil
-	}
-	var day string
-	if json.Unmarshal(w.RefreshDate, &day) == nil {
-		if t, err := time.Parse(time.DateOnly, day); err == nil {
-			b.RefreshDate = t
-			return nil
-		}
-	}
-	var t timestamp
-	if err := t.UnmarshalJSON(bytes.TrimSpace(w.RefreshDate)); err != nil {
-		return err
-	}
-	b.RefreshDate = time.Time(t)
-	return nil
+	Available   Money     `json:"available"`    // what is left of it today
 }
 
 // Balance returns what the account can spend.
@@ -98,28 +69,13 @@ type UsageRecord struct {
 	TokensInput  int `json:"tokens_input"`
 	TokensOutput int `json:"tokens_output"`
 	TokensTotal  int `json:"tokens_total"`
-	// What the call cost, split between paid credits and the staking allowance.
-	AmountPaid    Decimal `json:"amount_paid"`
-	AmountStaking Decimal `json:"amount_staking"`
-	AmountTotal   Decimal `json:"amount_total"`
-	RequestID     string  `json:"request_id"` // the X-Request-Id the call was answered with
-	APIKeyID      int     `json:"api_key_id"` // the key that made the call (see APIKey.ID); 0 if none
-}
-
-// UnmarshalJSON reads a usage record, taking a timestamp with or without a UTC offset (without
-// one it is UTC); null counts and names stay zero.
-func (r *UsageRecord) UnmarshalJSON(data []byte) error {
-	type plain UsageRecord
-	var w struct {
-		plain
-		CreatedAt timestamp `json:"created_at"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	*r = UsageRecord(w.plain)
-	r.CreatedAt = time.Time(w.CreatedAt)
-	return nil
+	// What the call cost, split between paid credits and the staking allowance, in the account's
+	// currency. The usage routes do not name it; it is the balance's, CurrencyUSD.
+	AmountPaid    Money  `json:"amount_paid"`
+	AmountStaking Money  `json:"amount_staking"`
+	AmountTotal   Money  `json:"amount_total"`
+	RequestID     string `json:"request_id"` // the X-Request-Id the call was answered with
+	APIKeyID      int    `json:"api_key_id"` // the key that made the call (see APIKey.ID); 0 if none
 }
 
 // UsageFilter narrows the usage records listed. The zero value lists them all.

@@ -287,7 +287,7 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 	if c.observed() {
 		r.request = Ptr(req)
 	}
-	err = exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
+	err = exchange(ctx, c, &r, func(resp *http.Response, body []byte) (any, error) {
 		var wire wireCompletion
 		if err := c.decodeJSON(&r, resp, body, &wire); err != nil {
 			return nil, err

@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// Decimal is an exact decimal number, used for money: bid prices and session costs. Unlike float64
-// it never rounds, so 0.1 + 0.2 is exactly 0.3 and a price times a duration is the exact cost.
+// Decimal is an exact decimal number: the amount of a Money, which adds the currency. Unlike
+// float64 it never rounds, so 0.1 + 0.2 is exactly 0.3 and a price times a duration is the exact
+// cost.
 //
 // The zero value is 0 and ready to use. A Decimal is immutable: every operation returns a new value,
 // so Decimals can be copied and shared freely. Compare them with Cmp or Equal, never with ==. It

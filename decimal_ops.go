@@ -3,9 +3,7 @@ package infergate
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
-	"time"
 )
 
 // ErrDivisionByZero is the error of Decimal.Div by zero.
@@ -56,22 +54,4 @@ func (d Decimal) Round(places int) Decimal {
 func (d Decimal) Float64() float64 {
 	f, _ := d.Rat().Float64()
 	return f
-}
-
-// Lasts returns how long budget pays for a session on this bid: the whole seconds that budget ÷
-// PricePerSecond covers, e.g. bid.Lasts(balance.TotalAvailable). A free bid, or a budget beyond the
-// longest time.Duration, gives the longest time.Duration; a budget of zero or less gives 0.
-func (b RatedBid) Lasts(budget Decimal) time.Duration {
-	if budget.Sign() <= 0 {
-		return 0
-	}
-	if b.PricePerSecond.Sign() <= 0 {
-		return math.MaxInt64
-	}
-	ratio := new(big.Rat).Quo(budget.Rat(), b.PricePerSecond.Rat())
-	whole := new(big.Int).Quo(ratio.Num(), ratio.Denom()) // both positive: this is the floor
-	if !whole.IsInt64() || whole.Int64() > math.MaxInt64/int64(time.Second) {
-		return math.MaxInt64
-	}
-	return time.Duration(whole.Int64()) * time.Second
 }

@@ -3,7 +3,6 @@ package infergate
 import (
 	"encoding/json"
 	"errors"
-	"math"
 	"math/big"
 	"strings"
 	"testing"
@@ -216,7 +215,7 @@ func BenchmarkParseDecimal(b *testing.B) {
 }
 
 func BenchmarkBidCost(b *testing.B) {
-	bid := RatedBid{PricePerSecond: mustDecimal(b, "0.000125")}
+	bid := RatedBid{PricePerSecond: mor(b, "0.000125")}
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = bid.Cost(3600e9).String()
@@ -257,25 +256,6 @@ func TestDecimalDivRoundFloat(t *testing.T) {
 	}
 	if f := mustDecimal(t, "0.000125").Float64(); f != 0.000125 {
 		t.Errorf("Float64 = %v", f)
-	}
-}
-
-func TestBidLasts(t *testing.T) {
-	t.Parallel()
-	bid := RatedBid{PricePerSecond: mustDecimal(t, "0.000125")}
-	for budget, want := range map[string]time.Duration{
-		"1":        8000 * time.Second,
-		"0.000249": time.Second, // floor, never a second the budget does not cover
-		"0":        0,
-		"-5":       0,
-		"1e300":    math.MaxInt64,
-	} {
-		if got := bid.Lasts(mustDecimal(t, budget)); got != want {
-			t.Errorf("Lasts(%s) = %v, want %v", budget, got, want)
-		}
-	}
-	if got := (RatedBid{}).Lasts(mustDecimal(t, "1")); got != math.MaxInt64 {
-		t.Errorf("a free bid lasts %v", got)
 	}
 }
 

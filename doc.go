@@ -12,12 +12,12 @@
 // Each API area is a service on the Client: Chat, Audio, Embeddings, Models, Bids, History,
 // Sessions, Billing, Keys and Health.
 // Failed calls return an *APIError (test it with errors.Is against ErrUnauthorized, ErrRateLimited
-// and the other sentinels), a successful status whose body cannot be read a *DecodeError, and a call
+// and the other sentinels), a call that got no response at all a *TransportError, a successful status whose body cannot be read a *DecodeError, and a call
 // that outlives WithTimeout (default 10 minutes) a *TimeoutError; requests that break the API's rules
 // are refused before anything is sent with a *ValidationError.
 //
 // Methods that return one resource return a pointer to it (nil with an error); lists are slices
-// of values; small value types (Decimal) are returned as values.
+// of values; small value types (Decimal, Money) are returned as values.
 //
 // # Where things are
 //
@@ -31,7 +31,8 @@
 //	observer.go      Observer: operations, their hooks and ends, for tracing and metrics
 //	middleware.go    Middleware around each HTTP attempt
 //	timeout.go       WithTimeout's bound and the stream watchdog (first byte, silences)
-//	errors.go        APIError, StreamError, sentinels; redact.go, secret.go: what never leaks
+//	errors.go        APIError, TransportError, StreamError, sentinels; errortext.go: a page's
+//	                 excerpt for a message; redact.go, secret.go: what never leaks
 //	response.go      ResponseInfo: status, headers and rate limits of a call
 //
 //	chat.go          Chat.Create and the request/answer types; message.go, content.go, encode.go:
@@ -41,9 +42,11 @@
 //	tool.go          FuncTool and NewTool; toolrun.go: RunTools, the tool loop
 //	audio.go         Audio.Transcribe and the upload; subtitle.go: SRT/VTT; speech.go: Audio.Speech
 //	embeddings.go    Embeddings.Create
-//	models.go        Models: the catalogue and its cache; bids.go: Bids.Rated
-//	decimal.go       Decimal, exact money; decimal_ops.go: its arithmetic
-//	session.go, history.go, billing.go, keys.go, health.go: the other services
+//	models.go        Models: the catalogue and its cache; bids.go: Bids.Rated; bidrank.go: ranking
+//	money.go         Money, an amount with its currency; decimal.go, decimal_ops.go: Decimal, the
+//	                 exact amount, and its arithmetic
+//	session.go, history.go, billing.go, keys.go, health.go: the other services; billing_json.go:
+//	                 balances and usage records in the wire's shape
 //	paginate.go      page-by-page listings
 //
 // internal/transport wires go-retryablehttp's retries; internal/jsonscan is the one-pass JSON

@@ -150,7 +150,7 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 	if c.observed() {
 		r.request = Ptr(req)
 	}
-	if err := exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
+	if err := exchange(ctx, c, &r, func(resp *http.Response, body []byte) (any, error) {
 		return &out.EmbeddingResponse, c.decodeJSON(&r, resp, body, &out)
 	}); err != nil {
 		return nil, err

@@ -49,24 +49,34 @@ type APIError struct {
 	RequestID  string        // X-Request-Id of the response: quote it when reporting a problem
 	RetryAfter time.Duration // how long the server asked to wait before retrying, if it said
 	RateLimits *RateLimits   // the limits the response announced (e.g. on a 429); nil when none
-	Header     http.Header   // the response headers
-	Body       []byte        // the raw response body
+	Header     http.Header   // the response headers, credentials redacted
+	// Body is the response body as received, credentials redacted: an HTML error page is here in
+	// full, while Message holds only its title or the start of its text.
+	Body []byte
+	// Attempts is how many times the request was sent before this answer was taken as final: 1, or
+	// more when it was retried. 0 means not recorded.
+	Attempts int
 }
 
-// Error describes the failure in one line. It never contains credentials.
+// Error describes the failure in one line: the status, how many attempts were made when there was
+// more than one, and what the server said. A body that is not a JSON error (a proxy's HTML page,
+// say) is represented by a short, tag-free excerpt. It never contains credentials.
 func (e *APIError) Error() string {
 	var b strings.Builder
+	status := fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.StatusCode >= 200 && e.StatusCode < 300 {
-		fmt.Fprintf(&b, "infergate: the server answered %d %s but reported an error", e.StatusCode, http.StatusText(e.StatusCode))
+		fmt.Fprintf(&b, "infergate: the server answered %s but reported an error", status)
 	} else {
-		fmt.Fprintf(&b, "infergate: %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+		b.WriteString("infergate: " + status)
 	}
+	b.WriteString(afterAttempts(e.Attempts))
 	if e.Code != "" {
 		b.WriteString(": " + e.Code)
 	} else if e.Type != "" {
 		b.WriteString(": " + e.Type)
 	}
-	if e.Message != "" {
+	// A proxy's page often just repeats the status line ("502 Bad Gateway").
+	if e.Message != "" && !strings.EqualFold(strings.TrimSpace(e.Message), status) {
 		b.WriteString(": " + e.Message)
 	}
 	if e.RequestID != "" {
@@ -110,7 +120,7 @@ func (c *config) newAPIError(status int, header http.Header, body []byte) *APIEr
 	e := &APIError{StatusCode: status, Header: h, Body: body, RequestID: h.Get("X-Request-Id")}
 	e.RetryAfter, _ = transport.RetryAfter(h)
 	e.RateLimits = parseRateLimits(h, time.Now())
-	f := c.reported(body, false)
+	f := c.reported(body, h.Get("Content-Type"), false)
 	e.Type, e.Code, e.Param, e.Message = f.Type, f.Code, f.Param, f.Message
 	return e
 }
@@ -159,25 +169,60 @@ func (e *StreamError) Unwrap() error {
 // "error", whose data may be the error object itself rather than an envelope.
 func (c *config) newStreamError(raw []byte, bare bool) *StreamError {
 	raw = c.redact(raw)
-	f := c.reported(raw, bare)
+	f := c.reported(raw, "", bare)
 	return &StreamError{Raw: string(raw), Message: f.Message, Type: f.Type, Code: f.Code, Status: f.Status}
 }
 
 // reported is what a server reported in body: the fields of its error envelope (of the bare error
-// object when bare is true and the body is not an envelope), else a snippet of the body. Every
+// object when bare is true and the body is not an envelope), else a short, tag-free excerpt of the
+// body (contentType, when known, tells an HTML or XML page). Every
 // field is redacted after decoding, as a JSON escape that the raw body did not show as the
 // credential (\u0073k-...) decodes to it.
-func (c *config) reported(body []byte, bare bool) envelopeFields {
+func (c *config) reported(body []byte, contentType string, bare bool) envelopeFields {
 	f, ok := decodeEnvelope(body)
 	if !ok && bare && json.Valid(body) {
 		f, ok = (&envelope{Error: body}).fields()
 		ok = ok && f.Message != ""
 	}
 	if !ok {
-		f = envelopeFields{Message: bodySnippet(body)}
+		// Redacted before it is cut, so that no part of a credential is left.
+		f = envelopeFields{Message: excerpt(c.redactString(bodyText(body, contentType)))}
 	}
 	f.Message, f.Type, f.Code, f.Param = c.redactString(f.Message), c.redactString(f.Type), c.redactString(f.Code), c.redactString(f.Param)
 	return f
+}
+
+// TransportError is a call that got no response at all: the connection could not be made, was cut
+// or timed out, on every attempt.
+type TransportError struct {
+	Method   string // the request's method
+	Path     string // the request's URL path, without its query
+	Attempts int    // how many times the request was sent; 0 means not recorded
+	Err      error  // why the last attempt failed, credentials and URL query values redacted
+}
+
+// Error names the request, how many attempts were made when there was more than one, and the
+// last failure.
+func (e *TransportError) Error() string {
+	text := "infergate: " + e.Method + " " + e.Path
+	if e.Attempts > 1 {
+		text += ": giving up" + afterAttempts(e.Attempts)
+	}
+	if e.Err != nil {
+		text += ": " + strings.TrimPrefix(e.Err.Error(), errPrefix)
+	}
+	return text
+}
+
+// Unwrap returns the last attempt's failure, so that errors.Is finds context.DeadlineExceeded, say.
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// afterAttempts is " after N attempts" when a request was sent more than once, else "".
+func afterAttempts(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return " after " + strconv.Itoa(n) + " attempts"
 }
 
 // ValidationError is a request the SDK refused to send because it breaks the API's rules.
@@ -321,21 +366,6 @@ func scalarText(raw json.RawMessage) string {
 		return s
 	}
 	return string(bytes.TrimSpace(raw))
-}
-
-// bodySnippet turns a non-JSON body (HTML, plain text) into a short message; an HTML page is
-// represented by its title, which is where proxies put the status line.
-func bodySnippet(body []byte) string {
-	if i := bytes.Index(body, []byte("<title>")); i >= 0 {
-		if j := bytes.Index(body[i:], []byte("</title>")); j >= 0 {
-			body = body[i+len("<title>") : i+j]
-		}
-	}
-	text := strings.Join(strings.Fields(string(body)), " ")
-	if len(text) > 200 {
-		text = text[:200] + "…"
-	}
-	return text
 }
 
 // errorf is fmt.Errorf for this package's errors: each wrapped error of the package loses its own

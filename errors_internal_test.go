@@ -19,6 +19,7 @@ func FuzzErrorBody(f *testing.F) {
 		`{"error":{"message":"m","code":429,"param":null,"status":"503"}}`, `{"error":"text"}`, `{"error":null}`,
 		`{"providerModelError":{"providerModelError":{"error":{"message":"deep"}}}}`,
 		`<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>`, `<title>unclosed`, ``, `null`,
+		`<p>a <b>b</b> <script>x</SCRIPT> c</p><!-- d`, `<title>a<b>c</b></title>`, `<!DOCTYPE html><style>p{}</style>`,
 		`[1,2]`, `1e300`, `inf`, `9999999999999`, `{"detail":{"nested":true}}`, "\xff\xfe", strings.Repeat(`{"providerModelError":`, 50),
 		`{"success":false,"message":"key ` + secretKey + ` has no stake"}`, `{"error":"\u0073k-live-SECRETKEY0123456789abcdef"}`,
 	} {
@@ -37,8 +38,13 @@ func FuzzErrorBody(f *testing.F) {
 		if !strings.HasPrefix(text, fmt.Sprintf("infergate: %d ", status)) && !strings.HasPrefix(text, fmt.Sprintf("infergate: the server answered %d ", status)) {
 			t.Fatalf("error text %q does not start with the status", text)
 		}
-		if _, isEnvelope := decodeEnvelope(body); !isEnvelope && len(e.Message) > 200+len("…") {
-			t.Fatalf("non-envelope body gave a %d-byte message", len(e.Message))
+		if _, isEnvelope := decodeEnvelope(body); !isEnvelope {
+			if len(e.Message) > excerptLen+len("…") {
+				t.Fatalf("non-envelope body gave a %d-byte message", len(e.Message))
+			}
+			if markup := bytes.HasPrefix(bytes.TrimSpace(body), []byte("<")); markup && !bytes.Contains(body, []byte("&")) && hasMarkup(e.Message) {
+				t.Fatalf("body %q gave a message with markup: %q", body, e.Message)
+			}
 		}
 		if e.RetryAfter < 0 {
 			t.Fatalf("negative Retry-After %v", e.RetryAfter)
@@ -58,6 +64,17 @@ func FuzzErrorBody(f *testing.F) {
 			t.Fatalf("a 200 body without an error key was taken as an error: %v", err)
 		}
 	})
+}
+
+// hasMarkup reports whether text holds the start of a tag, a comment or a declaration.
+func hasMarkup(text string) bool {
+	for i := strings.IndexByte(text, '<'); i >= 0; i = strings.IndexByte(text, '<') {
+		if startsMarkup([]byte(text[i:])) {
+			return true
+		}
+		text = text[i+1:]
+	}
+	return false
 }
 
 func abs(n int) int {

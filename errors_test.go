@@ -3,9 +3,11 @@ package infergate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -93,7 +95,7 @@ func TestErrorEnvelopes(t *testing.T) {
 			if !errors.As(err, &apiErr) {
 				t.Fatalf("err = %v, want *APIError", err)
 			}
-			tt.want.RequestID = "0a1b2c3d"
+			tt.want.RequestID, tt.want.Attempts = "0a1b2c3d", 1
 			if diff := cmp.Diff(tt.want, *apiErr, cmpopts.IgnoreFields(infergate.APIError{}, "Header", "Body")); diff != "" {
 				t.Errorf("APIError (-want +got):\n%s", diff)
 			}
@@ -109,10 +111,51 @@ func TestErrorEnvelopes(t *testing.T) {
 
 func TestAPIErrorMessage(t *testing.T) {
 	t.Parallel()
-	err := &infergate.APIError{StatusCode: 400, Code: "model_not_found", Message: "no such model", RequestID: "0a1b2c3d"}
-	want := "infergate: 400 Bad Request: model_not_found: no such model (request 0a1b2c3d)"
-	if err.Error() != want {
-		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	tests := []struct {
+		err  infergate.APIError
+		want string
+	}{
+		{infergate.APIError{StatusCode: 400, Code: "model_not_found", Message: "no such model", RequestID: "0a1b2c3d"},
+			"infergate: 400 Bad Request: model_not_found: no such model (request 0a1b2c3d)"},
+		{infergate.APIError{StatusCode: 503, Type: "server_error", Message: "overloaded", RequestID: "r1", Attempts: 3},
+			"infergate: 503 Service Unavailable after 3 attempts: server_error: overloaded (request r1)"},
+		{infergate.APIError{StatusCode: 429, Message: "slow down", Attempts: 2, RetryAfter: time.Minute},
+			"infergate: 429 Too Many Requests after 2 attempts: slow down (retry after 1m0s)"},
+		{infergate.APIError{StatusCode: 500, Message: "boom", Attempts: 1}, "infergate: 500 Internal Server Error: boom"},
+		{infergate.APIError{StatusCode: 200, Message: "session expired", Attempts: 2},
+			"infergate: the server answered 200 OK but reported an error after 2 attempts: session expired"},
+		// A proxy page whose title is the status line says nothing more than the status.
+		{infergate.APIError{StatusCode: 502, Message: "502 Bad Gateway", Attempts: 3}, "infergate: 502 Bad Gateway after 3 attempts"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestTransportErrorMessage(t *testing.T) {
+	t.Parallel()
+	refused := errors.New("dial tcp 127.0.0.1:9: connect: connection refused")
+	tests := []struct {
+		err  infergate.TransportError
+		want string
+	}{
+		{infergate.TransportError{Method: "POST", Path: "/api/v1/chat/completions", Attempts: 3, Err: refused},
+			"infergate: POST /api/v1/chat/completions: giving up after 3 attempts: dial tcp 127.0.0.1:9: connect: connection refused"},
+		{infergate.TransportError{Method: "GET", Path: "/api/v1/models", Attempts: 1, Err: refused},
+			"infergate: GET /api/v1/models: dial tcp 127.0.0.1:9: connect: connection refused"},
+		{infergate.TransportError{Method: "GET", Path: "/health", Attempts: 2, Err: infergate.ErrStreamTimeout},
+			"infergate: GET /health: giving up after 2 attempts: stream timed out"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+	err := error(&infergate.TransportError{Method: "GET", Path: "/", Attempts: 4, Err: fmt.Errorf("read: %w", context.DeadlineExceeded)})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("%v does not unwrap to context.DeadlineExceeded", err)
 	}
 }
 

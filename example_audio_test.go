@@ -42,7 +42,8 @@ func ExampleAudioService_Transcribe_subtitles() {
 	defer gateway.Close()
 	client := gateway.Client()
 
-	// Any io.Reader can be uploaded; FileName's extension tells the gateway the audio format.
+	// Any io.Reader can be uploaded; FileName's extension tells the server the audio format (and sets
+	// the part's Content-Type).
 	t, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
 		File:           strings.NewReader("...audio bytes..."),
 		FileName:       "clip.wav",

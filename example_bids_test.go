@@ -33,39 +33,104 @@ func ExampleBidsService_Rated() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, b := range bids {
-		fmt.Printf("%s from %s: %s tokens/s, one hour costs %s\n", b.BidID, b.Provider, b.PricePerSecond, b.Cost(time.Hour))
+	for _, b := range infergate.RankBids(bids) {
+		fmt.Printf("%s from %s: %s/s, one hour costs %s\n", b.BidID, b.Provider, b.PricePerSecond, b.Cost(time.Hour))
 	}
 	if best, ok := infergate.BestBid(bids); ok {
 		fmt.Println("best:", best.BidID)
 	}
 	// Output:
-	// 0xb1 from 0xaaa: 0.000125 tokens/s, one hour costs 0.45
-	// 0xb2 from 0xbbb: 0.0002 tokens/s, one hour costs 0.72
+	// 0xb1 from 0xaaa: 0.000125 MOR/s, one hour costs 0.45 MOR
+	// 0xb2 from 0xbbb: 0.0002 MOR/s, one hour costs 0.72 MOR
 	// best: 0xb1
 }
+
+// money is an amount in a currency, for the examples.
+func money(amount, currency string) infergate.Money {
+	d, err := infergate.ParseDecimal(amount)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return infergate.Money{Amount: d, Currency: currency}
+}
+
+// mor is an amount of the network's token, for the examples.
+func mor(amount string) infergate.Money { return money(amount, infergate.CurrencyMOR) }
 
 func ExampleBestBid() {
 	bids := []infergate.RatedBid{
 		{BidID: "0xb1", Rating: 4.9, Availability: infergate.AvailabilityBusy},
-		{BidID: "0xb2", Rating: 4.7, Availability: infergate.AvailabilityAvailable},
+		{BidID: "0xb2", Rating: 4.7, PricePerSecond: mor("0.0002"), Availability: infergate.AvailabilityAvailable},
+		{BidID: "0xb3", Rating: 4.8, PricePerSecond: mor("0.0003"), Availability: infergate.AvailabilityAvailable},
 	}
 	best, ok := infergate.BestBid(bids)
 	fmt.Println(best.BidID, ok)
-	// Output: 0xb2 true
+	cheapest, ok := infergate.CheapestBid(bids)
+	fmt.Println(cheapest.BidID, ok)
+	// Output:
+	// 0xb3 true
+	// 0xb2 true
+}
+
+func ExampleRankBids() {
+	// The marketplace's pass-through shape: a Score, no rating, no availability, in no set order.
+	bids := []infergate.RatedBid{
+		{BidID: "0xb1", Score: 0.41, PricePerSecond: mor("0.0001")},
+		{BidID: "0xb2", Score: 0.73, PricePerSecond: mor("0.0002")},
+		{BidID: "0xb3", Score: 0.73, PricePerSecond: mor("0.00015")},
+	}
+	for _, b := range infergate.RankBids(bids) {
+		fmt.Println(b.BidID, b.Score, b.PricePerSecond)
+	}
+	// Output:
+	// 0xb3 0.73 0.00015 MOR
+	// 0xb2 0.73 0.0002 MOR
+	// 0xb1 0.41 0.0001 MOR
 }
 
 func ExampleRatedBid_Cost() {
-	price, err := infergate.ParseDecimal("0.000125")
+	bid := infergate.RatedBid{PricePerSecond: mor("0.000125")}
+	budget := mor("0.5")
+
+	cost := bid.Cost(90 * time.Minute)
+	within, err := cost.Cmp(budget)
 	if err != nil {
 		log.Fatal(err)
 	}
-	bid := infergate.RatedBid{PricePerSecond: price}
-	budget, _ := infergate.ParseDecimal("0.5")
+	fmt.Println(cost, "within budget:", within <= 0)
+	// Output: 0.675 MOR within budget: false
+}
 
-	cost := bid.Cost(90 * time.Minute)
-	fmt.Println(cost, "within budget:", cost.Cmp(budget) <= 0)
-	// Output: 0.675 within budget: false
+// A session on a bid is paid in MOR, the network's token, from a stake; the account's balance is
+// in USD, and the API has no exchange rate between the two.
+func ExampleRatedBid_Lasts() {
+	bid := infergate.RatedBid{PricePerSecond: mor("0.000125")}
+
+	d, err := bid.Lasts(mor("2")) // a stake of 2 MOR
+	fmt.Println(d, err)
+
+	balance := money("32.375", infergate.CurrencyUSD) // what Billing.Balance reports
+	_, err = bid.Lasts(balance)
+	fmt.Println(err)
+	// Output:
+	// 4h26m40s <nil>
+	// infergate: invalid budget: is in USD but the bid's price is in MOR: the API gives no exchange rate between currencies
+}
+
+func ExampleMoney_Add() {
+	var total infergate.Money // the zero Money takes the currency of what is added to it
+	for _, cost := range []string{"0.0012", "0.0003"} {
+		var err error
+		if total, err = total.Add(money(cost, infergate.CurrencyUSD)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Println(total)
+	_, err := total.Add(mor("1"))
+	fmt.Println(err)
+	// Output:
+	// 0.0015 USD
+	// infergate: invalid Currency: cannot add 0.0015 USD and 1 MOR: the API gives no exchange rate between currencies
 }
 
 func ExampleParseDecimal() {

@@ -83,7 +83,7 @@ func ExampleBillingService_Balance() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%s %s available (paid %s + staking %s)\n", b.TotalAvailable, b.Currency, b.Paid.Available, b.Staking.Available)
+	fmt.Printf("%s available (paid %s + staking %s)\n", b.TotalAvailable, b.Paid.Available.Amount, b.Staking.Available.Amount)
 	// Output: 32.375 USD available (paid 24.875 + staking 7.5)
 }
 
@@ -96,19 +96,21 @@ func ExampleBillingService_Usage() {
 	)
 	client := gw.Client()
 
-	var total infergate.Decimal
+	var total infergate.Money // the zero Money takes the currency of what is added to it
 	for rec, err := range client.Billing.Usage(context.Background(), infergate.UsageFilter{}) {
 		if err != nil {
 			log.Fatal(err)
 		}
 		fmt.Printf("%-14s %5d tokens %s\n", rec.ModelName, rec.TokensTotal, rec.AmountTotal)
-		total = total.Add(rec.AmountTotal)
+		if total, err = total.Add(rec.AmountTotal); err != nil {
+			log.Fatal(err)
+		}
 	}
 	fmt.Println("total:", total)
 	// Output:
-	// bge-m3           300 tokens 0.0003
-	// llama-3.3-70b   1200 tokens 0.0012
-	// total: 0.0015
+	// bge-m3           300 tokens 0.0003 USD
+	// llama-3.3-70b   1200 tokens 0.0012 USD
+	// total: 0.0015 USD
 }
 
 func ExampleKeysService() {

@@ -58,6 +58,8 @@ type route struct {
 	model       string // the model the call asks for, for observers
 	request     any    // the caller's request, for observers
 	stream      bool   // the answer is a stream of events, for observers
+
+	attempts int // how many attempts send made, for the errors a successful status turns out to be
 }
 
 // run is do for a route whose body needs nothing of the call's configuration.
@@ -71,7 +73,7 @@ func run[T any](ctx context.Context, client *Client, opts []Option, r route, out
 
 // do runs a route whose answer is JSON and decodes it into out (when not nil).
 func do[T any](ctx context.Context, c *config, r route, out *T) error {
-	return exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
+	return exchange(ctx, c, &r, func(resp *http.Response, body []byte) (any, error) {
 		if out == nil {
 			return nil, c.errorIn200(&r, resp, body)
 		}
@@ -81,11 +83,11 @@ func do[T any](ctx context.Context, c *config, r route, out *T) error {
 
 // exchange runs a route whose answer is read whole, bounded by WithTimeout from the first attempt
 // to the answer's last byte, and decoded by decode, whose result observers see.
-func exchange(ctx context.Context, c *config, r route, decode func(*http.Response, []byte) (any, error)) error {
+func exchange(ctx context.Context, c *config, r *route, decode func(*http.Response, []byte) (any, error)) error {
 	ctx, cancel := c.callContext(ctx)
 	defer cancel()
-	ctx, obs := c.observe(ctx, &r)
-	result, err := c.read(ctx, &r, obs, decode)
+	ctx, obs := c.observe(ctx, r)
+	result, err := c.read(ctx, r, obs, decode)
 	err = timedOut(ctx, err)
 	obs.end(result, err)
 	return err
@@ -123,9 +125,10 @@ func (c *config) send(ctx context.Context, r *route, obs *observation) (*http.Re
 		p.MaxRetries = 0
 	}
 	resp, attempts, err := c.retrier.Do(p, req)
+	r.attempts = attempts
 	obs.attempts(attempts)
 	if err != nil {
-		return nil, c.redactError(err)
+		return nil, &TransportError{Method: r.method, Path: req.URL.Path, Attempts: attempts, Err: c.redactError(err)}
 	}
 	c.record(resp)
 	obs.response(resp)
@@ -133,6 +136,7 @@ func (c *config) send(ctx context.Context, r *route, obs *observation) (*http.Re
 		defer resp.Body.Close()
 		body, _ := readBody(resp)
 		apiErr := c.newAPIError(resp.StatusCode, resp.Header, body)
+		apiErr.Attempts = attempts
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "infergate: request failed",
 			slog.String("method", r.method), slog.String("path", r.path),
 			slog.Int("status", resp.StatusCode), slog.String("request_id", apiErr.RequestID))
@@ -288,7 +292,9 @@ func (c *config) errorIn200(r *route, resp *http.Response, body []byte) error {
 	if !isErrorValue(env.Error) && !failed {
 		return nil
 	}
-	return c.newAPIError(resp.StatusCode, resp.Header, body)
+	apiErr := c.newAPIError(resp.StatusCode, resp.Header, body)
+	apiErr.Attempts = r.attempts
+	return apiErr
 }
 
 // readBody reads a response's body, at most maxResponseBody bytes, into a buffer sized from

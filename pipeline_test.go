@@ -310,3 +310,32 @@ func TestSpeechReturnsOnFirstBytes(t *testing.T) {
 		t.Errorf("first bytes = %q, %v", head, err)
 	}
 }
+
+// An error after retries says how many attempts were made: an *APIError from the last answer, a
+// *TransportError when no answer came.
+func TestErrorsCountAttempts(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, `{"error":{"message":"overloaded"}}`)
+	}))
+	defer srv.Close()
+	_, err := testClient(t, srv.URL, infergate.WithMaxRetries(2)).Chat.Create(context.Background(), hello())
+	var apiErr *infergate.APIError
+	if !errors.As(err, &apiErr) || apiErr.Attempts != 3 || !strings.Contains(err.Error(), "after 3 attempts") {
+		t.Errorf("err = %v; want an *APIError after 3 attempts", err)
+	}
+
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	_, err = testClient(t, closed.URL, infergate.WithMaxRetries(2)).Models.List(context.Background())
+	var transportErr *infergate.TransportError
+	if !errors.As(err, &transportErr) || transportErr.Attempts != 3 || transportErr.Method != http.MethodGet ||
+		!strings.Contains(err.Error(), "after 3 attempts") {
+		t.Errorf("err = %v; want a *TransportError after 3 attempts", err)
+	}
+	_, err = testClient(t, closed.URL).Models.List(context.Background())
+	if !errors.As(err, &transportErr) || transportErr.Attempts != 1 || strings.Contains(err.Error(), "attempts") {
+		t.Errorf("err = %v; want a *TransportError of one attempt, which says nothing of attempts", err)
+	}
+}

@@ -5,13 +5,16 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math"
 	"mime/multipart"
 	"net/textproto"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"github.com/infergate/infergate-go/internal/transport"
 )
 
 // upload is a multipart body laid out as prefix bytes (the form fields and the file part's header),
@@ -29,10 +32,9 @@ type upload struct {
 
 func filePartHeader(name string) textproto.MIMEHeader {
 	escape := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\r", "", "\n", "")
-	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(name), "."))
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", `form-data; name="file"; filename="`+escape.Replace(name)+`"`)
-	h.Set("Content-Type", audioTypes[ext])
+	h.Set("Content-Type", audioContentType(name))
 	return h
 }
 
@@ -136,4 +138,66 @@ func (c *config) formFields(req *TranscriptionRequest) [][2]string {
 	add("output_content", req.OutputContent)
 	add("session_id", c.sessionFor(req.SessionID))
 	return fields
+}
+
+// setFile decides how the file is read: by offset when its size is knowable, else once.
+func (u *upload) setFile(file io.Reader) error {
+	at, ok := file.(io.ReaderAt)
+	if !ok {
+		u.once = file
+		return nil
+	}
+	start, size, known, err := extent(file)
+	if err != nil {
+		return errorf("infergate: reading audio file size: %w", err)
+	}
+	if !known {
+		u.once = file
+		return nil
+	}
+	u.at, u.start, u.size = at, start, size
+	return nil
+}
+
+func (u *upload) rewindable() bool { return u.once == nil }
+
+// body gives go-retryablehttp the request body: bytes when there is no file, else a function that
+// builds a fresh body per attempt. go-retryablehttp also calls that function once when the request
+// is built, to learn the length, so building a body reads nothing.
+func (u *upload) body() any {
+	switch {
+	case u.at != nil:
+		total := int64(len(u.prefix)) + u.size + int64(len(u.suffix))
+		return retryablehttp.ReaderFunc(func() (io.Reader, error) {
+			r := io.MultiReader(bytes.NewReader(u.prefix), u.progress.track(io.NewSectionReader(u.at, u.start, u.size)),
+				bytes.NewReader(u.suffix))
+			return &sizedReader{r: r, remaining: total}, nil
+		})
+	case u.once == nil:
+		return append(u.prefix, u.suffix...)
+	}
+	return retryablehttp.ReaderFunc(func() (io.Reader, error) {
+		if u.used.Load() {
+			return nil, errReaderUsed
+		}
+		return io.MultiReader(bytes.NewReader(u.prefix), u.progress.track(&markingReader{r: u.once, used: &u.used}),
+			bytes.NewReader(u.suffix)), nil
+	})
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.remaining -= int64(n)
+	if err != nil && err != io.EOF {
+		// The file failed, not the network: sending it again would fail the same way.
+		err = transport.Permanent(errorf("infergate: reading the audio file: %w", err))
+	}
+	return n, err
+}
+
+func (s *sizedReader) Len() int { return int(min(s.remaining, math.MaxInt)) }
+
+func (m *markingReader) Read(p []byte) (int, error) {
+	m.used.Store(true)
+	return m.r.Read(p)
 }

@@ -58,8 +58,10 @@ func (s *Server) SetTranscript(t Transcript) {
 }
 
 var (
-	audioFormats    = []string{"json", "text", "srt", "verbose_json", "vtt"}
-	audioExtensions = []string{"mp3", "mp4", "mpeg", "mpga", "m4a", "wav", "webm"}
+	audioFormats = []string{"json", "text", "srt", "verbose_json", "vtt"}
+	// audioExtensions are the formats a Whisper-style server reads: the gateway's documented list,
+	// plus flac, ogg and opus.
+	audioExtensions = []string{"mp3", "mp4", "mpeg", "mpga", "m4a", "wav", "webm", "flac", "ogg", "oga", "opus"}
 )
 
 // maxField bounds a non-file form field; only the file part may be large.

@@ -118,7 +118,7 @@ func TestTranscriptionRejections(t *testing.T) {
 	}{
 		{"neither", map[string]string{"model": "m"}, "Either 'file' or 's3_presigned_url' must be provided"},
 		{"both", map[string]string{"file": "x", "s3_presigned_url": "https://b/x.mp3"}, "Provide either 'file' or 's3_presigned_url', not both"},
-		{"extension", map[string]string{"file": "x", "filename": "notes.txt"}, "Unsupported file format 'txt'. Supported formats: mp3, mp4, mpeg, mpga, m4a, wav, webm"},
+		{"extension", map[string]string{"file": "x", "filename": "notes.txt"}, "Unsupported file format 'txt'. Supported formats: mp3, mp4, mpeg, mpga, m4a, wav, webm, flac, ogg, oga, opus"},
 		{"format", map[string]string{"file": "x", "response_format": "xml"}, "Invalid response_format 'xml'. Must be one of: json, text, srt, verbose_json, vtt"},
 		{"granularity", map[string]string{"file": "x", "timestamp_granularities": "word,char"}, "Invalid timestamp_granularities value 'char'. Allowed: word, segment"},
 		{"temperature", map[string]string{"file": "x", "temperature": "1.5"}, "temperature must be a number from 0.0 to 1.0"},
@@ -142,7 +142,7 @@ func TestTranscriptionRejections(t *testing.T) {
 		jsonEqual(t, body, `{"detail":"Either 'file' or 's3_presigned_url' must be provided"}`)
 	})
 	t.Run("extensions accepted", func(t *testing.T) {
-		for _, ext := range []string{"mp3", "MP4", "mpeg", "mpga", "m4a", "wav", "webm"} {
+		for _, ext := range []string{"mp3", "MP4", "mpeg", "mpga", "m4a", "wav", "webm", "flac", "OGG", "oga", "opus"} {
 			if resp, body := transcribe(t, s, map[string]string{"file": "x", "filename": "a." + ext}); resp.StatusCode != 200 {
 				t.Errorf("%s: %d %s", ext, resp.StatusCode, body)
 			}

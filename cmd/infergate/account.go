@@ -28,14 +28,14 @@ func (a *app) balance(ctx context.Context, args []string) error {
 		return writeJSON(a.stdout, b)
 	}
 	t := newTable(a.stdout, "BALANCE", "AMOUNT", "DETAIL")
-	t.row("available", amount(b.TotalAvailable, b.Currency), "what calls can spend now")
-	t.row("paid", amount(b.Paid.Available, b.Currency),
-		"posted "+amount(b.Paid.PostedBalance, b.Currency)+", held "+amount(b.Paid.PendingHolds, b.Currency))
+	t.row("available", b.TotalAvailable.String(), "what calls can spend now")
+	t.row("paid", b.Paid.Available.String(),
+		"posted "+b.Paid.PostedBalance.String()+", held "+b.Paid.PendingHolds.String())
 	staking := "not a staker"
 	if b.IsStaker {
-		staking = amount(b.Staking.DailyAmount, b.Currency) + " a day, last granted " + date(b.Staking.RefreshDate)
+		staking = b.Staking.DailyAmount.String() + " a day, last granted " + date(b.Staking.RefreshDate)
 	}
-	t.row("staking", amount(b.Staking.Available, b.Currency), staking)
+	t.row("staking", b.Staking.Available.String(), staking)
 	overage := "no"
 	if b.AllowOverage {
 		overage = "yes"
@@ -63,14 +63,16 @@ func (a *app) usage(ctx context.Context, args []string) error {
 	}
 	defer stop()
 	var records []infergate.UsageRecord
-	var total infergate.Decimal
+	var total infergate.Money
 	tokens := 0
 	for rec, err := range client.Billing.UsageForMonth(ctx, start.Year(), start.Month()) {
 		if err != nil {
 			return err
 		}
 		records = append(records, rec)
-		total = total.Add(rec.AmountTotal)
+		if total, err = total.Add(rec.AmountTotal); err != nil {
+			return err
+		}
 		tokens += rec.TokensTotal
 	}
 	if f.json {
@@ -87,7 +89,7 @@ func (a *app) usage(ctx context.Context, args []string) error {
 	t := newTable(a.stdout, "TIME (UTC)", "MODEL", "ENDPOINT", "TOKENS", "COST", "REQUEST")
 	for _, r := range records {
 		t.row(r.CreatedAt.UTC().Format(time.DateTime), orDash(r.ModelName), orDash(r.Endpoint), strconv.Itoa(r.TokensTotal),
-			amount(r.AmountTotal, ""), orDash(r.RequestID))
+			r.AmountTotal.String(), orDash(r.RequestID))
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -96,7 +98,7 @@ func (a *app) usage(ctx context.Context, args []string) error {
 	if len(records) == 1 {
 		calls = "call"
 	}
-	fmt.Fprintf(a.stdout, "%s: %d %s, %d tokens, %s\n", title, len(records), calls, tokens, amount(total, ""))
+	fmt.Fprintf(a.stdout, "%s: %d %s, %d tokens, %s\n", title, len(records), calls, tokens, total.String())
 	return nil
 }
 

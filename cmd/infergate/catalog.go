@@ -59,7 +59,7 @@ func (a *app) models(ctx context.Context, args []string) error {
 // costs on it.
 type rankedBid struct {
 	Bid  infergate.RatedBid `json:"bid"`
-	Cost infergate.Decimal  `json:"cost"`
+	Cost infergate.Money    `json:"cost"`
 	Best bool               `json:"best"` // the bid a session would use (infergate.BestBid)
 }
 
@@ -82,7 +82,7 @@ func (a *app) bids(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	bids = rankBids(bids)
+	bids = infergate.RankBids(bids)
 	best, hasBest := infergate.BestBid(bids)
 	ranked := make([]rankedBid, len(bids))
 	for i, b := range bids {
@@ -105,14 +105,14 @@ func (a *app) bids(ctx context.Context, args []string) error {
 		if r.Bid.Rating != 0 || r.Bid.Score == 0 {
 			sessions = strconv.FormatInt(r.Bid.TotalSessions, 10)
 		}
-		t.row(mark, short(r.Bid.BidID), short(r.Bid.Provider), amount(r.Bid.PricePerSecond, tokenUnit),
-			amount(r.Cost, tokenUnit), rating(r.Bid), sessions, orDash(string(r.Bid.Availability)))
+		t.row(mark, short(r.Bid.BidID), short(r.Bid.Provider), r.Bid.PricePerSecond.String(),
+			r.Cost.String(), rating(r.Bid), sessions, orDash(string(r.Bid.Availability)))
 	}
 	if err := t.flush(); err != nil {
 		return err
 	}
 	if hasBest {
-		fmt.Fprintf(a.stdout, "* best: %s, %s for %s\n", best.BidID, amount(best.Cost(*duration), tokenUnit), durationText(*duration))
+		fmt.Fprintf(a.stdout, "* best: %s, %s for %s\n", best.BidID, best.Cost(*duration).String(), durationText(*duration))
 	} else {
 		fmt.Fprintln(a.stdout, "no bid is available now")
 	}

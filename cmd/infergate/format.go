@@ -1,16 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	infergate "github.com/infergate/infergate-go"
 )
 
 // table writes aligned columns. Cells must not hold tabs or newlines: cell cleans them.
@@ -47,30 +43,6 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// amount shows a sum of money or tokens with its unit: every amount the tool prints goes through
-// here.
-func amount(value infergate.Decimal, unit string) string {
-	return strings.TrimSpace(value.String() + " " + unit)
-}
-
-// tokenUnit is the unit of bid prices: the network's token.
-const tokenUnit = "MOR"
-
-// rankBids orders bids as the gateway does, best first: by rating (by the marketplace's score
-// for bids that carry no rating), then by lower price. The sort is stable, so bids the server
-// sent in order keep it.
-func rankBids(bids []infergate.RatedBid) []infergate.RatedBid {
-	ranked := slices.Clone(bids)
-	slices.SortStableFunc(ranked, func(x, y infergate.RatedBid) int {
-		return cmp.Or(
-			cmp.Compare(y.Rating, x.Rating),
-			cmp.Compare(y.Score, x.Score),
-			x.PricePerSecond.Cmp(y.PricePerSecond),
-		)
-	})
-	return ranked
 }
 
 // date shows a day; the zero time is "-".

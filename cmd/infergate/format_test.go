@@ -3,40 +3,7 @@ package main
 import (
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
-
-	infergate "github.com/infergate/infergate-go"
 )
-
-func TestRankBids(t *testing.T) {
-	t.Parallel()
-	price := func(s string) infergate.Decimal {
-		d, err := infergate.ParseDecimal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	bids := []infergate.RatedBid{
-		{BidID: "cheap-low", Rating: 2, PricePerSecond: price("0.1")},
-		{BidID: "dear-high", Rating: 4.5, PricePerSecond: price("0.3")},
-		{BidID: "cheap-high", Rating: 4.5, PricePerSecond: price("0.2")},
-		{BidID: "score", Score: 0.9, PricePerSecond: price("0.01")},
-		{BidID: "cheap-high-twin", Rating: 4.5, PricePerSecond: price("0.2")},
-	}
-	var got []string
-	for _, b := range rankBids(bids) {
-		got = append(got, b.BidID)
-	}
-	want := []string{"cheap-high", "cheap-high-twin", "dear-high", "cheap-low", "score"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("rankBids order (-want +got):\n%s", diff)
-	}
-	if bids[0].BidID != "cheap-low" {
-		t.Error("rankBids reordered its argument")
-	}
-}
 
 func TestTextHelpers(t *testing.T) {
 	t.Parallel()

@@ -1,5 +1,5 @@
-// Bids lists the providers' rated bids for a model as a table, and what a 10-minute session costs
-// on the best of them.
+// Bids lists the providers' rated bids for a model as a table, best first, and what a 10-minute
+// session costs on the best of them and on the cheapest.
 //
 //	go run ./examples/bids [model name or hex id]
 //
@@ -48,9 +48,10 @@ func run(ctx context.Context, out io.Writer, client *infergate.Client, args ...s
 	}
 	fmt.Fprintf(out, "%d bids for %s\n", len(bids), model)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "BID\tPROVIDER\tTOKENS/SECOND\tRATING\tAVAILABILITY")
-	for _, b := range bids {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", short(b.BidID), short(b.Provider), b.PricePerSecond,
+	fmt.Fprintln(tw, "BID\tPROVIDER\tMOR/SECOND\tRATING\tAVAILABILITY")
+	// The gateway does not promise an order: rank the bids the same way whatever their shape.
+	for _, b := range infergate.RankBids(bids) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", short(b.BidID), short(b.Provider), b.PricePerSecond.Amount,
 			rating(b), cmp.Or(string(b.Availability), "-"))
 	}
 	if err := tw.Flush(); err != nil {
@@ -61,9 +62,12 @@ func run(ctx context.Context, out io.Writer, client *infergate.Client, args ...s
 		fmt.Fprintln(out, "no provider is available")
 		return nil
 	}
-	// Prices are exact decimals: the cost is the price times the seconds, with no rounding.
-	cost := best.Cost(minutes * time.Minute)
-	fmt.Fprintf(out, "a %d-minute session on %s costs %s tokens\n", minutes, short(best.BidID), cost)
+	// Prices are exact decimals in MOR: the cost is the price times the seconds, with no rounding.
+	fmt.Fprintf(out, "a %d-minute session on the best bid, %s, costs %s\n", minutes, short(best.BidID),
+		best.Cost(minutes*time.Minute))
+	if cheapest, _ := infergate.CheapestBid(bids); cheapest.BidID != best.BidID {
+		fmt.Fprintf(out, "on the cheapest, %s, it costs %s\n", short(cheapest.BidID), cheapest.Cost(minutes*time.Minute))
+	}
 	return nil
 }
 

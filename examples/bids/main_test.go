@@ -29,10 +29,10 @@ func TestOutput(t *testing.T) {
 	p1, p2 := gatewaytest.HexID("llama-3.3-70b/provider/1")[:42], gatewaytest.HexID("llama-3.3-70b/provider/2")[:42]
 	want := `using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)
 2 bids for llama-3.3-70b
-BID            PROVIDER       TOKENS/SECOND  RATING      AVAILABILITY
-` + short(bid1) + `  ` + short(p1) + `  0.000001       score 0.73  -
-` + short(bid2) + `  ` + short(p2) + `  0.0000025      score 0.41  -
-a 10-minute session on ` + short(bid1) + ` costs 0.0006 tokens
+BID            PROVIDER       MOR/SECOND  RATING      AVAILABILITY
+` + short(bid1) + `  ` + short(p1) + `  0.000001    score 0.73  -
+` + short(bid2) + `  ` + short(p2) + `  0.0000025   score 0.41  -
+a 10-minute session on the best bid, ` + short(bid1) + `, costs 0.0006 MOR
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
@@ -45,6 +45,9 @@ func TestRun(t *testing.T) {
 		return gatewaytest.Bid{ID: id, ModelID: model, Provider: "0xabc", PricePerSecondWei: wei,
 			Rating: rating, Availability: availability}
 	}
+	scored := func(id, wei string, score float64) gatewaytest.Bid {
+		return gatewaytest.Bid{ID: id, ModelID: model, Provider: "0xabc", PricePerSecondWei: wei, Score: score}
+	}
 	tests := []struct {
 		name    string
 		opts    []gatewaytest.ServerOption
@@ -55,7 +58,10 @@ func TestRun(t *testing.T) {
 		{name: "best is the first available", args: []string{model}, opts: []gatewaytest.ServerOption{
 			gatewaytest.WithContractBids(),
 			gatewaytest.WithBids(bid("0xb1", "900000000000000", 4.9, "busy"), bid("0xb2", "125000000000000", 4.5, "available")),
-		}, want: "a 10-minute session on 0xb2 costs 0.075 tokens"},
+		}, want: "a 10-minute session on the best bid, 0xb2, costs 0.075 MOR"},
+		{name: "pass-through bids out of order: best by score, then the cheapest", args: []string{model}, opts: []gatewaytest.ServerOption{
+			gatewaytest.WithBids(scored("0xb1", "100000000000000", 0.41), scored("0xb2", "125000000000000", 0.73)),
+		}, want: "on the cheapest, 0xb1, it costs 0.06 MOR"},
 		{name: "none available", opts: []gatewaytest.ServerOption{
 			gatewaytest.WithContractBids(), gatewaytest.WithBids(bid("0xb1", "1", 4.9, "offline")),
 		}, want: "no provider is available"},

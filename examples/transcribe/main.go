@@ -1,6 +1,6 @@
 // Transcribe turns an audio file into subtitles and writes them next to it, as an .srt file.
 //
-//	go run ./examples/transcribe [audio.mp3|.mp4|.mpeg|.mpga|.m4a|.wav|.webm]
+//	go run ./examples/transcribe [audio.mp3|.m4a|.wav|.webm|.flac|.ogg|.opus|...]
 //
 // Without an argument it writes a one-second tone to a temporary WAV file and transcribes that. It
 // talks to the real gateway when INFERGATE_API_KEY is set, and otherwise to an in-process fake.

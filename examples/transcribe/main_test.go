@@ -71,8 +71,8 @@ func TestSubtitlesNextToTheAudio(t *testing.T) {
 
 func TestRunRefusesWhatItCannotSend(t *testing.T) {
 	dir := t.TempDir()
-	notes := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(notes, []byte("hello"), 0o600); err != nil {
+	empty := filepath.Join(dir, "empty.flac")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -80,7 +80,7 @@ func TestRunRefusesWhatItCannotSend(t *testing.T) {
 		path string
 		want func(error) bool
 	}{
-		{"unsupported extension", notes, func(err error) bool {
+		{"empty file", empty, func(err error) bool {
 			var v *infergate.ValidationError
 			return errors.As(err, &v)
 		}},

@@ -9,7 +9,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -69,8 +68,8 @@ type call struct {
 type callKey struct{}
 
 // Do sends req, retrying transient failures per p. It returns the last attempt's response whatever
-// its status, and how many attempts were made; the error is set only when no response was received
-// at all.
+// its status, and how many attempts were made; the error, the last attempt's with its URL redacted,
+// is set only when no response was received at all.
 func (r *Retrier) Do(p Policy, req *retryablehttp.Request) (*http.Response, int, error) {
 	c := &call{policy: p, method: req.Method, path: req.URL.Path}
 	ctx := context.WithValue(req.Context(), callKey{}, c)
@@ -78,20 +77,14 @@ func (r *Retrier) Do(p Policy, req *retryablehttp.Request) (*http.Response, int,
 		ctx, c.delivered = watchDelivery(ctx)
 	}
 	resp, err := r.rc.Do(req.WithContext(ctx))
-	attempts := max(c.attempts, 1)
 	if err != nil {
 		err = RedactURLError(err)
 		var notResent *notResentError
 		if errors.As(err, &notResent) {
 			err = notResent
 		}
-		if attempts > 1 {
-			err = fmt.Errorf("infergate: %s %s: giving up after %d attempts: %w", c.method, c.path, attempts, err)
-		} else {
-			err = fmt.Errorf("infergate: %s %s: %w", c.method, c.path, err)
-		}
 	}
-	return resp, attempts, err
+	return resp, max(c.attempts, 1), err
 }
 
 // checkRetry decides, after each attempt, whether to make another, and waits before it.

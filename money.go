@@ -1,0 +1,113 @@
+package infergate
+
+// Money is an amount with its currency. Every amount the SDK returns is one: a balance and the
+// costs of usage records are in the account's currency (CurrencyUSD on the deployed gateway), a
+// bid's price and the cost of a session on it are in the network's token (CurrencyMOR).
+//
+// The API gives no exchange rate between the two, so the SDK never converts: arithmetic and
+// comparisons between amounts in different currencies return a *ValidationError naming both,
+// instead of a number that looks right and means nothing. The zero Money, 0 with no currency, goes
+// with any currency, so that a running total can start from it.
+//
+// Compare Money values with Equal (go-cmp uses it too), never with ==. On its own, Money encodes to
+// JSON as {"amount":"0.45","currency":"MOR"}; inside the SDK's types it keeps the wire's shape, a
+// bare amount whose currency the type or the route gives.
+type Money struct {
+	Amount   Decimal `json:"amount"`
+	Currency string  `json:"currency"` // CurrencyUSD, CurrencyMOR, or as the server named it
+}
+
+// The currencies the gateway deals in.
+const (
+	// CurrencyUSD is the account's credits: balances and the costs of usage records.
+	CurrencyUSD = "USD"
+	// CurrencyMOR is the network's token: bid prices and the cost of provider sessions.
+	CurrencyMOR = "MOR"
+)
+
+// Add returns m + x. Amounts in different currencies are not added: that is a *ValidationError.
+func (m Money) Add(x Money) (Money, error) {
+	currency, err := m.currencyWith(x, "add")
+	if err != nil {
+		return Money{}, err
+	}
+	return Money{Amount: m.Amount.Add(x.Amount), Currency: currency}, nil
+}
+
+// Sub returns m - x. Amounts in different currencies are not subtracted: that is a *ValidationError.
+func (m Money) Sub(x Money) (Money, error) {
+	currency, err := m.currencyWith(x, "subtract")
+	if err != nil {
+		return Money{}, err
+	}
+	return Money{Amount: m.Amount.Sub(x.Amount), Currency: currency}, nil
+}
+
+// Cmp compares m and x: -1 if m < x, 0 if they are equal, +1 if m > x. Amounts in different
+// currencies do not compare: that is a *ValidationError.
+func (m Money) Cmp(x Money) (int, error) {
+	if _, err := m.currencyWith(x, "compare"); err != nil {
+		return 0, err
+	}
+	return m.Amount.Cmp(x.Amount), nil
+}
+
+// Equal reports whether m and x are the same amount in the same currency ("1.50 USD" and
+// "1.5 USD" are equal; 1 USD and 1 MOR are not). It also lets go-cmp compare structs holding Money.
+func (m Money) Equal(x Money) bool {
+	return m.Currency == x.Currency && m.Amount.Equal(x.Amount)
+}
+
+// MulInt returns m × n in m's currency, e.g. a price per second times a number of seconds.
+func (m Money) MulInt(n int64) Money {
+	return Money{Amount: m.Amount.MulInt(n), Currency: m.Currency}
+}
+
+// IsZero reports whether the amount is 0, whatever the currency.
+func (m Money) IsZero() bool { return m.Amount.IsZero() }
+
+// Sign returns -1, 0 or +1 for a negative, zero or positive amount.
+func (m Money) Sign() int { return m.Amount.Sign() }
+
+// String writes the amount and its currency, "0.45 MOR"; the amount alone when there is no currency.
+func (m Money) String() string {
+	if m.Currency == "" {
+		return m.Amount.String()
+	}
+	return m.Amount.String() + " " + m.Currency
+}
+
+// currencyWith returns the currency of a result combining m and x, or the error saying they do not
+// combine. The zero Money with no currency takes the other's.
+func (m Money) currencyWith(x Money, verb string) (string, error) {
+	switch {
+	case m.Currency == x.Currency:
+		return m.Currency, nil
+	case m.Currency == "" && m.IsZero():
+		return x.Currency, nil
+	case x.Currency == "" && x.IsZero():
+		return m.Currency, nil
+	}
+	return "", invalid("Currency", "cannot %s %s and %s: %s", verb, m, x, noExchangeRate)
+}
+
+// noExchangeRate is why amounts in two currencies never meet.
+const noExchangeRate = "the API gives no exchange rate between currencies"
+
+// currencyName names a currency in an error, the empty one included.
+func currencyName(c string) string {
+	if c == "" {
+		return "no currency"
+	}
+	return c
+}
+
+// wireAmount is m's amount for a wire field whose currency is want, which the wire does not write:
+// an amount in another currency would read back as want, so it is refused. A Money with no
+// currency is taken to be in want.
+func wireAmount(field string, m Money, want string) (Decimal, error) {
+	if m.Currency != "" && m.Currency != want {
+		return Decimal{}, invalid(field, "is in %s; this JSON shape carries only %s amounts", m.Currency, want)
+	}
+	return m.Amount, nil
+}
