@@ -12,9 +12,10 @@
 // Each API area is a service on the Client: Chat, Audio, Embeddings, Models, Bids, History,
 // Sessions, Billing, Keys and Health.
 // Failed calls return an *APIError (test it with errors.Is against ErrUnauthorized, ErrRateLimited
-// and the other sentinels), a call that got no response at all a *TransportError, a successful status whose body cannot be read a *DecodeError, and a call
-// that outlives WithTimeout (default 10 minutes) a *TimeoutError; requests that break the API's rules
-// are refused before anything is sent with a *ValidationError.
+// and the other sentinels), a call that got no response at all a *TransportError, a successful
+// status whose body cannot be read a *DecodeError, and a call that outlives WithTimeout (default 10
+// minutes) a *TimeoutError; requests that break the API's rules are refused before anything is sent
+// with a *ValidationError.
 //
 // Methods that return one resource return a pointer to it (nil with an error); lists are slices
 // of values; small value types (Decimal, Money) are returned as values.
@@ -39,8 +40,14 @@
 //	                 messages and their encoding; extra.go: raw request fields
 //	stream.go        Chat.Stream and ChatStream; chunk.go, chunk_fast.go: chunks and their decoder;
 //	                 accumulate.go: ChatAccumulator, which folds chunks into a completion
-//	tool.go          FuncTool and NewTool; toolrun.go: RunTools, the tool loop
-//	audio.go         Audio.Transcribe and the upload; subtitle.go: SRT/VTT; speech.go: Audio.Speech
+//	tool.go          FuncTool and NewTool; tool_schema.go: NewToolFromSchema; tool_error.go,
+//	                 tool_feedback.go: a failed call's error and the text the model reads;
+//	                 toolrun.go: RunTools, the tool loop; toolcalls.go: a turn's calls on a pool
+//	schema.go        SchemaFor: the JSON Schema of a Go type, for tools and objects
+//	object.go        GenerateObject, typed answers; object_stream.go: StreamObject and its partial
+//	                 values (internal/partialjson); object_text.go: a value found in prose
+//	audio.go         Audio.Transcribe; upload.go: the multipart upload; progress.go: its progress
+//	                 hook; subtitle.go: SRT/VTT; speech.go: Audio.Speech
 //	embeddings.go    Embeddings.Create
 //	models.go        Models: the catalogue and its cache; bids.go: Bids.Rated; bidrank.go: ranking
 //	money.go         Money, an amount with its currency; decimal.go, decimal_ops.go: Decimal, the
@@ -50,7 +57,10 @@
 //	paginate.go      page-by-page listings
 //
 // internal/transport wires go-retryablehttp's retries; internal/jsonscan is the one-pass JSON
-// scanner behind chunks, completions and the catalogue; internal/sse reads event streams;
-// internal/subtitle parses subtitles. gatewaytest is an in-process fake gateway for tests and
-// examples.
+// scanner behind chunks, completions and the catalogue; internal/partialjson parses a JSON value
+// as its fragments arrive; internal/sse reads event streams; internal/subtitle parses subtitles;
+// internal/leakcheck finds goroutines tests leave behind. gatewaytest is an in-process fake
+// gateway for tests and examples. Integrations with dependencies of their own are nested modules:
+// otelinfergate (OpenTelemetry) and mcptools (MCP servers as tools). cmd/infergate is the
+// command-line tool.
 package infergate
