@@ -91,12 +91,12 @@ func newCountedServer(t *testing.T, handler func(hit int64, w http.ResponseWrite
 }
 
 // testClient is the tests' one way to build a client: base URL baseURL, a test API key,
-// millisecond retry backoff and no retries (a retry would hide what one attempt did); opts come
-// after those and win.
+// no wait between retries (tests never sleep for one) and no retries (a retry would hide what one
+// attempt did); opts come after those and win.
 func testClient(t testing.TB, baseURL string, opts ...Option) *Client {
 	t.Helper()
 	all := append([]Option{WithAPIKey("sk-test-key"), WithBaseURL(baseURL),
-		WithRetryBackoff(time.Millisecond, 5*time.Millisecond), WithMaxRetries(0)}, opts...)
+		WithRetryBackoff(0, 0), WithMaxRetries(0)}, opts...)
 	c, err := NewClient(all...)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)

@@ -44,12 +44,12 @@ func status(code int, body string, headers ...string) httpmock.Responder {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 // testClient is the tests' one way to build a client: base URL baseURL, a test API key,
-// millisecond retry backoff and no retries (a retry would hide what one attempt did); opts come
-// after those and win.
+// no wait between retries (tests never sleep for one) and no retries (a retry would hide what one
+// attempt did); opts come after those and win.
 func testClient(t testing.TB, baseURL string, opts ...infergate.Option) *infergate.Client {
 	t.Helper()
 	all := append([]infergate.Option{infergate.WithAPIKey("sk-test-key"), infergate.WithBaseURL(baseURL),
-		infergate.WithRetryBackoff(time.Millisecond, 5*time.Millisecond), infergate.WithMaxRetries(0)}, opts...)
+		infergate.WithRetryBackoff(0, 0), infergate.WithMaxRetries(0)}, opts...)
 	c, err := infergate.NewClient(all...)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)

@@ -75,7 +75,7 @@ func TestTranscribeProgress(t *testing.T) {
 			t.Parallel()
 			srv := newUploadServer(t, tt.statuses...)
 			client := testClient(t, srv.URL, infergate.WithAPIKey(audioKey), infergate.WithMaxRetries(2),
-				infergate.WithRetryBackoff(time.Millisecond, time.Millisecond))
+				infergate.WithRetryBackoff(0, 0))
 			var log progressLog
 			req := infergate.TranscriptionRequest{File: tt.file(t), FileName: "clip.wav", Progress: log.add}
 			if _, err := client.Audio.Transcribe(context.Background(), req); err != nil {

@@ -153,7 +153,7 @@ func TestStreamRetriedOnlyBeforeFirstByte(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := testClient(t, srv.URL, infergate.WithMaxRetries(3), infergate.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c := testClient(t, srv.URL, infergate.WithMaxRetries(3), infergate.WithRetryBackoff(0, 0))
 	stream, err := c.Chat.Stream(context.Background(), hello())
 	if err != nil {
 		t.Fatal(err)
