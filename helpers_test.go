@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/infergate/infergate-go"
 	"github.com/jarcoal/httpmock"
