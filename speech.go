@@ -78,19 +78,30 @@ type wireSpeechRequest struct {
 
 // Speech turns text into spoken audio and returns the audio as it arrives: the body is streamed,
 // never held in memory, so it can be played or saved while the rest is still being generated. The
-// caller must Close it. Reading it fails if the connection breaks before the audio is complete;
-// ctx bounds the whole read (WithTimeout does not: audio is a stream). Errors before the audio
-// starts are *APIError, including a JSON error body sent with a successful status.
+// caller must Close it. Reading it fails if the connection breaks before the audio is complete.
+// Like a stream, it is bounded by WithStreamTimeouts (the wait for the first bytes and every
+// silence after) and by ctx, not by WithTimeout. Errors before the audio starts are *APIError,
+// including a JSON error body sent with a successful status.
 //
 // POST /api/v1/audio/speech
 func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Option) (io.ReadCloser, error) {
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	c, err := s.client.configure(opts)
+	c, err := s.configure(req, opts)
 	if err != nil {
 		return nil, err
 	}
+	return c.speech(ctx, req)
+}
+
+// configure validates a speech request and returns the configuration its call runs with.
+func (s *AudioService) configure(req SpeechRequest, opts []Option) (*config, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return s.client.configure(opts)
+}
+
+// speech sends a validated request and returns the audio as it arrives.
+func (c *config) speech(ctx context.Context, req SpeechRequest) (io.ReadCloser, error) {
 	wire := wireSpeechRequest{Input: req.Input, Model: req.Model, Voice: req.Voice,
 		ResponseFormat: req.ResponseFormat, Speed: req.Speed, SessionID: c.sessionFor(req.SessionID)}
 	if wire.Voice == "" {
@@ -153,17 +164,18 @@ func sniffJSON(header http.Header, body io.Reader) (io.Reader, bool) {
 	return io.MultiReader(bytes.NewReader(head), body), false
 }
 
-// SpeechTo writes the spoken text to w as it arrives and returns the number of bytes written.
+// SpeechTo writes the spoken text to w as it arrives and returns the number of bytes written. As it
+// reads the whole audio, WithTimeout bounds it too, besides the stream timeouts.
 //
 // POST /api/v1/audio/speech
 func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequest, opts ...Option) (int64, error) {
-	c, err := s.client.configure(opts)
+	c, err := s.configure(req, opts)
 	if err != nil {
 		return 0, err
 	}
 	ctx, cancel := c.callContext(ctx)
 	defer cancel()
-	audio, err := s.Speech(ctx, req, opts...)
+	audio, err := c.speech(ctx, req)
 	if err != nil {
 		return 0, timedOut(ctx, err)
 	}
@@ -177,17 +189,17 @@ func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequ
 }
 
 // SpeechToFile writes the spoken text to the file at path, replacing it. A failed call leaves no
-// partial file behind.
+// partial file behind. Like SpeechTo, it is bounded by WithTimeout and the stream timeouts.
 //
 // POST /api/v1/audio/speech
 func (s *AudioService) SpeechToFile(ctx context.Context, path string, req SpeechRequest, opts ...Option) error {
-	c, err := s.client.configure(opts)
+	c, err := s.configure(req, opts)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := c.callContext(ctx)
 	defer cancel()
-	audio, err := s.Speech(ctx, req, opts...)
+	audio, err := c.speech(ctx, req)
 	if err != nil {
 		return timedOut(ctx, err)
 	}

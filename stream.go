@@ -37,8 +37,7 @@ type ChatStream struct {
 	ctx     context.Context
 	release func()
 	obs     *observation // nil unless observed
-	logger  *slog.Logger
-	cfg     *config // redacts what the server reports
+	cfg     *config      // redacts and logs what the server reports
 
 	wire    wireChunk
 	mem     streamMemory  // the fast decoder and the blocks chunks are cut from
@@ -80,7 +79,7 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, logger: c.logger, cfg: c}
+	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, cfg: c}
 	st.acc.spare = &st.choice
 	if call.obs != nil {
 		// A stream left unread ends with its context.
@@ -286,7 +285,7 @@ func (f *eventFeed) Read(p []byte) (int, error) {
 func (s *ChatStream) skip(raw []byte, errorEvent bool) {
 	se := s.cfg.newStreamError(raw, errorEvent)
 	s.skipped.add(se)
-	s.logger.Warn("infergate: skipped an error event in the stream",
+	s.cfg.logger.Warn("infergate: skipped an error event in the stream",
 		slog.String("type", se.Type), slog.Int("status", se.Status), slog.String("message", se.Message))
 }
 
