@@ -225,13 +225,22 @@ func (b *builder) End(at int) {
 // decodeOpaque lets encoding/json decode a complete value that decodes itself.
 func (b *builder) decodeOpaque(f *frame, text []byte) {
 	if f.quoted {
-		var inner string
-		if json.Unmarshal(text, &inner) != nil {
-			return
-		}
-		text = []byte(inner)
+		decodeQuoted(text, f.v)
+		return
 	}
 	_ = json.Unmarshal(text, f.v.Addr().Interface()) // a mismatch is for the final decode to report
+}
+
+// decodeQuoted decodes the text of a ",string" field as encoding/json does, through a struct of one
+// field with the same option, so that it accepts exactly what encoding/json accepts ("01" for an
+// int, say). A mismatch leaves v as it is, for the final decode to report.
+func decodeQuoted(text []byte, v reflect.Value) {
+	holder := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: v.Type(), Tag: `json:"v,string"`}}))
+	doc := make([]byte, 0, len(text)+len(`{"v":}`))
+	doc = append(append(append(doc, `{"v":`...), text...), '}')
+	if json.Unmarshal(doc, holder.Interface()) == nil {
+		v.Set(holder.Elem().Field(0))
+	}
 }
 
 // done records that the value at the current position is complete.
@@ -285,6 +294,12 @@ func (b *builder) BeginString(at int) {
 		b.arena = new(strings.Builder)
 	}
 	b.strOn, b.strShow, b.strAt = true, shown && !whole, b.arena.Len()
+	if b.strShow && b.str.Len() > 0 {
+		// A key met again (the last one wins, as in encoding/json): its string starts over, also
+		// when it stays empty.
+		b.str.SetString("")
+		b.changed = true
+	}
 }
 
 // StringPart implements Handler.
