@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -115,12 +116,17 @@ type OperationEnd struct {
 
 // observation follows one operation for its observers. A nil *observation, the usual case, observes
 // nothing at no cost. A stream's context can end it from another goroutine while the stream reads,
-// hence the lock.
+// hence the lock, which a chunk takes only when a hook wants to see it: counting chunks and timing
+// the first are atomic, so that observing a stream costs next to nothing per chunk.
 type observation struct {
-	hooks  []*OperationHooks
+	hooks      []*OperationHooks
+	chunkHooks bool
+	start      time.Time
+	chunks     atomic.Int64
+	firstChunk atomic.Int64 // time from start to the first chunk, plus one; zero before it
+
 	mu     sync.Mutex
 	report OperationEnd
-	chunks int
 	ended  bool
 }
 
@@ -142,12 +148,13 @@ func startObservation(ctx context.Context, observers []Observer, op Operation) (
 	if len(observers) == 0 {
 		return ctx, nil
 	}
-	obs := &observation{}
+	obs := &observation{start: time.Now()}
 	for _, o := range observers {
 		var hooks *OperationHooks
 		ctx, hooks = o(ctx, op)
 		if hooks != nil {
 			obs.hooks = append(obs.hooks, hooks)
+			obs.chunkHooks = obs.chunkHooks || hooks.Chunk != nil
 		}
 	}
 	if len(obs.hooks) == 0 {
@@ -213,14 +220,16 @@ func (o *observation) chunk(c *ChatCompletionChunk) {
 	if o == nil {
 		return
 	}
+	if o.chunks.Add(1) == 1 {
+		o.firstChunk.Store(int64(time.Since(o.start)) + 1)
+	}
+	if !o.chunkHooks {
+		return
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.ended {
 		return
-	}
-	o.chunks++
-	if o.chunks == 1 {
-		o.report.FirstChunk = time.Now()
 	}
 	for _, h := range o.hooks {
 		if h.Chunk != nil {
@@ -241,7 +250,10 @@ func (o *observation) end(result any, err error) {
 	}
 	o.ended = true
 	e := o.report
-	e.Err, e.Result, e.Chunks = err, result, o.chunks
+	e.Err, e.Result, e.Chunks = err, result, int(o.chunks.Load())
+	if d := o.firstChunk.Load(); d > 0 {
+		e.FirstChunk = o.start.Add(time.Duration(d - 1))
+	}
 	var apiErr *APIError
 	if e.StatusCode == 0 && errors.As(err, &apiErr) {
 		e.StatusCode, e.RequestID = apiErr.StatusCode, apiErr.RequestID

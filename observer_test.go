@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
@@ -138,6 +139,35 @@ func TestObserverSeesWholeOperations(t *testing.T) {
 	}
 	if rec.chunks != 3 || rec.attempts != 4 {
 		t.Errorf("chunks = %d, attempts = %d; want 3 and 4", rec.chunks, rec.attempts)
+	}
+}
+
+// An observer that wants no chunk still learns how many chunks came and when the first one did.
+func TestObserverCountsChunksWithoutAChunkHook(t *testing.T) {
+	t.Parallel()
+	srv := observedServer(t)
+	var ends []infergate.OperationEnd
+	var started time.Time
+	observer := func(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
+		started = time.Now()
+		return ctx, &infergate.OperationHooks{End: func(e infergate.OperationEnd) { ends = append(ends, e) }}
+	}
+	c := testClient(t, srv.URL, infergate.WithObserver(observer))
+	st, err := c.Chat.Stream(context.Background(), hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for st.Next() {
+	}
+	finished := time.Now()
+	if err := st.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(ends) != 1 {
+		t.Fatalf("%d ends, want 1", len(ends))
+	}
+	if e := ends[0]; e.Chunks != 3 || e.FirstChunk.Before(started) || e.FirstChunk.After(finished) {
+		t.Errorf("end = %d chunks, first at %v; want 3, between %v and %v", e.Chunks, e.FirstChunk, started, finished)
 	}
 }
 

@@ -22,13 +22,10 @@ type telemetry struct {
 	option infergate.Option
 }
 
-func newTelemetry(opts ...otelinfergate.Option) *telemetry { return newTelemetryViews(nil, opts...) }
-
-// newTelemetryViews records metrics through the views given.
-func newTelemetryViews(views []sdkmetric.View, opts ...otelinfergate.Option) *telemetry {
+func newTelemetry(opts ...otelinfergate.Option) *telemetry {
 	tel := &telemetry{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tel.spans))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(tel.reader), sdkmetric.WithView(views...))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(tel.reader))
 	base := []otelinfergate.Option{otelinfergate.WithTracerProvider(tp), otelinfergate.WithMeterProvider(mp),
 		otelinfergate.WithPropagator(propagation.TraceContext{})}
 	tel.option = otelinfergate.Instrument(append(base, opts...)...)

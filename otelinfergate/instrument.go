@@ -82,9 +82,9 @@ func (t *instrumentation) observe(ctx context.Context, op infergate.Operation) (
 	if op.Method != "" {
 		hooks.Attempt = o.attempt
 	}
-	// Timing every chunk is the one cost per chunk; a program that drops the metric with a view
-	// does not pay it. The time to the first chunk comes with the end.
-	if op.Stream && o.name == opChat && t.in.perChunk.Inst().Enabled(ctx) {
+	// Timing every chunk is the only cost per chunk, so it is paid only when asked for. The time to
+	// the first chunk comes with the end.
+	if t.chunkTiming && op.Stream && o.name == opChat && t.in.perChunk.Inst().Enabled(ctx) {
 		hooks.Chunk = o.chunk
 	}
 	return ctx, hooks

@@ -44,16 +44,13 @@ func contentStream(n int) replay {
 }
 
 // recording instruments with providers that record everything: every span sampled and exported,
-// every metric aggregated, except those the views drop.
-func recording(views ...sdkmetric.View) infergate.Option {
+// every metric aggregated.
+func recording(opts ...otelinfergate.Option) infergate.Option {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSyncer(tracetest.NewNoopExporter()))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()), sdkmetric.WithView(views...))
-	return otelinfergate.Instrument(otelinfergate.WithTracerProvider(tp), otelinfergate.WithMeterProvider(mp))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	return otelinfergate.Instrument(append([]otelinfergate.Option{otelinfergate.WithTracerProvider(tp),
+		otelinfergate.WithMeterProvider(mp)}, opts...)...)
 }
-
-// withoutPerChunkTiming is the view a program uses to drop the one metric recorded per chunk.
-var withoutPerChunkTiming = sdkmetric.NewView(sdkmetric.Instrument{Name: "gen_ai.client.operation.time_per_output_chunk"},
-	sdkmetric.Stream{Aggregation: sdkmetric.AggregationDrop{}})
 
 func replayClient(tb testing.TB, body replay, opts ...infergate.Option) *infergate.Client {
 	base := []infergate.Option{infergate.WithBaseURL("https://gateway.example"), infergate.WithAPIKey(testKey),
@@ -80,20 +77,21 @@ func readStream(tb testing.TB, client *infergate.Client, want int) {
 }
 
 // BenchmarkStreamOverhead reads a 10,000-chunk stream without instrumentation and with a recording
-// provider, both in every iteration (in turn first), so that both sides see the same machine; the
-// second case drops the per-chunk metric with a view. Time is the process's CPU time where the
-// platform tells it (what other programs take on a shared machine is not counted; the garbage
-// collector's work is). It reports each side's median per chunk and the median of the iterations'
-// overheads in percent: medians, because a busy machine slows single iterations down at random.
+// provider, both in every iteration (in turn first), so that both sides see the same machine: as
+// Instrument records by default, and with WithChunkTiming(true). Time is the process's CPU time
+// where the platform tells it (what other programs take on a shared machine is not counted; the
+// garbage collector's work is). It reports each side's median per chunk and the median of the
+// iterations' overheads in percent: medians, because a busy machine slows single iterations down
+// at random.
 func BenchmarkStreamOverhead(b *testing.B) {
 	const chunks = 10_000
 	body := contentStream(chunks)
 	for _, bc := range []struct {
-		name  string
-		views []sdkmetric.View
-	}{{"all-metrics", nil}, {"without-per-chunk-metric", []sdkmetric.View{withoutPerChunkTiming}}} {
+		name string
+		opts []otelinfergate.Option
+	}{{"default", nil}, {"with-chunk-timing", []otelinfergate.Option{otelinfergate.WithChunkTiming(true)}}} {
 		b.Run(bc.name, func(b *testing.B) {
-			bare, instrumented := replayClient(b, body), replayClient(b, body, recording(bc.views...))
+			bare, instrumented := replayClient(b, body), replayClient(b, body, recording(bc.opts...))
 			measure := func(client *infergate.Client) time.Duration {
 				start := processTime()
 				readStream(b, client, chunks)
@@ -128,12 +126,12 @@ func median(v []float64) float64 {
 	return v[len(v)/2]
 }
 
-// Instrumenting a stream allocates per stream, never per chunk: what it adds to a 1,000-chunk stream
-// is what it adds to a 10-chunk one.
+// Instrumenting a stream allocates per stream, never per chunk, also when every chunk is timed:
+// what it adds to a 1,000-chunk stream is what it adds to a 10-chunk one.
 func TestNoAllocationPerChunk(t *testing.T) {
 	added := func(chunks int) float64 {
 		body := contentStream(chunks)
-		bare, instrumented := replayClient(t, body), replayClient(t, body, recording())
+		bare, instrumented := replayClient(t, body), replayClient(t, body, recording(otelinfergate.WithChunkTiming(true)))
 		a := testing.AllocsPerRun(20, func() { readStream(t, bare, chunks) })
 		b := testing.AllocsPerRun(20, func() { readStream(t, instrumented, chunks) })
 		return b - a

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/otelinfergate"
 	"go.opentelemetry.io/otel/codes"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
 // event is one server-sent event of a scripted stream, written after a pause.
@@ -57,10 +57,11 @@ func scriptedClient(tel *telemetry, events []event, hold bool) *infergate.Client
 var streamRequest = infergate.ChatRequest{Model: "m-1", Messages: []infergate.Message{infergate.UserMessage("Count")}}
 
 // A stream that takes 200 ms: its span lasts until the stream ends, not until the headers came.
+// With WithChunkTiming, every chunk after the first is timed.
 func TestStreamSpanCoversTheStream(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		tel := newTelemetry()
+		tel := newTelemetry(otelinfergate.WithChunkTiming(true))
 		client := scriptedClient(tel, []event{
 			{20 * time.Millisecond, `{"id":"s1","model":"m-1-real","choices":[{"index":0,"delta":{"role":"assistant","content":"one"}}]}`},
 			{150 * time.Millisecond, `{"id":"s1","model":"m-1-real","choices":[{"index":0,"delta":{"content":" two"}}]}`},
@@ -192,11 +193,11 @@ func TestStreamCutByContext(t *testing.T) {
 	})
 }
 
-// A program that drops the per-chunk metric with a view still gets the time to the first chunk.
-func TestStreamWithoutPerChunkMetric(t *testing.T) {
+// By default no chunk is timed, and the time to the first chunk is still recorded.
+func TestStreamChunkTimingOffByDefault(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		tel := newTelemetryViews([]sdkmetric.View{withoutPerChunkTiming})
+		tel := newTelemetry()
 		client := scriptedClient(tel, []event{
 			{30 * time.Millisecond, `{"id":"s4","model":"m-1","choices":[{"index":0,"delta":{"content":"one"}}]}`},
 			{10 * time.Millisecond, `{"id":"s4","model":"m-1","choices":[{"index":0,"delta":{"content":" two"},"finish_reason":"stop"}]}`},
@@ -214,7 +215,7 @@ func TestStreamWithoutPerChunkMetric(t *testing.T) {
 			t.Errorf("time to first chunk %+v", first)
 		}
 		if per := points(rm, "gen_ai.client.operation.time_per_output_chunk"); len(per) != 0 {
-			t.Errorf("dropped metric recorded: %+v", per)
+			t.Errorf("chunks timed without WithChunkTiming: %+v", per)
 		}
 	})
 }

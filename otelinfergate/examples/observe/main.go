@@ -84,8 +84,9 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// One option instruments every call of the client, with the global providers.
-	client, stop, err := connect(w, otelinfergate.Instrument())
+	// One option instruments every call of the client, with the global providers. WithChunkTiming
+	// adds the time between a stream's chunks, the one metric that costs something per chunk.
+	client, stop, err := connect(w, otelinfergate.Instrument(otelinfergate.WithChunkTiming(true)))
 	if err != nil {
 		return err
 	}
