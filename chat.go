@@ -69,15 +69,22 @@ type ChatCompletion struct {
 }
 
 // RawJSON returns the response body exactly as Create received it, for fields this SDK does not
-// model. It is nil for a completion assembled from a stream's chunks. (The body sits in an
-// unexported field: compare completions with go-cmp using cmpopts.IgnoreUnexported.)
-func (c *ChatCompletion) RawJSON() []byte { return c.raw }
+// model. It is nil for a completion assembled from a stream's chunks, and on a nil completion. (The
+// body sits in an unexported field: compare completions with go-cmp using
+// cmpopts.IgnoreUnexported.)
+func (c *ChatCompletion) RawJSON() []byte {
+	if c == nil {
+		return nil
+	}
+	return c.raw
+}
 
 func (c *ChatCompletion) keepRaw(body []byte) { c.raw = body }
 
-// Text returns the content of the first choice, the usual answer when N is 1.
+// Text returns the content of the first choice, the usual answer when N is 1; "" when there is no
+// choice, and on a nil completion.
 func (c *ChatCompletion) Text() string {
-	if len(c.Choices) == 0 {
+	if c == nil || len(c.Choices) == 0 {
 		return ""
 	}
 	return c.Choices[0].Message.Content
@@ -99,9 +106,10 @@ func (c *ChatCompletion) Message() Message {
 	return m
 }
 
-// ToolCalls returns the tool calls of the first choice; nil when there are none, or no choice.
+// ToolCalls returns the tool calls of the first choice; nil when there are none, no choice, or no
+// completion.
 func (c *ChatCompletion) ToolCalls() []ToolCall {
-	if len(c.Choices) == 0 {
+	if c == nil || len(c.Choices) == 0 {
 		return nil
 	}
 	return c.Choices[0].Message.ToolCalls
@@ -109,24 +117,27 @@ func (c *ChatCompletion) ToolCalls() []ToolCall {
 
 // Reasoning returns the reasoning of the first choice, for thinking models; "" when there is none.
 func (c *ChatCompletion) Reasoning() string {
-	if len(c.Choices) == 0 {
+	if c == nil || len(c.Choices) == 0 {
 		return ""
 	}
 	return c.Choices[0].Message.Reasoning
 }
 
 // FinishReason returns why the first choice ended; "" when there is no choice (a stream that failed
-// before any arrived) or it did not say.
+// before any arrived), it did not say, or the completion is nil.
 func (c *ChatCompletion) FinishReason() FinishReason {
-	if len(c.Choices) == 0 {
+	if c == nil || len(c.Choices) == 0 {
 		return ""
 	}
 	return c.Choices[0].FinishReason
 }
 
 // TokenUsage returns the best token count available: Usage, else the provider's estimate, else the
-// consumer-side estimate.
+// consumer-side estimate; zero on a nil completion.
 func (c *ChatCompletion) TokenUsage() Usage {
+	if c == nil {
+		return Usage{}
+	}
 	for _, u := range []*Usage{c.Usage, c.UsageFromProvider, c.UsageFromConsumer} {
 		if u != nil {
 			return *u

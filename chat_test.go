@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -325,4 +327,32 @@ func mustMarshal(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Every accessor of a result is safe on a nil result, as a caller holding the nil of a failed call
+// may call it: each exported method without arguments is called through reflection, so a method
+// added later is covered too.
+func TestAccessorsOfNilResults(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{(*infergate.ChatCompletion)(nil), (*infergate.Health)(nil)} {
+		rv := reflect.ValueOf(v)
+		for i := range rv.NumMethod() {
+			m := rv.Type().Method(i)
+			if m.Type.NumIn() != 1 { // the receiver alone
+				continue
+			}
+			t.Run(fmt.Sprintf("%s.%s", rv.Type().Elem().Name(), m.Name), func(t *testing.T) {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Errorf("panicked on a nil receiver: %v", p)
+					}
+				}()
+				for _, out := range rv.Method(i).Call(nil) {
+					if !out.IsZero() && out.Type() != reflect.TypeFor[infergate.Message]() {
+						t.Errorf("= %v, want the zero value", out)
+					}
+				}
+			})
+		}
+	}
 }

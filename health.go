@@ -65,9 +65,9 @@ type ModelServiceHealth struct {
 }
 
 // Healthy reports whether the gateway, its database and its model catalogue all say they are
-// healthy, with at least one model to route to.
+// healthy, with at least one model to route to. A nil report is not healthy.
 func (h *Health) Healthy() bool {
-	return (strings.EqualFold(h.Status, "ok") || strings.EqualFold(h.Status, "healthy")) && strings.EqualFold(h.Database, "healthy") &&
+	return h != nil && (strings.EqualFold(h.Status, "ok") || strings.EqualFold(h.Status, "healthy")) && strings.EqualFold(h.Database, "healthy") &&
 		strings.EqualFold(h.ModelService.Status, "healthy") && h.ModelService.ModelCount > 0
 }
 
