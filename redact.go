@@ -38,12 +38,15 @@ func secretForms(secrets ...secret) []secret {
 }
 
 // redact blanks the client's credentials out of bytes a server sent, before they become part of an
-// error or a log record: some servers echo the key they rejected.
+// error or a log record: some servers echo the key they rejected, some of them escaped.
 func (c *config) redact(body []byte) []byte {
 	for _, form := range c.secretForms {
 		if f := form.reveal(); bytes.Contains(body, []byte(f)) {
 			body = bytes.ReplaceAll(body, []byte(f), []byte(redactedText))
 		}
+	}
+	if len(c.secretForms) > 0 && bytes.ContainsAny(body, escapeLeads) {
+		body = c.redactEscaped(body)
 	}
 	return body
 }
@@ -52,16 +55,10 @@ func (c *config) redactString(s string) string {
 	for _, form := range c.secretForms {
 		s = strings.ReplaceAll(s, form.reveal(), redactedText)
 	}
-	return s
-}
-
-func (c *config) hasSecret(s string) bool {
-	for _, form := range c.secretForms {
-		if strings.Contains(s, form.reveal()) {
-			return true
-		}
+	if len(c.secretForms) > 0 && strings.ContainsAny(s, escapeLeads) {
+		s = string(c.redactEscaped([]byte(s)))
 	}
-	return false
+	return s
 }
 
 // redactHeader returns a copy of a response's headers with credentials blanked out of every value,
@@ -94,10 +91,11 @@ func (c *config) redactError(err error) error {
 	}
 	err = transport.RedactURLError(err)
 	text := err.Error()
-	if !c.hasSecret(text) {
+	redacted := c.redactString(text)
+	if redacted == text {
 		return err
 	}
-	return &redactedError{text: c.redactString(text), is: func(target error) bool { return errors.Is(err, target) }}
+	return &redactedError{text: redacted, is: func(target error) bool { return errors.Is(err, target) }}
 }
 
 // redactedError is an error whose text had to be redacted.
