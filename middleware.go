@@ -14,7 +14,8 @@ import "net/http"
 //	}
 //	client, err := infergate.NewClient(infergate.WithMiddleware(timing))
 //
-// OpenTelemetry users start a client span around next and inject its context into req.Header.
+// For OpenTelemetry, the nested module otelinfergate traces whole operations (a stream until its
+// end, a tool loop with its calls) and its HTTP attempts; middleware is for HTTP concerns.
 type Middleware func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error)
 
 // WithMiddleware adds middleware around every attempt, in order: the first given is the outermost.

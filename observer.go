@@ -28,7 +28,11 @@ import (
 // The observer is called when the operation starts, before anything is sent; the context it returns
 // is the one the operation runs in (a span started here is the parent of what the operation does,
 // and of nested operations: the model turns and tool calls of a loop). It returns the hooks it wants
-// for this operation, or nil for none. Hooks run on the operation's goroutine and must not block.
+// for this operation, or nil for none; a nil context keeps the one it was given.
+//
+// Observers and hooks must be safe for concurrent use and must not block: a client's operations run
+// at once, the tool calls of one loop run in parallel, and a stream whose context ends is ended from
+// the goroutine that saw it end. The hooks of one operation never run at the same time as each other.
 type Observer func(ctx context.Context, op Operation) (context.Context, *OperationHooks)
 
 // WithObserver adds observers of every operation. Passed to a method, they observe that call in
@@ -103,7 +107,9 @@ type OperationEnd struct {
 	// StatusCode and RequestID are from the last response, when there was one.
 	StatusCode int
 	RequestID  string
-	// ResponseID, ResponseModel, FinishReasons and Usage are from a chat or embeddings answer.
+	// ResponseID, ResponseModel, FinishReasons and Usage are from a chat or embeddings answer, each
+	// when the server sent it: a choice cut short has no finish reason, and an embeddings answer
+	// without token counts has no Usage.
 	ResponseID    string
 	ResponseModel string
 	FinishReasons []FinishReason
@@ -150,8 +156,10 @@ func startObservation(ctx context.Context, observers []Observer, op Operation) (
 	}
 	obs := &observation{start: time.Now()}
 	for _, o := range observers {
-		var hooks *OperationHooks
-		ctx, hooks = o(ctx, op)
+		next, hooks := o(ctx, op)
+		if next != nil {
+			ctx = next
+		}
 		if hooks != nil {
 			obs.hooks = append(obs.hooks, hooks)
 			obs.chunkHooks = obs.chunkHooks || hooks.Chunk != nil
@@ -222,6 +230,11 @@ func (o *observation) chunk(c *ChatCompletionChunk) {
 	}
 	if o.chunks.Add(1) == 1 {
 		o.firstChunk.Store(int64(time.Since(o.start)) + 1)
+		// A stream whose context ends is ended without its answer, which only its reader may touch:
+		// its id and model are kept from here.
+		o.mu.Lock()
+		o.report.ResponseID, o.report.ResponseModel = c.ID, c.Model
+		o.mu.Unlock()
 	}
 	if !o.chunkHooks {
 		return
@@ -262,24 +275,22 @@ func (o *observation) end(result any, err error) {
 	case *ChatCompletion:
 		if r != nil {
 			e.ResponseID, e.ResponseModel, e.Usage = r.ID, r.Model, r.Usage
-			for _, ch := range r.Choices {
-				e.FinishReasons = append(e.FinishReasons, ch.FinishReason)
-			}
+			e.FinishReasons = finishReasons(r.Choices)
 		}
 	case *ToolRunResult:
 		if r != nil {
 			e.Usage = &r.Usage
 			if a := r.Answer; a != nil {
 				e.ResponseID, e.ResponseModel = a.ID, a.Model
-				for _, ch := range a.Choices {
-					e.FinishReasons = append(e.FinishReasons, ch.FinishReason)
-				}
+				e.FinishReasons = finishReasons(a.Choices)
 			}
 		}
 	case *EmbeddingResponse:
 		if r != nil {
 			e.ResponseModel = r.Model
-			e.Usage = &Usage{PromptTokens: r.Usage.PromptTokens, TotalTokens: r.Usage.TotalTokens}
+			if u := r.Usage; u.PromptTokens != 0 || u.TotalTokens != 0 {
+				e.Usage = &Usage{PromptTokens: u.PromptTokens, TotalTokens: u.TotalTokens}
+			}
 		}
 	}
 	for _, h := range o.hooks {
@@ -287,4 +298,15 @@ func (o *observation) end(result any, err error) {
 			h.End(e)
 		}
 	}
+}
+
+// finishReasons are the reasons the choices gave; a choice cut short before it gave one has none.
+func finishReasons(choices []Choice) []FinishReason {
+	var reasons []FinishReason
+	for _, ch := range choices {
+		if ch.FinishReason != "" {
+			reasons = append(reasons, ch.FinishReason)
+		}
+	}
+	return reasons
 }

@@ -3,6 +3,7 @@ package infergate_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -210,8 +211,9 @@ func TestObserverEndsAbandonedStreams(t *testing.T) {
 			st.Close()
 			rec.mu.Lock()
 			defer rec.mu.Unlock()
-			if len(rec.ends) != 1 || !errors.Is(rec.ends[0].Err, context.Canceled) || rec.ends[0].Chunks != 1 {
-				t.Errorf("ends = %+v; want one, context.Canceled, after 1 chunk", rec.ends)
+			if len(rec.ends) != 1 || !errors.Is(rec.ends[0].Err, context.Canceled) || rec.ends[0].Chunks != 1 ||
+				len(rec.ends[0].FinishReasons) != 0 || rec.ends[0].ResponseID != "s1" {
+				t.Errorf("ends = %+v; want one, context.Canceled, after 1 chunk, id s1, no finish reason", rec.ends)
 			}
 		})
 	}
@@ -278,5 +280,124 @@ func TestObserverNestsToolLoops(t *testing.T) {
 		"invoke_agent>execute_tool missing:error", "invoke_agent>execute_tool weather:ok"}
 	if !slices.Equal(seen, want) {
 		t.Errorf("operations = %q\nwant %q", seen, want)
+	}
+}
+
+// errRefused stands for a transport failure a retry policy tells apart by identity.
+var errRefused = errors.New("refused")
+
+// An attempt hook sees a failed attempt's error as callers see it, credential redacted, while the
+// error still is what it was.
+func TestObserverAttemptSeesRedactedErrors(t *testing.T) {
+	t.Parallel()
+	const key = "sk-transport-key"
+	var failing roundTripFunc = func(req *http.Request) (*http.Response, error) {
+		return nil, fmt.Errorf("proxy said %q: %w", req.Header.Get("Authorization"), errRefused)
+	}
+	var mu sync.Mutex
+	var seen []error
+	observe := func(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
+		return ctx, &infergate.OperationHooks{Attempt: func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+			resp, err := next(req)
+			mu.Lock()
+			seen = append(seen, err)
+			mu.Unlock()
+			return resp, err
+		}}
+	}
+	c := testClient(t, "https://gw.test", infergate.WithAPIKey(key), infergate.WithMaxRetries(1),
+		infergate.WithHTTPClient(&http.Client{Transport: failing}), infergate.WithObserver(observe))
+	_, err := c.Chat.Create(context.Background(), hello())
+	if !errors.Is(err, errRefused) || strings.Contains(err.Error(), key) {
+		t.Errorf("caller's error = %v; want errRefused, without the key", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 {
+		t.Fatalf("hook saw %d attempts, want 2", len(seen))
+	}
+	for _, err := range seen {
+		if err == nil || strings.Contains(err.Error(), key) || !errors.Is(err, errRefused) {
+			t.Errorf("hook saw %v; want errRefused, without the key", err)
+		}
+	}
+}
+
+// A speech answer left unread ends its operation when its context ends, as a stream does.
+func TestObserverEndsUnreadSpeech(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "audio/mpeg")
+		w.Write([]byte("ID3 audio"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	ended := make(chan infergate.OperationEnd, 1)
+	observe := func(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
+		if op.Name != infergate.OperationSpeech {
+			return ctx, nil
+		}
+		return ctx, &infergate.OperationHooks{End: func(e infergate.OperationEnd) { ended <- e }}
+	}
+	c := testClient(t, srv.URL, infergate.WithObserver(observe))
+	ctx, cancel := context.WithCancel(context.Background())
+	audio, err := c.Audio.Speech(ctx, infergate.SpeechRequest{Model: "tts-1", Input: "hi", Voice: "alloy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer audio.Close()
+	cancel()
+	if e := <-ended; !errors.Is(e.Err, context.Canceled) {
+		t.Errorf("speech ended with %v, want context.Canceled", e.Err)
+	}
+}
+
+// An embeddings answer without token counts ends without Usage, so that no zero is reported as sent.
+func TestObserverEmbeddingsWithoutUsage(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"object":"list","model":"e-1","data":[{"index":0,"embedding":[0.5]}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	rec := &recorder{}
+	c := testClient(t, srv.URL, infergate.WithObserver(rec.observe))
+	if _, err := c.Embeddings.Create(context.Background(), infergate.EmbeddingRequest{Model: "e-1", Input: []string{"x"}}); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.ends) != 1 || rec.ends[0].Usage != nil || rec.ends[0].ResponseModel != "e-1" {
+		t.Errorf("ends = %+v; want one, model e-1, no usage", rec.ends)
+	}
+}
+
+// A tool loop the caller stops ends its operation as cancelled, the error Err then reports.
+func TestObserverSeesAStoppedLoopAsCancelled(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t)
+	gw.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{ID: "w", Name: "weather", Arguments: `{"city":"Paris"}`}}},
+		gatewaytest.Reply{Content: "done"})
+	var mu sync.Mutex
+	var loopEnd []error
+	observe := func(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
+		if op.Name != infergate.OperationInvokeAgent {
+			return ctx, nil
+		}
+		return ctx, &infergate.OperationHooks{End: func(e infergate.OperationEnd) {
+			mu.Lock()
+			defer mu.Unlock()
+			loopEnd = append(loopEnd, e.Err)
+		}}
+	}
+	run := gw.Client().Chat.RunTools(context.Background(), hello(),
+		infergate.ToolLoop{Tools: []*infergate.FuncTool{weatherTool(t)}}, infergate.WithObserver(observe))
+	for range run.Events() {
+		break
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(loopEnd) != 1 || loopEnd[0] != context.Canceled {
+		t.Errorf("the loop ended with %v; want exactly context.Canceled", loopEnd)
 	}
 }

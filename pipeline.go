@@ -328,13 +328,33 @@ func (s callStage) RoundTrip(req *http.Request) (*http.Response, error) {
 	return withMiddleware(s.next, mw).RoundTrip(req)
 }
 
-// attemptHooks is what the call adds to each attempt, nil when nothing.
+// attemptHooks is what the call adds to each attempt, nil when nothing. The observers' hooks see a
+// failed attempt's error redacted, as callers do, since what they see ends up in traces and logs;
+// the retry policy still judges the original.
 func (c *config) attemptHooks(obs *observation) []Middleware {
 	hooks := obs.attemptHooks()
+	for i, h := range hooks {
+		hooks[i] = c.redactingHook(h)
+	}
 	if len(c.callMiddleware) == 0 {
 		return hooks
 	}
 	return append(append([]Middleware(nil), c.callMiddleware...), hooks...)
+}
+
+func (c *config) redactingHook(hook Middleware) Middleware {
+	return func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+		var original, redacted error
+		resp, err := hook(req, func(req *http.Request) (*http.Response, error) {
+			resp, err := next(req)
+			original, redacted = err, c.redactError(err)
+			return resp, redacted
+		})
+		if e, ok := err.(*redactedError); ok && error(e) == redacted {
+			err = original
+		}
+		return resp, err
+	}
 }
 
 // openCall is a call whose answer is read as it arrives.
@@ -367,6 +387,11 @@ func (c *config) open(ctx context.Context, r route) (*openCall, error) {
 		release()
 		obs.end(nil, err)
 		return nil, err
+	}
+	if obs != nil {
+		// An answer left unread ends its operation with its context; every other end comes first,
+		// since release cancels the context.
+		context.AfterFunc(ctx, func() { obs.end(nil, context.Cause(ctx)) })
 	}
 	return &openCall{resp: resp, body: &watchedBody{ReadCloser: resp.Body, dog: dog}, ctx: ctx,
 		release: release, obs: obs}, nil

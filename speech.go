@@ -129,9 +129,9 @@ func (c *config) speech(ctx context.Context, req SpeechRequest) (io.ReadCloser, 
 	audio, isJSON := sniffJSON(call.resp.Header, call.body)
 	if isJSON {
 		err := c.notAudio(call.resp, audio)
+		call.obs.end(nil, err)
 		call.body.Close()
 		call.release()
-		call.obs.end(nil, err)
 		return nil, err
 	}
 	return &speechBody{r: audio, call: call}, nil

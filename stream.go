@@ -81,10 +81,6 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	}
 	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, cfg: c}
 	st.acc.spare = &st.choice
-	if call.obs != nil {
-		// A stream left unread ends with its context.
-		context.AfterFunc(call.ctx, func() { call.obs.end(nil, context.Cause(call.ctx)) })
-	}
 	var src io.Reader = call.body
 	if isJSON(call.resp.Header) {
 		br := bufio.NewReader(call.body)

@@ -172,12 +172,13 @@ func (r *ToolRun) Events() iter.Seq2[ToolEvent, error] {
 			ctx, obs = r.cfg.observeLoop(ctx, &r.req)
 			r.err = r.run(ctx, yield)
 		}
-		obs.end(&r.result, r.err)
-		if r.err != nil && r.err != errStopped {
-			yield(ToolEvent{}, r.err)
-		}
-		if r.err == errStopped {
+		stopped := r.err == errStopped
+		if stopped {
 			r.err = context.Canceled
+		}
+		obs.end(&r.result, r.err)
+		if r.err != nil && !stopped {
+			yield(ToolEvent{}, r.err)
 		}
 	}
 }
@@ -282,9 +283,32 @@ func firstMessage(answer *ChatCompletion, step int) Message {
 	return msg
 }
 
+// addUsage sums two turns' usage, details included when either turn sent them.
 func addUsage(a, b Usage) Usage {
-	return Usage{PromptTokens: a.PromptTokens + b.PromptTokens, CompletionTokens: a.CompletionTokens + b.CompletionTokens,
+	sum := Usage{PromptTokens: a.PromptTokens + b.PromptTokens, CompletionTokens: a.CompletionTokens + b.CompletionTokens,
 		TotalTokens: a.TotalTokens + b.TotalTokens}
+	if a.PromptTokensDetails != nil || b.PromptTokensDetails != nil {
+		x, y := orZero(a.PromptTokensDetails), orZero(b.PromptTokensDetails)
+		sum.PromptTokensDetails = &PromptTokensDetails{CachedTokens: x.CachedTokens + y.CachedTokens,
+			AudioTokens: x.AudioTokens + y.AudioTokens}
+	}
+	if a.CompletionTokensDetails != nil || b.CompletionTokensDetails != nil {
+		x, y := orZero(a.CompletionTokensDetails), orZero(b.CompletionTokensDetails)
+		sum.CompletionTokensDetails = &CompletionTokensDetails{ReasoningTokens: x.ReasoningTokens + y.ReasoningTokens,
+			AudioTokens:              x.AudioTokens + y.AudioTokens,
+			AcceptedPredictionTokens: x.AcceptedPredictionTokens + y.AcceptedPredictionTokens,
+			RejectedPredictionTokens: x.RejectedPredictionTokens + y.RejectedPredictionTokens}
+	}
+	return sum
+}
+
+// orZero is *p, or the zero value for nil.
+func orZero[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
 }
 
 func positiveOr(v, def int) int {

@@ -2,6 +2,7 @@ package otelinfergate
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 
 	infergate "github.com/infergate/infergate-go"
@@ -85,9 +86,19 @@ func partOf(p infergate.ContentPart) partJSON {
 		if mime, data, ok := dataURI(p.ImageURL.URL); ok {
 			return partJSON{Type: "blob", Modality: "image", MimeType: mime, Content: data}
 		}
-		return partJSON{Type: "uri", Modality: "image", URI: p.ImageURL.URL}
+		return partJSON{Type: "uri", Modality: "image", URI: imageURI(p.ImageURL.URL)}
 	}
 	return partJSON{Type: p.Type}
+}
+
+// imageURI is an image's URL without its query and user info, where a presigned URL carries its
+// signature; a URL that does not parse is not recorded.
+func imageURI(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return safeURL(u)
 }
 
 // dataURI splits data:<mime>;base64,<data>.

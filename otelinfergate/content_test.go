@@ -3,6 +3,7 @@ package otelinfergate_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -137,15 +138,39 @@ func TestNoCredentialRecorded(t *testing.T) {
 	if _, err := client.Models.List(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The access token goes out on the account's routes; the key they create is a credential too.
+	if _, err := client.Keys.List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	created, err := client.Keys.Create(ctx, "ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Captured content names an image by its URL, never by the signature a presigned URL carries.
+	image := infergate.ChatRequest{Model: "m-1", Messages: []infergate.Message{infergate.UserMessageParts(
+		infergate.TextPart("What is this?"), infergate.ImageURLPart("https://bucket.example/cat.png?X-Amz-Signature=PRESIGNEDsecret"))}}
+	if _, err := client.Chat.Create(ctx, image); err != nil {
+		t.Fatal(err)
+	}
+	// A transport that fails quoting the request's credential, as a proxy might.
+	var quoting roundTripFunc = func(req *http.Request) (*http.Response, error) {
+		return nil, fmt.Errorf("proxy refused %s", req.Header.Get("Authorization"))
+	}
+	broken := srv.Client(tel.option, infergate.WithMaxRetries(1), infergate.WithHTTPClient(&http.Client{Transport: quoting}))
+	if _, err := broken.Chat.Create(ctx, req); err == nil {
+		t.Fatal("the failing transport did not fail the call")
+	}
 	toolLoop(t, tel)
 	all := tel.everyString(t)
 	if len(all) < 100 {
 		t.Fatalf("only %d strings recorded: the search would prove nothing", len(all))
 	}
-	if containsAny(all, "invalid api key") == "" {
-		t.Error("the error that echoed the key was not recorded: the search proves nothing about it")
+	for _, said := range []string{"invalid api key", "proxy refused", "https://bucket.example/cat.png"} {
+		if containsAny(all, said) == "" {
+			t.Errorf("%q was not recorded: the search proves nothing about what came with it", said)
+		}
 	}
-	for _, secret := range []string{testKey, token, "0123456789abcdefSECRET"} {
+	for _, secret := range []string{testKey, token, created.Key, gatewaytest.DefaultAPIKey, "0123456789abcdefSECRET", "PRESIGNEDsecret"} {
 		if s := containsAny(all, secret); s != "" {
 			t.Errorf("a credential was recorded: %q", s)
 		}

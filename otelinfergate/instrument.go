@@ -26,6 +26,12 @@ import (
 // catalogue, billing, sessions, ...) are CLIENT spans named after the operation ("models.list"),
 // without GenAI attributes or metrics. Metrics are recorded for the GenAI routes only, so that a
 // tool loop does not count its turns' tokens twice.
+//
+// Given to one call, it records that call alone:
+//
+//	resp, err := client.Chat.Create(ctx, req, otelinfergate.Instrument())
+//
+// Each Instrument records on its own, so a call given one on a client that has one is recorded twice.
 func Instrument(opts ...Option) infergate.Option {
 	c := config{
 		tracerProvider: otel.GetTracerProvider(),

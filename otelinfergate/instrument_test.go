@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -194,5 +195,26 @@ func TestOtherRoutes(t *testing.T) {
 		if p.attrs["gen_ai.operation.name"].AsString() != "generate_content" {
 			t.Errorf("GenAI metric for a route that is not a GenAI operation: %v", p.attrs)
 		}
+	}
+}
+
+// Given to one call, Instrument records that call and no other of the client's.
+func TestInstrumentOneCall(t *testing.T) {
+	t.Parallel()
+	tel := newTelemetry()
+	srv := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Content: "one"}, gatewaytest.Reply{Content: "two"}))
+	client := srv.Client()
+	req := infergate.ChatRequest{Model: "m-1", Messages: []infergate.Message{infergate.UserMessage("Hi")}}
+	if _, err := client.Chat.Create(context.Background(), req, tel.option); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Chat.Create(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if names := tel.names(); !slices.Equal(names, []string{"POST", "chat m-1"}) {
+		t.Errorf("spans %v; want the instrumented call's attempt and operation only", names)
+	}
+	if d := points(tel.collect(t), "gen_ai.client.operation.duration"); len(d) != 1 || d[0].count != 1 {
+		t.Errorf("duration points %+v; want one recording", d)
 	}
 }

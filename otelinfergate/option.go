@@ -51,7 +51,7 @@ func WithPropagator(p propagation.TextMapPropagator) Option {
 // WithContentCapture records what was said: the messages sent (gen_ai.input.messages), the answer
 // (gen_ai.output.messages), and each tool call's arguments and result. It is off by default, because
 // prompts and answers can hold personal or confidential data; credentials are never recorded either
-// way.
+// way, nor the query of an image's URL, where a presigned URL carries its signature.
 func WithContentCapture(capture bool) Option {
 	return func(c *config) { c.captureContent = capture }
 }

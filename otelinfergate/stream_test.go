@@ -179,7 +179,8 @@ func TestStreamCutByContext(t *testing.T) {
 		if d := span.EndTime().Sub(span.StartTime()); d != 100*time.Millisecond {
 			t.Errorf("span lasted %v, want the context's 100ms", d)
 		}
-		wantAttrs(t, span, map[string]string{"error.type": "timeout"})
+		wantAttrs(t, span, map[string]string{"error.type": "timeout", "gen_ai.response.id": "s3", "gen_ai.response.model": "m-1"})
+		noAttrs(t, span, "gen_ai.response.finish_reasons")
 		if stream.Next() {
 			t.Error("stream went on after its context ended")
 		}
