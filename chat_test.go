@@ -356,3 +356,38 @@ func TestAccessorsOfNilResults(t *testing.T) {
 		}
 	}
 }
+
+// A nil stream, as a failed Stream returns, answers every method without panicking: it has no
+// chunk, and its Err (and All's one pair) says it is nil rather than passing for a complete answer.
+func TestNilStream(t *testing.T) {
+	t.Parallel()
+	var st *infergate.ChatStream
+	rv := reflect.ValueOf(st)
+	for i := range rv.NumMethod() {
+		m := rv.Type().Method(i)
+		if m.Type.NumIn() != 1 {
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("panicked on a nil receiver: %v", p)
+				}
+			}()
+			rv.Method(i).Call(nil)
+		})
+	}
+	if st.Next() || st.Err() == nil || st.Completion() != nil || st.Close() != nil || st.Message().Role != infergate.RoleAssistant {
+		t.Errorf("nil stream: Next %v, Err %v, Completion %v", st.Next(), st.Err(), st.Completion())
+	}
+	var pairs []error
+	for chunk, err := range st.All() {
+		if !reflect.ValueOf(chunk).IsZero() {
+			t.Errorf("All handed out a chunk: %+v", chunk)
+		}
+		pairs = append(pairs, err)
+	}
+	if len(pairs) != 1 || pairs[0] == nil || !strings.Contains(pairs[0].Error(), "nil *ChatStream") {
+		t.Errorf("All on a nil stream yielded %v; want one error", pairs)
+	}
+}

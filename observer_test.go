@@ -401,3 +401,23 @@ func TestObserverSeesAStoppedLoopAsCancelled(t *testing.T) {
 		t.Errorf("the loop ended with %v; want exactly context.Canceled", loopEnd)
 	}
 }
+
+// An observer that returns no context leaves the call its own.
+func TestObserverReturningNoContext(t *testing.T) {
+	t.Parallel()
+	srv := observedServer(t)
+	var ended atomic.Int32
+	observe := func(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
+		return nil, &infergate.OperationHooks{End: func(infergate.OperationEnd) { ended.Add(1) }}
+	}
+	c := testClient(t, srv.URL, infergate.WithObserver(observe))
+	st, err := c.Chat.Stream(context.Background(), hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for st.Next() {
+	}
+	if err := st.Err(); err != nil || ended.Load() != 1 {
+		t.Errorf("stream err %v, %d ends; want nil and 1", err, ended.Load())
+	}
+}

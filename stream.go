@@ -160,7 +160,7 @@ func chunkOf(c *ChatCompletion) ChatCompletionChunk {
 // Next advances to the next chunk. It returns false at the end of the stream or on an error; Err
 // then tells which. Error events and malformed lines inside the stream are skipped (see Skipped).
 func (s *ChatStream) Next() bool {
-	if s.done {
+	if s == nil || s.done {
 		return false
 	}
 	if s.ending != nil {
@@ -324,33 +324,64 @@ func (s *ChatStream) close(cause error) {
 // Current returns the chunk that the last call to Next read. Its tool-call fragments carry resolved
 // indexes, and repeated ids and names and placeholder "{}" arguments are removed, so concatenating
 // the fragments gives the right call; Completion does that for you.
-func (s *ChatStream) Current() ChatCompletionChunk { return s.cur }
+func (s *ChatStream) Current() ChatCompletionChunk {
+	if s == nil {
+		return ChatCompletionChunk{}
+	}
+	return s.cur
+}
 
 // Err returns the error that ended the stream, or nil after a complete answer. An answer cut short
 // matches ErrIncompleteStream; when the server reported why inside the stream, the error is a
-// *StreamError.
-func (s *ChatStream) Err() error { return s.err }
+// *StreamError. On a nil stream it is an error saying so, so that a loop over one that was never
+// opened does not look like a complete answer.
+func (s *ChatStream) Err() error {
+	if s == nil {
+		return errNilStream
+	}
+	return s.err
+}
+
+var errNilStream = errors.New("infergate: nil *ChatStream (the call that opened it failed)")
 
 // RawEvent returns the data of the event that Current was decoded from, exactly as received, so
 // that fields this SDK does not model stay reachable. It aliases the stream's buffer: it is valid
 // until the next call to Next, so copy it to keep it. For a server that answered the stream with a
 // plain JSON completion, it is that whole body; it is nil for the last chunk that hands out "{}"
 // arguments held back until the stream's end.
-func (s *ChatStream) RawEvent() []byte { return s.raw }
+func (s *ChatStream) RawEvent() []byte {
+	if s == nil {
+		return nil
+	}
+	return s.raw
+}
 
 // Skipped returns error events and malformed lines that the stream skipped so far (an error event's
 // choices and usage, when it carries some, are kept in Current and Completion): the first and
 // the last few of them, in order (SkippedCount tells how many there were in all), so that a flood of
 // junk cannot grow memory.
-func (s *ChatStream) Skipped() []*StreamError { return s.skipped.list() }
+func (s *ChatStream) Skipped() []*StreamError {
+	if s == nil {
+		return nil
+	}
+	return s.skipped.list()
+}
 
 // SkippedCount returns how many events the stream skipped so far, including those that Skipped no
 // longer holds.
-func (s *ChatStream) SkippedCount() int { return s.skipped.total }
+func (s *ChatStream) SkippedCount() int {
+	if s == nil {
+		return 0
+	}
+	return s.skipped.total
+}
 
 // Completion returns everything received so far as one answer, with content joined and tool calls
-// reassembled. After a complete stream it is the whole answer.
+// reassembled. After a complete stream it is the whole answer; nil on a nil stream.
 func (s *ChatStream) Completion() *ChatCompletion {
+	if s == nil {
+		return nil
+	}
 	c := s.acc.Completion()
 	c.raw = s.whole
 	return c
@@ -368,9 +399,9 @@ func (s *ChatStream) Message() Message {
 }
 
 // Close stops reading and releases the connection. It is safe to call more than once and after the
-// stream ended; the stream's Err is unchanged.
+// stream ended, and on a nil stream; the stream's Err is unchanged.
 func (s *ChatStream) Close() error {
-	if !s.done {
+	if s != nil && !s.done {
 		s.done = true
 		if s.obs != nil {
 			s.obs.end(s.Completion(), context.Canceled)
@@ -396,8 +427,8 @@ func (s *ChatStream) All() iter.Seq2[ChatCompletionChunk, error] {
 				return
 			}
 		}
-		if s.err != nil {
-			yield(ChatCompletionChunk{}, s.err)
+		if err := s.Err(); err != nil {
+			yield(ChatCompletionChunk{}, err)
 		}
 	}
 }
