@@ -3,6 +3,7 @@ package infergate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"net/http"
@@ -60,13 +61,14 @@ func (b RatedBid) Cost(d time.Duration) Money {
 // Lasts returns how long budget pays for a session on this bid: the whole seconds that budget ÷
 // PricePerSecond covers. budget is a stake in the price's currency, MOR, such as the tokens a wallet
 // puts up for a session; the account's balance is in USD, and as the API gives no exchange rate, a
-// budget in another currency than the price's is a *ValidationError naming both.
+// budget in another currency than the price's is an error matching ErrCurrencyMismatch that names
+// both.
 //
 // A free bid, or a budget beyond the longest time.Duration, gives the longest time.Duration; a
 // budget of zero or less gives 0.
 func (b RatedBid) Lasts(budget Money) (time.Duration, error) {
 	if budget.Currency != b.PricePerSecond.Currency {
-		return 0, invalid("budget", "is in %s but the bid's price is in %s: %s",
+		return 0, fmt.Errorf("%w: the budget is in %s but the bid's price is in %s: %s", ErrCurrencyMismatch,
 			currencyName(budget.Currency), currencyName(b.PricePerSecond.Currency), noExchangeRate)
 	}
 	if budget.Sign() <= 0 {

@@ -33,6 +33,9 @@ var (
 	ErrIncompleteStream = errors.New("infergate: stream ended before the answer was complete")
 	// ErrStreamTimeout: a stream produced no byte within the first-byte or idle timeout.
 	ErrStreamTimeout = errors.New("infergate: stream timed out")
+	// ErrCurrencyMismatch: Money arithmetic or a comparison was asked of amounts in two currencies,
+	// which the API gives no exchange rate between. Nothing was sent.
+	ErrCurrencyMismatch = errors.New("infergate: amounts in different currencies")
 	// ErrSessionsUnsupported: the deployment manages sessions itself and has no session routes.
 	ErrSessionsUnsupported = errors.New("infergate: this gateway does not expose session routes")
 )

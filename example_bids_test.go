@@ -114,7 +114,7 @@ func ExampleRatedBid_Lasts() {
 	fmt.Println(err)
 	// Output:
 	// 4h26m40s <nil>
-	// infergate: invalid budget: is in USD but the bid's price is in MOR: the API gives no exchange rate between currencies
+	// infergate: amounts in different currencies: the budget is in USD but the bid's price is in MOR: the API gives no exchange rate between currencies
 }
 
 func ExampleMoney_Add() {
@@ -130,7 +130,7 @@ func ExampleMoney_Add() {
 	fmt.Println(err)
 	// Output:
 	// 0.0015 USD
-	// infergate: invalid Currency: cannot add 0.0015 USD and 1 MOR: the API gives no exchange rate between currencies
+	// infergate: amounts in different currencies: cannot add 0.0015 USD and 1 MOR: the API gives no exchange rate between currencies
 }
 
 func ExampleParseDecimal() {

@@ -1,15 +1,17 @@
 package infergate
 
+import "fmt"
+
 // Money is an amount with its currency. Every amount the SDK returns is one: a balance and the
 // costs of usage records are in the account's currency (CurrencyUSD on the deployed gateway), a
 // bid's price and the cost of a session on it are in the network's token (CurrencyMOR).
 //
 // The API gives no exchange rate between the two, so the SDK never converts: arithmetic and
-// comparisons between amounts in different currencies return a *ValidationError naming both,
-// instead of a number that looks right and means nothing. The zero Money, 0 with no currency, goes
+// comparisons between amounts in different currencies return an error matching
+// ErrCurrencyMismatch that names both, instead of a number that looks right and means nothing. The zero Money, 0 with no currency, goes
 // with any currency, so that a running total can start from it.
 //
-// Compare Money values with Equal (go-cmp uses it too), never with ==. On its own, Money encodes to
+// Compare Money values with Equal (go-cmp uses it too): == does not compile, as for Decimal. On its own, Money encodes to
 // JSON as {"amount":"0.45","currency":"MOR"}; inside the SDK's types it keeps the wire's shape, a
 // bare amount whose currency the type or the route gives.
 type Money struct {
@@ -25,7 +27,8 @@ const (
 	CurrencyMOR = "MOR"
 )
 
-// Add returns m + x. Amounts in different currencies are not added: that is a *ValidationError.
+// Add returns m + x. Amounts in different currencies are not added: the error matches
+// ErrCurrencyMismatch.
 func (m Money) Add(x Money) (Money, error) {
 	currency, err := m.currencyWith(x, "add")
 	if err != nil {
@@ -34,7 +37,8 @@ func (m Money) Add(x Money) (Money, error) {
 	return Money{Amount: m.Amount.Add(x.Amount), Currency: currency}, nil
 }
 
-// Sub returns m - x. Amounts in different currencies are not subtracted: that is a *ValidationError.
+// Sub returns m - x. Amounts in different currencies are not subtracted: the error
+// matches ErrCurrencyMismatch.
 func (m Money) Sub(x Money) (Money, error) {
 	currency, err := m.currencyWith(x, "subtract")
 	if err != nil {
@@ -44,7 +48,7 @@ func (m Money) Sub(x Money) (Money, error) {
 }
 
 // Cmp compares m and x: -1 if m < x, 0 if they are equal, +1 if m > x. Amounts in different
-// currencies do not compare: that is a *ValidationError.
+// currencies do not compare: the error matches ErrCurrencyMismatch.
 func (m Money) Cmp(x Money) (int, error) {
 	if _, err := m.currencyWith(x, "compare"); err != nil {
 		return 0, err
@@ -88,7 +92,7 @@ func (m Money) currencyWith(x Money, verb string) (string, error) {
 	case x.Currency == "" && x.IsZero():
 		return m.Currency, nil
 	}
-	return "", invalid("Currency", "cannot %s %s and %s: %s", verb, m, x, noExchangeRate)
+	return "", fmt.Errorf("%w: cannot %s %s and %s: %s", ErrCurrencyMismatch, verb, m, x, noExchangeRate)
 }
 
 // noExchangeRate is why amounts in two currencies never meet.

@@ -23,12 +23,16 @@ func usd(t testing.TB, s string) Money {
 	return Money{Amount: mustDecimal(t, s), Currency: CurrencyUSD}
 }
 
-// wantCurrencyError checks that err is a *ValidationError whose text names both currencies.
+// wantCurrencyError checks that err matches ErrCurrencyMismatch, is not taken for a request refused
+// before sending, and names both currencies.
 func wantCurrencyError(t *testing.T, err error, currencies ...string) {
 	t.Helper()
+	if !errors.Is(err, ErrCurrencyMismatch) {
+		t.Fatalf("err = %v (%T), want one matching ErrCurrencyMismatch", err, err)
+	}
 	var verr *ValidationError
-	if !errors.As(err, &verr) {
-		t.Fatalf("err = %v (%T), want a *ValidationError", err, err)
+	if errors.As(err, &verr) {
+		t.Errorf("err = %v is a *ValidationError, which says a request was refused before sending", err)
 	}
 	for _, c := range currencies {
 		if !strings.Contains(err.Error(), c) {
