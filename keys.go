@@ -117,7 +117,8 @@ func (s *KeysService) SetDefault(ctx context.Context, id int, opts ...Option) (*
 }
 
 // Default returns the account's default key: the one set with SetDefault or, when none is, the
-// oldest active key. It returns nil and no error when the account has no active key.
+// oldest active key. When the account has no active key (the server answers null), the error
+// matches ErrNotFound: the key is never nil without an error.
 //
 // GET /api/v1/auth/keys/default
 func (s *KeysService) Default(ctx context.Context, opts ...Option) (*APIKey, error) {
@@ -126,8 +127,14 @@ func (s *KeysService) Default(ctx context.Context, opts ...Option) (*APIKey, err
 	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, err
 	}
+	if out == nil {
+		return nil, errNoActiveKey
+	}
 	return out, nil
 }
+
+// errNoActiveKey is Default's answer for an account without an active key.
+var errNoActiveKey = fmt.Errorf("%w: the account has no active API key", ErrNotFound)
 
 func (s *KeysService) key(ctx context.Context, method string, id int, suffix string, opts []Option) (*APIKey, error) {
 	if id < 1 {
