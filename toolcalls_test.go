@@ -109,12 +109,12 @@ func TestRunToolsCallLimit(t *testing.T) {
 		gw.Enqueue(gatewaytest.Reply{ToolCalls: calls[:1]}, gatewaytest.Reply{ToolCalls: calls})
 		res, err := gw.Client().Chat.RunTools(context.Background(), hello(),
 			infergate.ToolLoop{Tools: []*infergate.FuncTool{count}, MaxToolCalls: tt.limit}).Wait()
-		var limitErr *infergate.ToolCallLimitError
-		if !errors.As(err, &limitErr) || !errors.Is(err, infergate.ErrToolCallLimit) || limitErr.Limit != tt.wantLimit ||
-			limitErr.Requested != tt.requested || limitErr.Step != 2 {
+		var limitErr *infergate.ToolLimitError
+		if !errors.As(err, &limitErr) || !errors.Is(err, infergate.ErrToolCallLimit) || errors.Is(err, infergate.ErrToolStepLimit) ||
+			limitErr.Limit != infergate.ToolLimitCalls || limitErr.Max != tt.wantLimit || limitErr.Requested != tt.requested || limitErr.Step != 2 {
 			t.Fatalf("limit %d: err = %#v", tt.limit, err)
 		}
-		if ran.Load() != 1 || len(res.Messages) != 3 {
+		if ran.Load() != 1 || len(res.Messages) != 3 || len(limitErr.Messages) != 3 {
 			t.Errorf("limit %d: %d calls ran (want the first turn's only), transcript of %d messages (want 3)", tt.limit, ran.Load(), len(res.Messages))
 		}
 		if want := fmt.Sprintf("asked for %d tool calls; ToolLoop.MaxToolCalls allows %d", tt.requested, tt.wantLimit); !strings.Contains(err.Error(), want) {

@@ -17,24 +17,24 @@ const (
 	DefaultMaxToolCalls   = 64 // tool calls one model turn may ask for
 )
 
-// ErrToolStepLimit matches the error of a tool loop that reached its step limit (a *ToolLoopError).
+// ErrToolStepLimit matches the error of a tool loop that reached its step limit (a *ToolLimitError of ToolLimitSteps).
 var ErrToolStepLimit = errors.New("infergate: tool loop reached its step limit")
 
 // ErrToolCallLimit matches the error of a tool loop whose model asked for more calls in one turn
-// than ToolLoop.MaxToolCalls allows (a *ToolCallLimitError).
+// than ToolLoop.MaxToolCalls allows (a *ToolLimitError of ToolLimitCalls).
 var ErrToolCallLimit = errors.New("infergate: a model turn asked for too many tool calls")
 
 // ToolLoop configures ChatService.RunTools. The zero value runs no tools; set Tools.
 type ToolLoop struct {
 	Tools []*FuncTool
 	// MaxSteps bounds the model turns (default DefaultMaxToolSteps). The loop then ends with a
-	// *ToolLoopError that keeps the transcript.
+	// *ToolLimitError (ToolLimitSteps) that keeps the transcript.
 	MaxSteps int
 	// Goroutines bounds how many tool calls of one turn run at once (default DefaultToolGoroutines);
 	// no more goroutines than that run the calls.
 	Goroutines int
 	// MaxToolCalls bounds the tool calls one model turn may ask for (default DefaultMaxToolCalls). A
-	// turn that asks for more ends the loop with a *ToolCallLimitError before any of its calls runs,
+	// turn that asks for more ends the loop with a *ToolLimitError (ToolLimitCalls) before any of its calls runs,
 	// and is not added to the transcript.
 	MaxToolCalls int
 	// Approve, if set, is asked before each call runs (after its arguments passed the tool's
@@ -86,38 +86,50 @@ type ToolRunResult struct {
 	Steps    int             // model turns taken
 }
 
-// ToolLoopError ends a tool loop that reached its step limit. It keeps the transcript, so that the
-// conversation can be continued.
-type ToolLoopError struct {
-	Limit    int
+// ToolLimit names the bound of ToolLoop that ended a loop.
+type ToolLimit string
+
+// The bounds a tool loop can reach.
+const (
+	ToolLimitSteps ToolLimit = "steps" // ToolLoop.MaxSteps: model turns
+	ToolLimitCalls ToolLimit = "calls" // ToolLoop.MaxToolCalls: tool calls one model turn asked for
+)
+
+// ToolLimitError ends a tool loop that reached one of its bounds. It keeps the transcript, so that
+// the conversation can be continued; errors.Is matches ErrToolStepLimit or ErrToolCallLimit by
+// Limit.
+type ToolLimitError struct {
+	Limit ToolLimit
+	Max   int // the bound: ToolLoop.MaxSteps or ToolLoop.MaxToolCalls, defaults applied
+	// Requested is the number of calls the turn asked for, for ToolLimitCalls; 0 for ToolLimitSteps.
+	Requested int
+	// Step is the model turn, from 1, at which the loop ended: the last one taken for
+	// ToolLimitSteps (equal to Max), the one that asked for too many calls for ToolLimitCalls.
+	Step int
+	// Messages is the transcript: the request's messages, every turn and tool result. For
+	// ToolLimitCalls it stops before the turn that asked for too many calls, none of which ran.
 	Messages []Message
-	Usage    Usage
+	Usage    Usage // tokens summed over all turns, the last one included
 }
 
-// Error says that the loop ran out of steps.
-func (e *ToolLoopError) Error() string {
-	return fmt.Sprintf("infergate: tool loop stopped after %d model turns without a final answer", e.Limit)
+// Error says which bound the loop reached.
+func (e *ToolLimitError) Error() string {
+	if e.Limit == ToolLimitCalls {
+		return fmt.Sprintf("infergate: model turn %d asked for %d tool calls; ToolLoop.MaxToolCalls allows %d", e.Step, e.Requested, e.Max)
+	}
+	return fmt.Sprintf("infergate: tool loop stopped after %d model turns without a final answer", e.Max)
 }
 
-// Is matches ErrToolStepLimit.
-func (e *ToolLoopError) Is(target error) bool { return target == ErrToolStepLimit }
-
-// ToolCallLimitError ends a tool loop whose model asked for more tool calls in one turn than
-// ToolLoop.MaxToolCalls allows. None of that turn's calls ran; the result's transcript ends before
-// the turn.
-type ToolCallLimitError struct {
-	Limit     int // ToolLoop.MaxToolCalls
-	Requested int // the calls the turn asked for
-	Step      int // the model turn, from 1
+// Is matches ErrToolStepLimit for ToolLimitSteps and ErrToolCallLimit for ToolLimitCalls.
+func (e *ToolLimitError) Is(target error) bool {
+	switch e.Limit {
+	case ToolLimitSteps:
+		return target == ErrToolStepLimit
+	case ToolLimitCalls:
+		return target == ErrToolCallLimit
+	}
+	return false
 }
-
-// Error says how many calls the turn asked for and how many are allowed.
-func (e *ToolCallLimitError) Error() string {
-	return fmt.Sprintf("infergate: model turn %d asked for %d tool calls; ToolLoop.MaxToolCalls allows %d", e.Step, e.Requested, e.Limit)
-}
-
-// Is matches ErrToolCallLimit.
-func (e *ToolCallLimitError) Is(target error) bool { return target == ErrToolCallLimit }
 
 // ToolRun is a tool loop in progress. Range over Events to watch it, or call Wait; either runs it.
 type ToolRun struct {
@@ -194,7 +206,7 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 	res.Messages = slices.Clone(r.req.Messages)
 	for step := 1; ; step++ {
 		if step > r.loop.MaxSteps {
-			return &ToolLoopError{Limit: r.loop.MaxSteps, Messages: res.Messages, Usage: res.Usage}
+			return &ToolLimitError{Limit: ToolLimitSteps, Max: r.loop.MaxSteps, Step: step - 1, Messages: res.Messages, Usage: res.Usage}
 		}
 		req.Messages = res.Messages
 		answer, err := r.turn(ctx, req, step, yield)
@@ -205,7 +217,8 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 		res.Usage = addUsage(res.Usage, answer.TokenUsage())
 		msg := firstMessage(answer, step)
 		if len(msg.ToolCalls) > r.loop.MaxToolCalls {
-			return &ToolCallLimitError{Limit: r.loop.MaxToolCalls, Requested: len(msg.ToolCalls), Step: step}
+			return &ToolLimitError{Limit: ToolLimitCalls, Max: r.loop.MaxToolCalls, Requested: len(msg.ToolCalls), Step: step,
+				Messages: res.Messages, Usage: res.Usage}
 		}
 		res.Messages = append(res.Messages, msg)
 		if !yield(ToolEvent{Kind: ToolEventTurn, Step: step, Message: &msg}, nil) {
