@@ -31,7 +31,8 @@ var (
 	// ErrIncompleteStream: a stream ended before the model finished its answer. The answer received
 	// so far is still available from the stream's Completion.
 	ErrIncompleteStream = errors.New("infergate: stream ended before the answer was complete")
-	// ErrStreamTimeout: a stream produced no byte within the first-byte or idle timeout.
+	// ErrStreamTimeout: a stream produced no byte within the first-byte or idle timeout (a
+	// *TimeoutError).
 	ErrStreamTimeout = errors.New("infergate: stream timed out")
 	// ErrCurrencyMismatch: Money arithmetic or a comparison was asked of amounts in two currencies,
 	// which the API gives no exchange rate between. Nothing was sent.

@@ -65,7 +65,8 @@ func WithLogger(logger *slog.Logger) Option { return func(c *config) { c.logger 
 // WithStreamTimeouts bounds a stream's silences: firstByte is the longest wait from sending the
 // request to the first byte of the answer (default 6 minutes, because a cold model can take minutes
 // to start), idle the longest gap between two reads after that (default 2 minutes). A stream that
-// stays silent longer fails with an error matching ErrStreamTimeout. Zero keeps a default; a
+// stays silent longer fails with a *TimeoutError (Bound TimeoutBoundFirstByte or TimeoutBoundIdle) matching
+// ErrStreamTimeout and context.DeadlineExceeded. Zero keeps a default; a
 // negative value makes NewClient fail.
 func WithStreamTimeouts(firstByte, idle time.Duration) Option {
 	return func(c *config) {

@@ -454,6 +454,11 @@ func TestStreamStopsPromptly(t *testing.T) {
 		if !errors.Is(stream.Err(), infergate.ErrStreamTimeout) {
 			t.Errorf("Err() = %v, want ErrStreamTimeout", stream.Err())
 		}
+		var timeout *infergate.TimeoutError
+		if !errors.As(stream.Err(), &timeout) || timeout.Bound != infergate.TimeoutBoundIdle ||
+			timeout.Timeout != 50*time.Millisecond || !errors.Is(stream.Err(), context.DeadlineExceeded) {
+			t.Errorf("Err() = %v, want an idle *TimeoutError of 50ms matching context.DeadlineExceeded", stream.Err())
+		}
 	})
 	waitForGoroutines(t, before)
 }
