@@ -20,6 +20,24 @@
 // Methods that return one resource return a pointer to it (nil with an error); lists are slices
 // of values; small value types (Decimal, Money) are returned as values.
 //
+// # Zero and negative bounds
+//
+// A negative bound is always refused with a *ValidationError before anything is sent (by NewClient
+// for a client's options, by the call for a call's). Zero means one thing per bound:
+//
+//	WithTimeout                  refused: a call needs a bound (the default is DefaultTimeout)
+//	WithMaxRetries               no retry
+//	WithMaxRetryAfter            no Retry-After is waited out: the error is returned at once
+//	WithRetryBackoff             no wait between retries
+//	WithStreamTimeouts           the default (6 minutes to the first byte, 2 minutes of silence)
+//	WithMaxLineSize              the default (64 MiB)
+//	WithCatalogTTL               the catalogue is downloaded every time
+//	ToolLoop.MaxSteps            the default (10 model turns)
+//	ToolLoop.Goroutines          the default (4 calls at once)
+//	ToolLoop.MaxToolCalls        the default (64 calls per turn)
+//	ToolLoop.ToolTimeout         no bound on a tool call
+//	ObjectSpec.MaxAttempts       the default (3 model turns)
+//
 // # Where things are
 //
 // A call flows request → pipeline → decoder → typed result:

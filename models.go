@@ -23,7 +23,8 @@ type ModelsService struct{ client *Client }
 const DefaultCatalogTTL = 5 * time.Minute
 
 // WithCatalogTTL sets how long Models.Get and Bids.Rated reuse a downloaded model catalogue (default
-// DefaultCatalogTTL); zero or less always downloads it. Models.List always downloads it.
+// DefaultCatalogTTL); zero always downloads it, and a negative TTL is refused. Models.List always
+// downloads it.
 func WithCatalogTTL(d time.Duration) Option { return func(c *config) { c.catalogTTL = d } }
 
 // catalogCache keeps the catalogues downloaded for lookups, one per API root and credential: a

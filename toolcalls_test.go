@@ -229,8 +229,11 @@ func TestRunToolsToolTimeout(t *testing.T) {
 	if res.Answer.Text() != want {
 		t.Errorf("answer %q, want %q", res.Answer.Text(), want)
 	}
-	if _, err := gw.Client().Chat.RunTools(context.Background(), hello(), infergate.ToolLoop{ToolTimeout: -time.Second}).Wait(); !isValidation(err) {
-		t.Errorf("a negative ToolTimeout: %v, want a ValidationError", err)
+	for _, loop := range []infergate.ToolLoop{{ToolTimeout: -time.Second}, {MaxSteps: -1}, {Goroutines: -1}, {MaxToolCalls: -1}} {
+		sent := len(gw.Requests())
+		if _, err := gw.Client().Chat.RunTools(context.Background(), hello(), loop).Wait(); !isValidation(err) || len(gw.Requests()) != sent {
+			t.Errorf("a negative bound in %+v: %v, want a ValidationError before sending", loop, err)
+		}
 	}
 	gw.Close()
 	waitForGoroutines(t, before)

@@ -27,7 +27,8 @@ var ErrToolCallLimit = errors.New("infergate: a model turn asked for too many to
 // ToolLoop configures ChatService.RunTools. The zero value runs no tools; set Tools.
 type ToolLoop struct {
 	Tools []*FuncTool
-	// MaxSteps bounds the model turns (default DefaultMaxToolSteps). The loop then ends with a
+	// MaxSteps bounds the model turns (default DefaultMaxToolSteps when zero; a negative bound here
+	// or in Goroutines or MaxToolCalls is refused before anything is sent). The loop then ends with a
 	// *ToolLimitError (ToolLimitSteps) that keeps the transcript.
 	MaxSteps int
 	// Goroutines bounds how many tool calls of one turn run at once (default DefaultToolGoroutines);
@@ -240,6 +241,14 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 // prepare checks the loop and returns the request with the loop's tools added.
 func (r *ToolRun) prepare() (ChatRequest, error) {
 	req := r.req
+	for _, bound := range []struct {
+		field string
+		v     int
+	}{{"MaxSteps", r.loop.MaxSteps}, {"Goroutines", r.loop.Goroutines}, {"MaxToolCalls", r.loop.MaxToolCalls}} {
+		if bound.v < 0 {
+			return req, invalid("ToolLoop."+bound.field, "must not be negative, got %d", bound.v)
+		}
+	}
 	r.loop.MaxSteps = positiveOr(r.loop.MaxSteps, DefaultMaxToolSteps)
 	r.loop.Goroutines = positiveOr(r.loop.Goroutines, DefaultToolGoroutines)
 	r.loop.MaxToolCalls = positiveOr(r.loop.MaxToolCalls, DefaultMaxToolCalls)
