@@ -91,8 +91,8 @@ func ExampleBillingService_Usage() {
 	gw := gatewaytest.NewServer()
 	defer gw.Close()
 	gw.AddUsage(
-		gatewaytest.UsageRecord{ID: "u1", CreatedAt: gatewaytest.FixedTime, ModelName: "llama-3.3-70b", TokensTotal: 1200, AmountPaid: "0", AmountStake: "0.0012", AmountTotal: "0.0012"},
-		gatewaytest.UsageRecord{ID: "u2", CreatedAt: gatewaytest.FixedTime, ModelName: "bge-m3", TokensTotal: 300, AmountPaid: "0.0003", AmountStake: "0", AmountTotal: "0.0003"},
+		gatewaytest.UsageRecord{ID: "u1", CreatedAt: gatewaytest.FixedTime(), ModelName: "llama-3.3-70b", TokensTotal: 1200, AmountPaid: "0", AmountStake: "0.0012", AmountTotal: "0.0012"},
+		gatewaytest.UsageRecord{ID: "u2", CreatedAt: gatewaytest.FixedTime(), ModelName: "bge-m3", TokensTotal: 300, AmountPaid: "0.0003", AmountStake: "0", AmountTotal: "0.0003"},
 	)
 	client := gw.Client()
 
