@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 )
 
 // writeRecorder keeps every Write separately, which httptest.ResponseRecorder
