@@ -19,20 +19,20 @@ type TranscriptionFormat string
 
 // The transcription formats the gateway produces.
 const (
-	TranscriptionJSON        TranscriptionFormat = "json"         // the text only (the default)
-	TranscriptionText        TranscriptionFormat = "text"         // plain text
-	TranscriptionSRT         TranscriptionFormat = "srt"          // SubRip subtitles
-	TranscriptionVerboseJSON TranscriptionFormat = "verbose_json" // text, language, duration, segments and words
-	TranscriptionVTT         TranscriptionFormat = "vtt"          // WebVTT subtitles
+	TranscriptionFormatJSON        TranscriptionFormat = "json"         // the text only (the default)
+	TranscriptionFormatText        TranscriptionFormat = "text"         // plain text
+	TranscriptionFormatSRT         TranscriptionFormat = "srt"          // SubRip subtitles
+	TranscriptionFormatVerboseJSON TranscriptionFormat = "verbose_json" // text, language, duration, segments and words
+	TranscriptionFormatVTT         TranscriptionFormat = "vtt"          // WebVTT subtitles
 )
 
-// TimestampGranularity asks for timestamps per word or per segment in a TranscriptionVerboseJSON answer.
+// TimestampGranularity asks for timestamps per word or per segment in a TranscriptionFormatVerboseJSON answer.
 type TimestampGranularity string
 
 // The timestamp granularities.
 const (
-	GranularityWord    TimestampGranularity = "word"
-	GranularitySegment TimestampGranularity = "segment"
+	TimestampGranularityWord    TimestampGranularity = "word"
+	TimestampGranularitySegment TimestampGranularity = "segment"
 )
 
 // LargeUploadSize is the size in bytes (25 MiB, the "25 MB" of the gateway's documentation) above
@@ -80,11 +80,11 @@ type TranscriptionRequest struct {
 	Model    string // the transcription model's name or hex id; empty lets the gateway choose
 	Language string // the spoken language as a code such as "en"; empty detects it
 	Prompt   string // text that guides spelling of names and terms
-	// ResponseFormat is the answer's shape; empty means TranscriptionJSON.
+	// ResponseFormat is the answer's shape; empty means TranscriptionFormatJSON.
 	ResponseFormat TranscriptionFormat
 	// Temperature is the sampling temperature, 0 to 1; nil leaves it to the model.
 	Temperature *float64
-	// TimestampGranularities asks for word and/or segment timestamps; TranscriptionVerboseJSON only.
+	// TimestampGranularities asks for word and/or segment timestamps; TranscriptionFormatVerboseJSON only.
 	TimestampGranularities []TimestampGranularity
 	// EnableDiarization labels speakers, on models that support it (see TranscriptionSegment.Speaker).
 	EnableDiarization bool
@@ -119,7 +119,7 @@ func (r *TranscriptionRequest) Validate() error {
 		}
 	}
 	switch r.ResponseFormat {
-	case "", TranscriptionJSON, TranscriptionText, TranscriptionSRT, TranscriptionVerboseJSON, TranscriptionVTT:
+	case "", TranscriptionFormatJSON, TranscriptionFormatText, TranscriptionFormatSRT, TranscriptionFormatVerboseJSON, TranscriptionFormatVTT:
 	default:
 		return invalid("ResponseFormat", "%q is not one of json, text, srt, verbose_json, vtt", r.ResponseFormat)
 	}
@@ -127,11 +127,11 @@ func (r *TranscriptionRequest) Validate() error {
 		return invalid("Temperature", "%v is outside 0 to 1", *t)
 	}
 	for _, g := range r.TimestampGranularities {
-		if g != GranularityWord && g != GranularitySegment {
+		if g != TimestampGranularityWord && g != TimestampGranularitySegment {
 			return invalid("TimestampGranularities", "%q is not word or segment", g)
 		}
 	}
-	if len(r.TimestampGranularities) > 0 && r.ResponseFormat != TranscriptionVerboseJSON {
+	if len(r.TimestampGranularities) > 0 && r.ResponseFormat != TranscriptionFormatVerboseJSON {
 		return invalid("TimestampGranularities", "only apply with ResponseFormat verbose_json")
 	}
 	return nil

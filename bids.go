@@ -114,7 +114,7 @@ func (s *BidsService) Rated(ctx context.Context, model string, opts ...Option) (
 
 // resolveModel turns a model name into the hex id the ratedbids route insists on.
 func (s *BidsService) resolveModel(ctx context.Context, c *config, model string) (string, error) {
-	if IsHexID(model) {
+	if IsBlockchainID(model) {
 		return model, nil
 	}
 	m, err := s.client.Models.find(ctx, c, model)

@@ -66,9 +66,9 @@ type UsageRecord struct {
 	ModelID   string    `json:"model_id"` // the model's hex id
 	Endpoint  string    `json:"endpoint"` // the route called, e.g. "/chat/completions"
 	// Token counts; zero when the gateway did not record them.
-	TokensInput  int `json:"tokens_input"`
-	TokensOutput int `json:"tokens_output"`
-	TokensTotal  int `json:"tokens_total"`
+	InputTokens  int `json:"tokens_input"`
+	OutputTokens int `json:"tokens_output"`
+	TotalTokens  int `json:"tokens_total"`
 	// What the call cost, split between paid credits and the staking allowance, in the account's
 	// currency. The usage routes do not name it; it is the balance's, CurrencyUSD.
 	AmountPaid    Money  `json:"amount_paid"`

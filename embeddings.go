@@ -26,12 +26,12 @@ type EmbeddingFormat string
 
 // The wire encodings of embeddings.
 const (
-	// EmbeddingBase64 sends each vector as base64 of little-endian float32s: about a third of the
-	// bytes of EmbeddingFloat and many times faster to decode (see the README's figures). It is
+	// EmbeddingFormatBase64 sends each vector as base64 of little-endian float32s: about a third of the
+	// bytes of EmbeddingFormatFloat and many times faster to decode (see the README's figures). It is
 	// what an empty EncodingFormat asks for.
-	EmbeddingBase64 EmbeddingFormat = "base64"
-	// EmbeddingFloat sends each vector as a JSON array of numbers, the gateway's own default.
-	EmbeddingFloat EmbeddingFormat = "float"
+	EmbeddingFormatBase64 EmbeddingFormat = "base64"
+	// EmbeddingFormatFloat sends each vector as a JSON array of numbers, the gateway's own default.
+	EmbeddingFormatFloat EmbeddingFormat = "float"
 )
 
 // MaxEmbeddingInputs is the most texts one request may carry, the limit of the OpenAI API the
@@ -46,7 +46,7 @@ type EmbeddingRequest struct {
 	// is always sent as a JSON list, even with one text, so that answers always have one entry per
 	// text at the same index.
 	Input []string
-	// EncodingFormat is the wire encoding; empty means EmbeddingBase64.
+	// EncodingFormat is the wire encoding; empty means EmbeddingFormatBase64.
 	EncodingFormat EmbeddingFormat
 	// Dimensions shortens the vectors to this length, on models that support it; nil keeps the
 	// model's own length.
@@ -76,7 +76,7 @@ func (r *EmbeddingRequest) Validate() error {
 		}
 	}
 	switch r.EncodingFormat {
-	case "", EmbeddingBase64, EmbeddingFloat:
+	case "", EmbeddingFormatBase64, EmbeddingFormatFloat:
 	default:
 		return invalid("EncodingFormat", "%q is not float or base64", r.EncodingFormat)
 	}
@@ -135,7 +135,7 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 	wire := wireEmbeddingRequest{Input: req.Input, Model: req.Model, EncodingFormat: req.EncodingFormat,
 		Dimensions: req.Dimensions, User: req.User, SessionID: c.sessionFor(req.SessionID)}
 	if wire.EncodingFormat == "" {
-		wire.EncodingFormat = EmbeddingBase64
+		wire.EncodingFormat = EmbeddingFormatBase64
 	}
 	body, err := json.Marshal(wire)
 	if err == nil {

@@ -223,9 +223,9 @@ func (s *ModelsService) find(ctx context.Context, c *config, nameOrID string) (*
 	return nil, errorf("infergate: model %q is not in the catalogue: %w", nameOrID, ErrNotFound)
 }
 
-// IsHexID reports whether id is a blockchain hex id ("0x" followed by hex digits) rather than a
+// IsBlockchainID reports whether id is a blockchain hex id ("0x" followed by hex digits) rather than a
 // model name.
-func IsHexID(id string) bool {
+func IsBlockchainID(id string) bool {
 	hex, ok := strings.CutPrefix(id, "0x")
 	if !ok {
 		hex, ok = strings.CutPrefix(id, "0X")

@@ -56,11 +56,11 @@ type SessionState string
 
 // The states a ping reports. Other values are kept as sent.
 const (
-	SessionAlive     SessionState = "alive"      // the session is open and its provider answers
-	SessionDead      SessionState = "dead"       // the provider does not answer
-	SessionExpired   SessionState = "expired"    // the session's duration has passed
-	SessionNone      SessionState = "no_session" // the API key has no session
-	SessionUnchecked SessionState = "error"      // the gateway could not check the session
+	SessionStateAlive     SessionState = "alive"      // the session is open and its provider answers
+	SessionStateDead      SessionState = "dead"       // the provider does not answer
+	SessionStateExpired   SessionState = "expired"    // the session's duration has passed
+	SessionStateNoSession SessionState = "no_session" // the API key has no session
+	SessionStateError     SessionState = "error"      // the gateway could not check the session
 )
 
 // SessionStatus is the answer to a ping.
@@ -72,7 +72,7 @@ type SessionStatus struct {
 }
 
 // Alive reports whether the session can serve requests.
-func (s SessionStatus) Alive() bool { return s.State == SessionAlive }
+func (s SessionStatus) Alive() bool { return s.State == SessionStateAlive }
 
 // CreateFromBid opens a session with the provider of a bid, as returned by BidsService.Rated.
 //

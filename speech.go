@@ -18,12 +18,12 @@ type SpeechFormat string
 
 // The speech formats the gateway produces.
 const (
-	SpeechMP3  SpeechFormat = "mp3"  // MPEG audio layer III, the default
-	SpeechOpus SpeechFormat = "opus" // Opus in Ogg, small, for streaming and voice apps
-	SpeechAAC  SpeechFormat = "aac"  // AAC, as Apple devices prefer
-	SpeechFLAC SpeechFormat = "flac" // lossless, compressed
-	SpeechWAV  SpeechFormat = "wav"  // uncompressed PCM with a WAV header
-	SpeechPCM  SpeechFormat = "pcm"  // raw samples, no header
+	SpeechFormatMP3  SpeechFormat = "mp3"  // MPEG audio layer III, the default
+	SpeechFormatOpus SpeechFormat = "opus" // Opus in Ogg, small, for streaming and voice apps
+	SpeechFormatAAC  SpeechFormat = "aac"  // AAC, as Apple devices prefer
+	SpeechFormatFLAC SpeechFormat = "flac" // lossless, compressed
+	SpeechFormatWAV  SpeechFormat = "wav"  // uncompressed PCM with a WAV header
+	SpeechFormatPCM  SpeechFormat = "pcm"  // raw samples, no header
 )
 
 // DefaultVoice is the voice the gateway speaks with when SpeechRequest.Voice is empty.
@@ -36,7 +36,7 @@ type SpeechRequest struct {
 	Model string
 	// Voice names the voice; empty means DefaultVoice.
 	Voice string
-	// ResponseFormat is the audio format; empty means SpeechMP3.
+	// ResponseFormat is the audio format; empty means SpeechFormatMP3.
 	ResponseFormat SpeechFormat
 	// Speed is the speaking rate, 0.25 to 4.0; nil means normal speed (1.0).
 	Speed *float64
@@ -55,7 +55,7 @@ func (r *SpeechRequest) Validate() error {
 		return invalid("Input", "the text to speak is required")
 	}
 	switch r.ResponseFormat {
-	case "", SpeechMP3, SpeechOpus, SpeechAAC, SpeechFLAC, SpeechWAV, SpeechPCM:
+	case "", SpeechFormatMP3, SpeechFormatOpus, SpeechFormatAAC, SpeechFormatFLAC, SpeechFormatWAV, SpeechFormatPCM:
 	default:
 		return invalid("ResponseFormat", "%q is not one of mp3, opus, aac, flac, wav, pcm", r.ResponseFormat)
 	}
@@ -108,7 +108,7 @@ func (c *config) speech(ctx context.Context, req SpeechRequest) (io.ReadCloser, 
 		wire.Voice = DefaultVoice
 	}
 	if wire.ResponseFormat == "" {
-		wire.ResponseFormat = SpeechMP3
+		wire.ResponseFormat = SpeechFormatMP3
 	}
 	body, err := json.Marshal(wire)
 	if err != nil {
