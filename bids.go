@@ -27,15 +27,15 @@ const (
 )
 
 // RatedBid is a provider's offer to serve a model, with the gateway's rating of the provider. Its
-// BidID picks that provider when creating a session with SessionsService.CreateFromBid.
+// ID picks that provider when creating a session with SessionsService.CreateFromBid.
 //
 // The gateway sends bids in one of two shapes: the API contract's, with Rating, TotalSessions,
 // Availability and durations; or the marketplace's own, passed through, with Score and CreatedAt
 // instead. Fields the shape at hand does not carry are zero.
 type RatedBid struct {
-	BidID    string // the bid's id
-	Provider string // the provider's blockchain address
-	ModelID  string // the model's hex blockchain id
+	ID                string // the bid's id
+	Provider          string // the provider's blockchain address
+	ModelBlockchainID string // the model's hex blockchain id, not its name (Model.ID); see IsBlockchainID
 	// PricePerSecond is the price of a second of session, exact, in the network's token
 	// (CurrencyMOR; the deployed gateway sends wei, converted for you).
 	PricePerSecond Money
@@ -163,7 +163,7 @@ func (b *RatedBid) UnmarshalJSON(data []byte) error {
 	if w.Bid != nil {
 		return b.fromMarket(w.Bid, w.Score)
 	}
-	*b = RatedBid{BidID: w.BidID, Provider: w.Provider, ModelID: w.ModelID,
+	*b = RatedBid{ID: w.BidID, Provider: w.Provider, ModelBlockchainID: w.ModelID,
 		PricePerSecond: Money{Amount: w.PricePerSecond, Currency: CurrencyMOR}, Availability: w.Availability}
 	return firstError(
 		w.Rating.float(&b.Rating), w.Score.float(&b.Score), w.TotalSessions.int(&b.TotalSessions),
@@ -172,7 +172,7 @@ func (b *RatedBid) UnmarshalJSON(data []byte) error {
 }
 
 func (b *RatedBid) fromMarket(m *marketBid, score jsonNumber) error {
-	*b = RatedBid{BidID: m.ID, Provider: m.Provider, ModelID: m.ModelAgentID, PricePerSecond: Money{Currency: CurrencyMOR}}
+	*b = RatedBid{ID: m.ID, Provider: m.Provider, ModelBlockchainID: m.ModelAgentID, PricePerSecond: Money{Currency: CurrencyMOR}}
 	if m.PricePerSecond != "" {
 		price, err := FromWei(string(m.PricePerSecond))
 		if err != nil {
@@ -191,7 +191,7 @@ func (b RatedBid) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := wireBid{BidID: b.BidID, Provider: b.Provider, ModelID: b.ModelID, PricePerSecond: price,
+	w := wireBid{BidID: b.ID, Provider: b.Provider, ModelID: b.ModelBlockchainID, PricePerSecond: price,
 		Rating:        jsonNumber(strconv.FormatFloat(b.Rating, 'g', -1, 64)),
 		TotalSessions: jsonNumber(strconv.FormatInt(b.TotalSessions, 10)),
 		Availability:  b.Availability,

@@ -60,11 +60,11 @@ func (s *BillingService) Balance(ctx context.Context, opts ...Option) (*Balance,
 
 // UsageRecord is one billed call.
 type UsageRecord struct {
-	ID        string    `json:"id"`
-	CreatedAt time.Time `json:"created_at"`
-	ModelName string    `json:"model_name"`
-	ModelID   string    `json:"model_id"` // the model's hex id
-	Endpoint  string    `json:"endpoint"` // the route called, e.g. "/chat/completions"
+	ID                string    `json:"id"`
+	CreatedAt         time.Time `json:"created_at"`
+	ModelName         string    `json:"model_name"`
+	ModelBlockchainID string    `json:"model_id"` // the model's hex id
+	Endpoint          string    `json:"endpoint"` // the route called, e.g. "/chat/completions"
 	// Token counts; zero when the gateway did not record them.
 	InputTokens  int `json:"tokens_input"`
 	OutputTokens int `json:"tokens_output"`

@@ -134,11 +134,11 @@ func (c *config) newAPIError(status int, header http.Header, body []byte) *APIEr
 // events are skipped while the stream goes on; if the stream then ends without the model finishing,
 // the last one becomes the stream's error, and it matches ErrIncompleteStream.
 type StreamError struct {
-	Message string // the error message, or the text of a malformed line
-	Type    string // e.g. provider_error, server_error; empty for a malformed line
-	Code    string // error code, when given
-	Status  int    // the HTTP status the event carries ("status", "status_code" or a numeric "code"); 0 when none
-	Raw     string // the event's data (or the stray line) exactly as received
+	Message    string // the error message, or the text of a malformed line
+	Type       string // e.g. provider_error, server_error; empty for a malformed line
+	Code       string // error code, when given
+	StatusCode int    // the HTTP status the event carries ("status", "status_code" or a numeric "code"); 0 when none
+	Raw        string // the event's data (or the stray line) exactly as received
 
 	ended bool // this error ended the stream
 }
@@ -147,8 +147,8 @@ type StreamError struct {
 func (e *StreamError) Error() string {
 	var b strings.Builder
 	b.WriteString("infergate: error in stream")
-	if e.Status != 0 {
-		b.WriteString(" (status " + strconv.Itoa(e.Status) + ")")
+	if e.StatusCode != 0 {
+		b.WriteString(" (status " + strconv.Itoa(e.StatusCode) + ")")
 	}
 	if e.Type != "" {
 		b.WriteString(": " + e.Type)
@@ -159,7 +159,7 @@ func (e *StreamError) Error() string {
 
 // Is matches the same sentinels as an *APIError with the event's status and code, so that an
 // in-band 402 matches ErrInsufficientBalance, a 429 ErrRateLimited and a 5xx ErrServer.
-func (e *StreamError) Is(target error) bool { return matchesSentinel(target, e.Status, e.Code) }
+func (e *StreamError) Is(target error) bool { return matchesSentinel(target, e.StatusCode, e.Code) }
 
 // Unwrap lets errors.Is(err, ErrIncompleteStream) hold for the error that ended a stream.
 func (e *StreamError) Unwrap() error {
@@ -174,7 +174,7 @@ func (e *StreamError) Unwrap() error {
 func (c *config) newStreamError(raw []byte, bare bool) *StreamError {
 	raw = c.redact(raw)
 	f := c.reported(raw, "", bare)
-	return &StreamError{Raw: string(raw), Message: f.Message, Type: f.Type, Code: f.Code, Status: f.Status}
+	return &StreamError{Raw: string(raw), Message: f.Message, Type: f.Type, Code: f.Code, StatusCode: f.Status}
 }
 
 // reported is what a server reported in body: the fields of its error envelope (of the bare error

@@ -259,10 +259,10 @@ func TestUsageRecordJSONKeepsTheWireShape(t *testing.T) {
 
 func TestRatedBidMarshalRefusesAnotherCurrency(t *testing.T) {
 	t.Parallel()
-	if _, err := json.Marshal(RatedBid{BidID: "0x1", PricePerSecond: usd(t, "1")}); err == nil {
+	if _, err := json.Marshal(RatedBid{ID: "0x1", PricePerSecond: usd(t, "1")}); err == nil {
 		t.Error("a USD price was written where the wire carries MOR")
 	}
-	out, err := json.Marshal(RatedBid{BidID: "0x1", PricePerSecond: mor(t, "0.000125")})
+	out, err := json.Marshal(RatedBid{ID: "0x1", PricePerSecond: mor(t, "0.000125")})
 	if err != nil || !strings.Contains(string(out), `"price_per_second":"0.000125"`) {
 		t.Errorf("Marshal = %s, %v", out, err)
 	}

@@ -282,7 +282,7 @@ func (s *ChatStream) skip(raw []byte, errorEvent bool) {
 	se := s.cfg.newStreamError(raw, errorEvent)
 	s.skipped.add(se)
 	s.cfg.logger.Warn("infergate: skipped an error event in the stream",
-		slog.String("type", se.Type), slog.Int("status", se.Status), slog.String("message", se.Message))
+		slog.String("type", se.Type), slog.Int("status", se.StatusCode), slog.String("message", se.Message))
 }
 
 // finish ends the stream and decides, from how it ended, whether the answer is complete.
