@@ -29,7 +29,7 @@ type Balance struct {
 	// AllowOverage lets a staker's calls go on from paid credits once the staking allowance is spent.
 	AllowOverage bool
 	// Currency is the account's currency as the gateway names it, CurrencyUSD when it does not.
-	Currency string
+	Currency Currency
 }
 
 // PaidBalance is the bought credits.

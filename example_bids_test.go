@@ -46,7 +46,7 @@ func ExampleBidsService_Rated() {
 }
 
 // money is an amount in a currency, for the examples.
-func money(amount, currency string) infergate.Money {
+func money(amount string, currency infergate.Currency) infergate.Money {
 	d, err := infergate.ParseDecimal(amount)
 	if err != nil {
 		log.Fatal(err)

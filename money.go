@@ -15,16 +15,19 @@ import "fmt"
 // JSON as {"amount":"0.45","currency":"MOR"}; inside the SDK's types it keeps the wire's shape, a
 // bare amount whose currency the type or the route gives.
 type Money struct {
-	Amount   Decimal `json:"amount"`
-	Currency string  `json:"currency"` // CurrencyUSD, CurrencyMOR, or as the server named it
+	Amount   Decimal  `json:"amount"`
+	Currency Currency `json:"currency"` // CurrencyUSD, CurrencyMOR, or as the server named it
 }
+
+// Currency names the unit of a Money: CurrencyUSD, CurrencyMOR, or another as a server names it.
+type Currency string
 
 // The currencies the gateway deals in.
 const (
 	// CurrencyUSD is the account's credits: balances and the costs of usage records.
-	CurrencyUSD = "USD"
+	CurrencyUSD Currency = "USD"
 	// CurrencyMOR is the network's token: bid prices and the cost of provider sessions.
-	CurrencyMOR = "MOR"
+	CurrencyMOR Currency = "MOR"
 )
 
 // Add returns m + x. Amounts in different currencies are not added: the error matches
@@ -78,12 +81,12 @@ func (m Money) String() string {
 	if m.Currency == "" {
 		return m.Amount.String()
 	}
-	return m.Amount.String() + " " + m.Currency
+	return m.Amount.String() + " " + string(m.Currency)
 }
 
 // currencyWith returns the currency of a result combining m and x, or the error saying they do not
 // combine. The zero Money with no currency takes the other's.
-func (m Money) currencyWith(x Money, verb string) (string, error) {
+func (m Money) currencyWith(x Money, verb string) (Currency, error) {
 	switch {
 	case m.Currency == x.Currency:
 		return m.Currency, nil
@@ -99,17 +102,17 @@ func (m Money) currencyWith(x Money, verb string) (string, error) {
 const noExchangeRate = "the API gives no exchange rate between currencies"
 
 // currencyName names a currency in an error, the empty one included.
-func currencyName(c string) string {
+func currencyName(c Currency) string {
 	if c == "" {
 		return "no currency"
 	}
-	return c
+	return string(c)
 }
 
 // wireAmount is m's amount for a wire field whose currency is want, which the wire does not write:
 // an amount in another currency would read back as want, so it is refused. A Money with no
 // currency is taken to be in want.
-func wireAmount(field string, m Money, want string) (Decimal, error) {
+func wireAmount(field string, m Money, want Currency) (Decimal, error) {
 	if m.Currency != "" && m.Currency != want {
 		return Decimal{}, invalid(field, "is in %s; this JSON shape carries only %s amounts", m.Currency, want)
 	}

@@ -105,7 +105,7 @@ func TestMoneyArithmetic(t *testing.T) {
 func TestMoneyAddProperty(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
-	currencies := []string{"", CurrencyUSD, CurrencyMOR}
+	currencies := []Currency{"", CurrencyUSD, CurrencyMOR}
 	for range 2000 {
 		a, b := rng.Int64N(2e9)-1e9, rng.Int64N(2e9)-1e9
 		if rng.IntN(4) == 0 {
