@@ -62,7 +62,7 @@ func defaultConfig() *config {
 		firstByteTimeout: 6 * time.Minute,
 		idleTimeout:      2 * time.Minute,
 		timeout:          DefaultTimeout,
-		catalogTTL:       DefaultCatalogTTL,
+		catalogTTL:       defaultCatalogTTL,
 	}
 }
 

@@ -18,12 +18,12 @@ import (
 // ModelsService lists the models the gateway serves. Get it as Client.Models.
 type ModelsService struct{ client *Client }
 
-// DefaultCatalogTTL is how long Models.Get and Bids.Rated reuse the catalogue, as long as the gateway
+// defaultCatalogTTL is how long Models.Get and Bids.Rated reuse the catalogue, as long as the gateway
 // caches it itself.
-const DefaultCatalogTTL = 5 * time.Minute
+const defaultCatalogTTL = 5 * time.Minute
 
 // WithCatalogTTL sets how long Models.Get and Bids.Rated reuse a downloaded model catalogue (default
-// DefaultCatalogTTL); zero always downloads it, and a negative TTL is refused. Models.List always
+// 5 minutes, as long as the gateway caches it itself); zero always downloads it, and a negative TTL is refused. Models.List always
 // downloads it.
 func WithCatalogTTL(d time.Duration) Option { return func(c *config) { c.catalogTTL = d } }
 

@@ -49,11 +49,11 @@ func (m ObjectMode) String() string {
 	return fmt.Sprintf("ObjectMode(%d)", uint8(m))
 }
 
-// DefaultObjectAttempts is the number of model turns GenerateObject takes at most by default.
-const DefaultObjectAttempts = 3
+// defaultObjectAttempts is the number of model turns GenerateObject takes at most by default.
+const defaultObjectAttempts = 3
 
-// ObjectSpec says how to ask for a value. The zero value asks in ObjectModeAuto, with up to
-// DefaultObjectAttempts model turns.
+// ObjectSpec says how to ask for a value. The zero value asks in ObjectModeAuto, with up to 3
+// model turns.
 type ObjectSpec struct {
 	// Name names the value to the model (the function's name in ObjectModeTool); it defaults to
 	// the Go type's name, made a valid function name. Letters, digits, '_' and '-', at most 64.
@@ -61,8 +61,8 @@ type ObjectSpec struct {
 	// Description tells the model what the value is for.
 	Description string
 	Mode        ObjectMode
-	// MaxAttempts bounds the model turns in all, repair turns included (default
-	// DefaultObjectAttempts); 1 means no repair turn.
+	// MaxAttempts bounds the model turns in all, repair turns included (3 when zero; a negative
+	// bound is refused); 1 means no repair turn.
 	MaxAttempts int
 }
 
@@ -175,7 +175,7 @@ func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect
 	if spec.MaxAttempts < 0 {
 		return nil, invalid("ObjectSpec.MaxAttempts", "must not be negative, got %d", spec.MaxAttempts)
 	}
-	spec.MaxAttempts = positiveOr(spec.MaxAttempts, DefaultObjectAttempts)
+	spec.MaxAttempts = positiveOr(spec.MaxAttempts, defaultObjectAttempts)
 	if spec.Name == "" {
 		spec.Name = defaultObjectName(t)
 	}

@@ -98,7 +98,7 @@ func TestRunToolsGoroutinesBoundWorkers(t *testing.T) {
 // loop with a typed error before any call runs; the transcript stops before that turn.
 func TestRunToolsCallLimit(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ limit, requested, wantLimit int }{{0, 65, infergate.DefaultMaxToolCalls}, {3, 4, 3}} {
+	for _, tt := range []struct{ limit, requested, wantLimit int }{{0, 65, 64}, {3, 4, 3}} {
 		gw := gatewaytest.New(t)
 		var ran atomic.Int32
 		count := mustTool(t, "count", func(context.Context, struct{}) (string, error) { ran.Add(1); return "1", nil })

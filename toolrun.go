@@ -10,11 +10,11 @@ import (
 	"time"
 )
 
-// Defaults of the tool loop.
+// Defaults of the tool loop, documented on ToolLoop's fields.
 const (
-	DefaultMaxToolSteps   = 10 // model turns before the loop gives up
-	DefaultToolGoroutines = 4  // tool calls of one turn that run at once
-	DefaultMaxToolCalls   = 64 // tool calls one model turn may ask for
+	defaultMaxToolSteps   = 10 // model turns before the loop gives up
+	defaultToolGoroutines = 4  // tool calls of one turn that run at once
+	defaultMaxToolCalls   = 64 // tool calls one model turn may ask for
 )
 
 // ErrToolStepLimit matches the error of a tool loop that reached its step limit (a *ToolLimitError of ToolLimitSteps).
@@ -27,14 +27,14 @@ var ErrToolCallLimit = errors.New("infergate: a model turn asked for too many to
 // ToolLoop configures ChatService.RunTools. The zero value runs no tools; set Tools.
 type ToolLoop struct {
 	Tools []*FuncTool
-	// MaxSteps bounds the model turns (default DefaultMaxToolSteps when zero; a negative bound here
+	// MaxSteps bounds the model turns (10 when zero; a negative bound here
 	// or in Goroutines or MaxToolCalls is refused before anything is sent). The loop then ends with a
 	// *ToolLimitError (ToolLimitSteps) that keeps the transcript.
 	MaxSteps int
-	// Goroutines bounds how many tool calls of one turn run at once (default DefaultToolGoroutines);
+	// Goroutines bounds how many tool calls of one turn run at once (4 when zero);
 	// no more goroutines than that run the calls.
 	Goroutines int
-	// MaxToolCalls bounds the tool calls one model turn may ask for (default DefaultMaxToolCalls). A
+	// MaxToolCalls bounds the tool calls one model turn may ask for (64 when zero). A
 	// turn that asks for more ends the loop with a *ToolLimitError (ToolLimitCalls) before any of its calls runs,
 	// and is not added to the transcript.
 	MaxToolCalls int
@@ -249,9 +249,9 @@ func (r *ToolRun) prepare() (ChatRequest, error) {
 			return req, invalid("ToolLoop."+bound.field, "must not be negative, got %d", bound.v)
 		}
 	}
-	r.loop.MaxSteps = positiveOr(r.loop.MaxSteps, DefaultMaxToolSteps)
-	r.loop.Goroutines = positiveOr(r.loop.Goroutines, DefaultToolGoroutines)
-	r.loop.MaxToolCalls = positiveOr(r.loop.MaxToolCalls, DefaultMaxToolCalls)
+	r.loop.MaxSteps = positiveOr(r.loop.MaxSteps, defaultMaxToolSteps)
+	r.loop.Goroutines = positiveOr(r.loop.Goroutines, defaultToolGoroutines)
+	r.loop.MaxToolCalls = positiveOr(r.loop.MaxToolCalls, defaultMaxToolCalls)
 	if r.loop.ToolTimeout < 0 {
 		return req, invalid("ToolLoop.ToolTimeout", "must not be negative, got %s", r.loop.ToolTimeout)
 	}
