@@ -215,8 +215,8 @@ type FunctionDefinition struct {
 	Strict     *bool `json:"strict,omitempty"` // ask for arguments that follow the schema exactly
 }
 
-// FunctionTool returns a function tool; parameters is its JSON Schema (nil for none).
-func FunctionTool(name, description string, parameters any) Tool {
+// functionTool returns a function tool; parameters is its JSON Schema (nil for none).
+func functionTool(name, description string, parameters any) Tool {
 	return Tool{Type: "function", Function: FunctionDefinition{Name: name, Description: description, Parameters: parameters}}
 }
 

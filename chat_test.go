@@ -34,9 +34,9 @@ func capture(body string, bodies *[]map[string]any, headers *[]http.Header) http
 
 func TestCreateRequestShape(t *testing.T) {
 	t.Parallel()
-	weather := infergate.FunctionTool("weather", "Current weather", map[string]any{
+	weather := infergate.Tool{Function: infergate.FunctionDefinition{Name: "weather", Description: "Current weather", Parameters: map[string]any{
 		"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}},
-	})
+	}}}
 	tests := []struct {
 		name    string
 		opts    []infergate.Option
@@ -200,9 +200,9 @@ func TestValidation(t *testing.T) {
 		{"ftp image", infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessageParts(infergate.ImageURLPart("ftp://x/a.png"))}}, "Messages[0].Parts[0].ImageURL.URL"},
 		{"data URI of a PDF", infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessageParts(infergate.ImageURLPart("data:application/pdf;base64,JVBERi0xLjQKJcfs"))}}, "Messages[0].Parts[0].ImageURL.URL"},
 		{"data URI with the wrong type", infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessageParts(infergate.ImageURLPart("data:image/jpeg;base64,iVBORw0KGgoAAAANSUhEUg=="))}}, "Messages[0].Parts[0].ImageURL.URL"},
-		{"tool without name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{infergate.FunctionTool("", "", nil)}}, "Tools[0].Function.Name"},
-		{"tool with a bad name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{infergate.FunctionTool("get weather", "", nil)}}, "Tools[0].Function.Name"},
-		{"tool with non-object parameters", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{infergate.FunctionTool("f", "", []string{"x"})}}, "Tools[0].Function.Parameters"},
+		{"tool without name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: ""}}}}, "Tools[0].Function.Name"},
+		{"tool with a bad name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "get weather"}}}}, "Tools[0].Function.Name"},
+		{"tool with non-object parameters", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "f", Parameters: []string{"x"}}}}}, "Tools[0].Function.Parameters"},
 		{"tool of another type", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Type: "retrieval"}}}, "Tools[0].Type"},
 		{"choice of a missing function", infergate.ChatRequest{Messages: one, ToolChoice: infergate.ToolChoiceFunction("nope")}, "ToolChoice"},
 		{"required without tools", infergate.ChatRequest{Messages: one, ToolChoice: infergate.ToolChoiceRequired}, "ToolChoice"},

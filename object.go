@@ -229,7 +229,7 @@ func (r *objectRun) request() ChatRequest {
 	req.Messages = r.messages
 	switch r.mode {
 	case ObjectModeAuto, ObjectModeTool:
-		tool := FunctionTool(r.spec.Name, r.spec.Description, r.schema.sent)
+		tool := functionTool(r.spec.Name, r.spec.Description, r.schema.sent)
 		if r.schema.strict {
 			tool.Function.Strict = Ptr(true)
 		}

@@ -324,7 +324,7 @@ func BenchmarkGenerateObjectOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	plain := recipeRequest()
-	plain.Tools = []infergate.Tool{infergate.FunctionTool("Recipe", "", schema)}
+	plain.Tools = []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "Recipe", Parameters: schema}}}
 	plain.ToolChoice = infergate.ToolChoiceFunction("Recipe")
 	ctx := context.Background()
 	b.Run("Create", func(b *testing.B) {

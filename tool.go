@@ -63,7 +63,7 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 		}
 		return out, nil
 	}
-	return &FuncTool{def: FunctionTool(name, description, schema), schema: resolved, run: run}, nil
+	return &FuncTool{def: functionTool(name, description, schema), schema: resolved, run: run}, nil
 }
 
 // Name returns the tool's name, as the model calls it.

@@ -43,7 +43,7 @@ func NewToolFromSchema(name, description string, schema json.RawMessage, fn func
 		}
 		return out, nil
 	}
-	def := FunctionTool(name, description, json.RawMessage(slices.Clone(raw)))
+	def := functionTool(name, description, json.RawMessage(slices.Clone(raw)))
 	return &FuncTool{def: def, schema: resolveRawSchema(raw), run: run}, nil
 }
 
