@@ -240,46 +240,46 @@ var errReaderUsed = errors.New("infergate: the audio reader was already consumed
 // the same whatever format produced it.
 type Transcription struct {
 	// Text is the transcript. For text, srt and vtt it is the body as received, subtitles included.
-	Text     string
-	Language string  // the detected language as the gateway names it, e.g. "english" (verbose_json)
-	Duration float64 // the audio's length in seconds (verbose_json)
-	Task     string  // "transcribe" (verbose_json)
+	Text     string  `json:"text"`
+	Language string  `json:"language,omitempty"` // the detected language as the gateway names it, e.g. "english" (verbose_json)
+	Duration float64 `json:"duration,omitempty"` // the audio's length in seconds (verbose_json)
+	Task     string  `json:"task,omitempty"`     // "transcribe" (verbose_json)
 	// Segments are the timed pieces of the transcript: from verbose_json, or the cues of an srt or
 	// vtt answer.
-	Segments []TranscriptionSegment
-	Words    []TranscriptionWord // per-word timings, when word granularity was asked for
-	Usage    *TranscriptionUsage // what the transcription cost, when the gateway says
-	Format   TranscriptionFormat // the format the answer was asked in
-	Raw      []byte              // the response body exactly as received, e.g. for diarization details
+	Segments []TranscriptionSegment `json:"segments,omitempty"`
+	Words    []TranscriptionWord    `json:"words,omitempty"`  // per-word timings, when word granularity was asked for
+	Usage    *TranscriptionUsage    `json:"usage,omitempty"`  // what the transcription cost, when the gateway says
+	Format   TranscriptionFormat    `json:"format,omitempty"` // the format the answer was asked in
+	Raw      []byte                 `json:"-"`                // the response body exactly as received, e.g. for diarization details
 }
 
 // TranscriptionSegment is a timed piece of a transcript.
 type TranscriptionSegment struct {
 	// ID numbers the segment: as sent in verbose_json, or the cue's position from 1 in srt and vtt.
-	ID    int
-	Start float64 // seconds from the start of the audio
-	End   float64 // seconds from the start of the audio
-	Text  string  // as sent, markup and speaker prefixes included
+	ID    int     `json:"id"`
+	Start float64 `json:"start"` // seconds from the start of the audio
+	End   float64 `json:"end"`   // seconds from the start of the audio
+	Text  string  `json:"text"`  // as sent, markup and speaker prefixes included
 	// Speaker labels the voice when diarization found one: a "speaker" or "speaker_label" key on
 	// the segment, a WebVTT voice tag (<v Name>), or a pyannote-style "SPEAKER_00:" prefix of the
 	// text, in that order. Empty when none is given.
-	Speaker string
+	Speaker string `json:"speaker,omitempty"`
 
 	// The decoder's statistics, verbose_json only.
-	Seek             int
-	Tokens           []int
-	Temperature      float64
-	AvgLogprob       float64
-	CompressionRatio float64
-	NoSpeechProb     float64
+	Seek             int     `json:"seek,omitempty"`
+	Tokens           []int   `json:"tokens,omitempty"`
+	Temperature      float64 `json:"temperature,omitempty"`
+	AvgLogprob       float64 `json:"avg_logprob,omitempty"`
+	CompressionRatio float64 `json:"compression_ratio,omitempty"`
+	NoSpeechProb     float64 `json:"no_speech_prob,omitempty"`
 }
 
 // TranscriptionWord is one word's timing.
 type TranscriptionWord struct {
-	Word    string
-	Start   float64 // seconds
-	End     float64 // seconds
-	Speaker string  // the "speaker" key of the word, when diarization gives one
+	Word    string  `json:"word"`
+	Start   float64 `json:"start"`             // seconds
+	End     float64 `json:"end"`               // seconds
+	Speaker string  `json:"speaker,omitempty"` // the "speaker" key of the word, when diarization gives one
 }
 
 // TranscriptionUsage is what a transcription cost: tokens, or seconds of audio.

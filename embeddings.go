@@ -41,24 +41,24 @@ const MaxEmbeddingInputs = 2048
 // EmbeddingRequest names the texts to embed and how.
 type EmbeddingRequest struct {
 	// Model is the embedding model's name or hex id; empty lets the gateway choose its default.
-	Model string
+	Model string `json:"model,omitempty"`
 	// Input holds the texts, one vector each, at most MaxEmbeddingInputs of them, none empty. It
 	// is always sent as a JSON list, even with one text, so that answers always have one entry per
 	// text at the same index.
-	Input []string
+	Input []string `json:"input"`
 	// EncodingFormat is the wire encoding; empty means EmbeddingFormatBase64.
-	EncodingFormat EmbeddingFormat
+	EncodingFormat EmbeddingFormat `json:"encoding_format,omitempty"`
 	// Dimensions shortens the vectors to this length, on models that support it; nil keeps the
 	// model's own length.
-	Dimensions *int
+	Dimensions *int `json:"dimensions,omitempty"`
 	// User identifies your end user to the provider, for abuse monitoring.
-	User string
+	User string `json:"user,omitempty"`
 	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
 	// or, failing that, the session tied to the API key.
-	SessionID string
+	SessionID string `json:"session_id,omitempty"`
 	// Extra holds fields this type does not model, merged into the request's top-level JSON; a key
 	// the request already sends is a *ValidationError.
-	Extra map[string]any
+	Extra map[string]any `json:"-"`
 }
 
 // Validate reports the first rule the request breaks, as a *ValidationError. Create calls it

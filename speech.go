@@ -31,21 +31,21 @@ const DefaultVoice = "af_alloy"
 
 // SpeechRequest is the text to speak and how.
 type SpeechRequest struct {
-	Input string // the text to speak; required
+	Input string `json:"input"` // the text to speak; required
 	// Model is the text-to-speech model's name or hex id; empty lets the gateway choose.
-	Model string
+	Model string `json:"model,omitempty"`
 	// Voice names the voice; empty means DefaultVoice.
-	Voice string
+	Voice string `json:"voice,omitempty"`
 	// ResponseFormat is the audio format; empty means SpeechFormatMP3.
-	ResponseFormat SpeechFormat
+	ResponseFormat SpeechFormat `json:"response_format,omitempty"`
 	// Speed is the speaking rate, 0.25 to 4.0; nil means normal speed (1.0).
-	Speed *float64
+	Speed *float64 `json:"speed,omitempty"`
 	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
 	// or, failing that, the session tied to the API key.
-	SessionID string
+	SessionID string `json:"session_id,omitempty"`
 	// Extra holds fields this type does not model (a provider's "lang_code", say), merged into the
 	// request's top-level JSON; a key the request already sends is a *ValidationError.
-	Extra map[string]any
+	Extra map[string]any `json:"-"`
 }
 
 // Validate reports the first rule the request breaks, as a *ValidationError. Speech calls it
