@@ -163,8 +163,8 @@ func TestCreateDecodesDeployedResponse(t *testing.T) {
 	if len(got.RawJSON()) == 0 || !json.Valid(got.RawJSON()) {
 		t.Errorf("RawJSON = %q, want the body as received", got.RawJSON())
 	}
-	if got.TokenUsage().TotalTokens != 15 {
-		t.Errorf("TokenUsage prefers usage: got %+v", got.TokenUsage())
+	if got.UsageOrEstimate().TotalTokens != 15 {
+		t.Errorf("UsageOrEstimate prefers usage: got %+v", got.UsageOrEstimate())
 	}
 	out, err := json.Marshal(got)
 	if err != nil {
@@ -334,7 +334,7 @@ func mustMarshal(t *testing.T, v any) string {
 // added later is covered too.
 func TestAccessorsOfNilResults(t *testing.T) {
 	t.Parallel()
-	for _, v := range []any{(*infergate.ChatCompletion)(nil), (*infergate.Health)(nil)} {
+	for _, v := range []any{(*infergate.ChatCompletion)(nil), (*infergate.Health)(nil), (*infergate.SessionStatus)(nil)} {
 		rv := reflect.ValueOf(v)
 		for i := range rv.NumMethod() {
 			m := rv.Type().Method(i)
@@ -389,5 +389,20 @@ func TestNilStream(t *testing.T) {
 	}
 	if len(pairs) != 1 || pairs[0] == nil || !strings.Contains(pairs[0].Error(), "nil *ChatStream") {
 		t.Errorf("All on a nil stream yielded %v; want one error", pairs)
+	}
+}
+
+// go-cmp compares requests holding a tool choice without options: the choice's fields are
+// unexported, and its Equal method stands for them.
+func TestToolChoiceComparesWithCmp(t *testing.T) {
+	t.Parallel()
+	a := infergate.ChatRequest{Model: "m", ToolChoice: infergate.ToolChoiceFunction("weather")}
+	b := infergate.ChatRequest{Model: "m", ToolChoice: infergate.ToolChoiceFunction("weather")}
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("equal requests differ:\n%s", diff)
+	}
+	b.ToolChoice = infergate.ToolChoiceAuto
+	if cmp.Equal(a, b) {
+		t.Error("requests with different tool choices compare equal")
 	}
 }

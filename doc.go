@@ -17,8 +17,10 @@
 // minutes) a *TimeoutError; requests that break the API's rules are refused before anything is sent
 // with a *ValidationError.
 //
-// Methods that return one resource return a pointer to it (nil with an error); lists are slices
-// of values; small value types (Decimal, Money) are returned as values.
+// Methods that return one resource return a pointer to it (nil with an error); a list that comes
+// whole is a slice of values, and one the server pages through (History.List, History.Messages,
+// Billing.Usage) an iter.Seq2 of values and errors that fetches pages as it is ranged over; small
+// value types (Decimal, Money) are returned as values.
 //
 // # Zero and negative bounds
 //

@@ -97,10 +97,12 @@ type wireEmbeddingRequest struct {
 
 // EmbeddingResponse is the vectors for a request's texts.
 type EmbeddingResponse struct {
-	Object string         `json:"object"` // "list"
-	Model  string         `json:"model"`  // the model that made the vectors, as the provider names it
-	Data   []Embedding    `json:"data"`   // one per input text, in the order of EmbeddingRequest.Input
-	Usage  EmbeddingUsage `json:"usage"`
+	Object string      `json:"object"` // "list"
+	Model  string      `json:"model"`  // the model that made the vectors, as the provider names it
+	Data   []Embedding `json:"data"`   // one per input text, in the order of EmbeddingRequest.Input
+	// Usage is what the request cost in tokens: PromptTokens and TotalTokens (an embedding
+	// generates no completion tokens).
+	Usage Usage `json:"usage"`
 }
 
 // Embedding is the vector of one text.
@@ -108,12 +110,6 @@ type Embedding struct {
 	Object    string    `json:"object"` // "embedding"
 	Index     int       `json:"index"`  // the text's position in EmbeddingRequest.Input
 	Embedding []float32 `json:"embedding"`
-}
-
-// EmbeddingUsage is what a request cost in tokens.
-type EmbeddingUsage struct {
-	PromptTokens int `json:"prompt_tokens"`
-	TotalTokens  int `json:"total_tokens"`
 }
 
 // Create embeds the texts of req and returns one vector per text, in the order of req.Input.

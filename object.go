@@ -261,7 +261,7 @@ func (r *objectRun) loop(ctx context.Context, turn turnFunc) (*objectAnswer, err
 		if err != nil {
 			return nil, err
 		}
-		r.usage = addUsage(r.usage, answer.TokenUsage())
+		r.usage = addUsage(r.usage, answer.UsageOrEstimate())
 		msg := firstMessage(answer, r.attempts)
 		r.messages = append(r.messages, msg)
 		got, raw, failure := r.evaluate(&msg, mode)

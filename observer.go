@@ -293,7 +293,7 @@ func (o *observation) end(result any, err error) {
 		if r != nil {
 			e.ResponseModel = r.Model
 			if u := r.Usage; u.PromptTokens != 0 || u.TotalTokens != 0 {
-				e.Usage = &Usage{PromptTokens: u.PromptTokens, TotalTokens: u.TotalTokens}
+				e.Usage = &u
 			}
 		}
 	}

@@ -97,7 +97,7 @@ type SessionStatus struct {
 }
 
 // Alive reports whether the session can serve requests.
-func (s SessionStatus) Alive() bool { return s.State == SessionStateAlive }
+func (s *SessionStatus) Alive() bool { return s != nil && s.State == SessionStateAlive }
 
 // CreateFromBid opens a session with the provider of a bid, as returned by BidsService.Rated.
 //

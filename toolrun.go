@@ -215,7 +215,7 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 			return err
 		}
 		res.Steps, res.Answer = step, answer
-		res.Usage = addUsage(res.Usage, answer.TokenUsage())
+		res.Usage = addUsage(res.Usage, answer.UsageOrEstimate())
 		msg := firstMessage(answer, step)
 		if len(msg.ToolCalls) > r.loop.MaxToolCalls {
 			return &ToolLimitError{Limit: ToolLimitCalls, Max: r.loop.MaxToolCalls, Requested: len(msg.ToolCalls), Step: step,
