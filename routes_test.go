@@ -98,7 +98,7 @@ func TestNewRoutesOnTheWire(t *testing.T) {
 		{name: "set default key", opts: []Option{WithAccessToken(catalogJWT)}, answer: `{"id":7}`,
 			call: func(ctx context.Context, c *Client) error { _, err := c.Keys.SetDefault(ctx, 7); return err },
 			want: wireCall{"PUT", catalogAPIRoot + "/auth/keys/7/default", bearerToken, "", jsonType, ""}},
-		{name: "default key", opts: []Option{WithAccessToken(catalogJWT)}, answer: `null`,
+		{name: "default key", opts: []Option{WithAccessToken(catalogJWT)}, answer: `{"id":7}`,
 			call: func(ctx context.Context, c *Client) error { _, err := c.Keys.Default(ctx); return err },
 			want: wireCall{"GET", catalogAPIRoot + "/auth/keys/default", bearerToken, "", jsonType, ""}},
 		{name: "health: service root, no credential", opts: []Option{WithAccessToken(catalogJWT)}, answer: `{"status":"ok"}`,
