@@ -204,7 +204,7 @@ var errDone = errors.New("[DONE]")
 // its own, so that concatenating the deltas stays right on every stream.
 func (s *ChatStream) end(cause error) bool {
 	if cause == errDone || cause == io.EOF {
-		if chunk, ok := s.acc.releaseHeld(); ok {
+		if chunk, ok := s.acc.Flush(); ok {
 			s.cur, s.raw, s.ending = chunk, nil, cause
 			s.obs.chunk(&s.cur)
 			return true
