@@ -43,8 +43,8 @@ func StreamObject[T any](ctx context.Context, chat *ChatService, req ChatRequest
 // nil. Called before Partials is ranged over, it runs the stream itself (ranging over Partials
 // afterwards yields nothing). Called while another goroutine ranges over Partials, it waits for
 // that run to end: at the stream's end, on ctx's cancellation (seen at the range's next step), or
-// when that loop breaks, and Wait then returns context.Canceled. So it must not be called from
-// inside that loop. Every call returns the same result.
+// when that loop breaks (Wait then returns context.Canceled); so it must not be called from inside
+// that loop. Every call returns the same result.
 func (s *ObjectStream[T]) Wait() (*Object[T], error) {
 	if s.once.claim() {
 		s.execute(func(T, error) bool { return true })

@@ -153,7 +153,7 @@ func (s *ChatService) RunTools(ctx context.Context, req ChatRequest, loop ToolLo
 // ended it (the result then holds the transcript so far). Called before Events is ranged over, it
 // runs the loop itself (ranging over Events afterwards yields nothing). Called while another
 // goroutine ranges over Events, it waits for that loop to end, its tools included: at the answer,
-// on ctx's cancellation, or when that range breaks, and Wait then returns context.Canceled. So it
+// on ctx's cancellation, or when that range breaks (Wait then returns context.Canceled); so it
 // must not be called from inside that range. Every call returns the same result.
 func (r *ToolRun) Wait() (*ToolRunResult, error) {
 	if r.once.claim() {
