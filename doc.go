@@ -62,7 +62,8 @@
 //	                 accumulate.go: ChatAccumulator, which folds chunks into a completion
 //	tool.go          FuncTool and NewTool; tool_schema.go: NewToolFromSchema; tool_error.go,
 //	                 tool_feedback.go: a failed call's error and the text the model reads;
-//	                 toolrun.go: RunTools, the tool loop; toolcalls.go: a turn's calls on a pool
+//	                 toolrun.go: RunTools, the tool loop; toolcalls.go: a turn's calls on a pool;
+//	                 runonce.go: the one run of a ToolRun or ObjectStream, which Wait may await
 //	schema.go        SchemaFor: the JSON Schema of a Go type, for tools and objects
 //	object.go        GenerateObject, typed answers; object_stream.go: StreamObject and its partial
 //	                 values (internal/partialjson); object_text.go: a value found in prose

@@ -169,25 +169,21 @@ func (e *StreamError) Unwrap() error {
 	return nil
 }
 
-// newStreamError reads an in-band error event or a malformed line. bare tells an SSE event named
-// "error", whose data may be the error object itself rather than an envelope.
-func (c *config) newStreamError(raw []byte, bare bool) *StreamError {
+// newStreamError reads an in-band error event or a malformed line, raw, from payload: the event's
+// data, or what in a stray line reports the error (see ChatStream.skipStray). bare tells an SSE
+// event named "error", whose data may be the error object itself rather than an envelope.
+func (c *config) newStreamError(raw, payload []byte, bare bool) *StreamError {
 	raw = c.redact(raw)
-	f := c.reported(raw, "", bare)
+	f := c.reported(c.redact(payload), "", bare)
 	return &StreamError{Raw: string(raw), Message: f.Message, Type: f.Type, Code: f.Code, StatusCode: f.Status}
 }
 
-// reported is what a server reported in body: the fields of its error envelope (of the bare error
-// object when bare is true and the body is not an envelope), else a short, tag-free excerpt of the
-// body (contentType, when known, tells an HTML or XML page). Every
+// reported is what a server reported in body: the fields of its error (errorFields), else a short,
+// tag-free excerpt of the body (contentType, when known, tells an HTML or XML page). Every
 // field is redacted after decoding, as a JSON escape that the raw body did not show as the
 // credential (\u0073k-...) decodes to it.
 func (c *config) reported(body []byte, contentType string, bare bool) envelopeFields {
-	f, ok := decodeEnvelope(body)
-	if !ok && bare && json.Valid(body) {
-		f, ok = (&envelope{Error: body}).fields()
-		ok = ok && f.Message != ""
-	}
+	f, ok := errorFields(body, bare)
 	if !ok {
 		// Redacted before it is cut, so that no part of a credential is left.
 		f = envelopeFields{Message: excerpt(c.redactString(bodyText(body, contentType)))}
@@ -242,6 +238,17 @@ func (e *ValidationError) Error() string {
 
 func invalid(field, format string, args ...any) *ValidationError {
 	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// errorFields reads the error body reports: its error envelope, or the bare error object when bare
+// is true and the body is not an envelope; ok is false when it reports none.
+func errorFields(body []byte, bare bool) (f envelopeFields, ok bool) {
+	f, ok = decodeEnvelope(body)
+	if !ok && bare && json.Valid(body) {
+		f, ok = (&envelope{Error: body}).fields()
+		ok = ok && f.Message != ""
+	}
+	return f, ok
 }
 
 // envelopeFields is what every error envelope of the gateway boils down to.

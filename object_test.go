@@ -276,6 +276,40 @@ func TestStreamObjectToolFragments(t *testing.T) {
 	}
 }
 
+// A key met again starts its value over, whatever its kind: the last partial is the value, not the
+// two lists joined, and none after the key is met again shows the earlier list or enum.
+func TestStreamObjectKeyMetAgain(t *testing.T) {
+	t.Parallel()
+	args := `{"name":"Pan","steps":["mix","fry"],"diet":"vegan","steps":["stir"],"diet":"any","note":"x","name":"Crêpes"}`
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{
+		Quirks: gatewaytest.Quirks{ArgChunkSize: 4}, ToolCalls: []gatewaytest.ToolCall{{Name: "Recipe", Arguments: args}}}))
+	st := infergate.StreamObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	var partials []Recipe
+	for p, err := range st.Partials() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Steps = slices.Clone(p.Steps) // partials share their slices with later ones
+		partials = append(partials, p)
+	}
+	obj, err := st.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Recipe{Name: "Crêpes", Steps: []string{"stir"}, Note: "x", Diet: "any"}
+	if diff := cmp.Diff(want, obj.Value); diff != "" {
+		t.Fatalf("value (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, partials[len(partials)-1]); diff != "" {
+		t.Fatalf("last partial (-want +got):\n%s", diff)
+	}
+	for _, p := range partials {
+		if p.Note == "x" && (!slices.Equal(p.Steps, want.Steps) || p.Diet != want.Diet) {
+			t.Fatalf("partial %+v shows an earlier value after its key was met again", p)
+		}
+	}
+}
+
 func TestStreamObjectStopsWhenTheCallerBreaks(t *testing.T) {
 	t.Parallel()
 	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{

@@ -132,7 +132,8 @@ func (e *ToolLimitError) Is(target error) bool {
 	return false
 }
 
-// ToolRun is a tool loop in progress. Range over Events to watch it, or call Wait; either runs it.
+// ToolRun is a tool loop in progress. Range over Events to watch it, or call Wait; either runs it,
+// and one goroutine may range over Events while another waits in Wait.
 type ToolRun struct {
 	svc    *ChatService
 	ctx    context.Context
@@ -144,7 +145,7 @@ type ToolRun struct {
 	names  []string // the tools' names, in the loop's order
 	result ToolRunResult
 	err    error
-	ran    bool
+	once   runOnce
 }
 
 // RunTools runs a conversation in which the model may call tools: it streams each model turn, runs
@@ -161,38 +162,60 @@ func (s *ChatService) RunTools(ctx context.Context, req ChatRequest, loop ToolLo
 	return &ToolRun{svc: s, ctx: ctx, req: req, loop: loop, opts: opts}
 }
 
-// Wait runs the loop to its end, if Events has not, and returns how it ended. After an error the
-// result still holds the transcript so far.
+// Wait returns how the loop ended once it has: the result with its answer, or the error that
+// ended it (the result then holds the transcript so far). Called before Events is ranged over, it
+// runs the loop itself (ranging over Events afterwards yields nothing). Called while another
+// goroutine ranges over Events, it waits for that loop to end, its tools included: at the answer,
+// on ctx's cancellation, or when that range breaks (Wait then returns context.Canceled); so it
+// must not be called from inside that range. Every call returns the same result.
 func (r *ToolRun) Wait() (*ToolRunResult, error) {
-	for range r.Events() {
+	if r.once.claim() {
+		r.execute(func(ToolEvent, error) bool { return true })
+	} else {
+		r.once.wait()
 	}
 	return &r.result, r.err
 }
 
 // Events runs the loop, reporting each step as it happens; a failure arrives as the last pair.
 // Breaking out of the loop stops it: running tools see their context cancelled, and Events returns
-// only once they have. A ToolRun runs once; ranging again yields nothing.
+// only once they have. A ToolRun runs once; ranging again (or after Wait, or while another
+// goroutine ranges) yields nothing.
 func (r *ToolRun) Events() iter.Seq2[ToolEvent, error] {
 	return func(yield func(ToolEvent, error) bool) {
-		if r.ran {
-			return
+		if r.once.claim() {
+			r.execute(yield)
 		}
-		r.ran = true
-		ctx, cancel := context.WithCancel(r.ctx)
-		defer cancel()
-		var obs *observation
-		if r.cfg, r.err = r.svc.client.configure(r.opts); r.err == nil {
-			ctx, obs = r.cfg.observeLoop(ctx, &r.req)
-			r.err = r.run(ctx, yield)
+	}
+}
+
+// execute runs the loop, reporting to yield, and ends the run with its result set; the failure is
+// yielded after that, so that a Wait on another goroutine does not wait for the range's body.
+func (r *ToolRun) execute(yield func(ToolEvent, error) bool) {
+	ended := false
+	defer func() {
+		if !ended {
+			r.err = errRangePanicked
+			r.once.end()
 		}
-		stopped := r.err == errStopped
-		if stopped {
-			r.err = context.Canceled
-		}
-		obs.end(&r.result, r.err)
-		if r.err != nil && !stopped {
-			yield(ToolEvent{}, r.err)
-		}
+	}()
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	var obs *observation
+	var err error
+	if r.cfg, err = r.svc.client.configure(r.opts); err == nil {
+		ctx, obs = r.cfg.observeLoop(ctx, &r.req)
+		err = r.run(ctx, yield)
+	}
+	stopped := err == errStopped
+	if stopped {
+		err = context.Canceled
+	}
+	obs.end(&r.result, err)
+	r.err, ended = err, true
+	r.once.end()
+	if err != nil && !stopped {
+		yield(ToolEvent{}, err)
 	}
 }
 
