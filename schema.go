@@ -16,6 +16,14 @@ import (
 // omitzero and pointers are optional, `enum:"a,b"` lists a string's allowed values. T can be any
 // type google/jsonschema-go supports, not only a struct.
 //
+// The schema describes the JSON encoding/json writes and reads for T, also where that is not
+// T's structure. A type with a method JSONSchema() *jsonschema.Schema gets the schema it returns
+// (Decimal: a string of decimal digits). A type that encodes itself, with a MarshalJSON or
+// MarshalText method, gets the schema of what its zero value writes: its JSON type, and for a
+// string the format its text has, so that time.Time is a string of format date-time; a type that
+// writes null for its zero value, or fails to, allows any value. A type that only reads itself
+// from text (UnmarshalText) is a string; a []byte is a base64 string; a ",string" field is a string.
+//
 // The schema is derived once per type; each call returns a copy the caller may change.
 func SchemaFor[T any]() (*jsonschema.Schema, error) {
 	return schemaOf(reflect.TypeFor[T]()).clone()
@@ -44,9 +52,11 @@ func schemaOf(t reflect.Type) *typeSchema {
 		return ts.(*typeSchema)
 	}
 	ts := &typeSchema{}
-	ts.schema, ts.err = jsonschema.ForType(t, &jsonschema.ForOptions{})
+	own := map[reflect.Type]*jsonschema.Schema{}
+	ownSchemas(t, own, map[reflect.Type]bool{})
+	ts.schema, ts.err = jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: own})
 	if ts.err == nil {
-		ts.err = refine(t, ts.schema)
+		ts.err = refine(t, ts.schema, own)
 	}
 	actual, _ := schemaCache.LoadOrStore(t, ts)
 	return actual.(*typeSchema)
