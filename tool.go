@@ -103,7 +103,7 @@ func (t *FuncTool) check(arguments string) ([]byte, error) {
 		return args, nil
 	}
 	if err := t.schema.Validate(instance); err != nil {
-		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err, feedback: explain(t.schema.Schema(), instance)}
+		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err, feedback: explain(t.schema.Schema(), instance, "the arguments", err)}
 	}
 	return args, nil
 }
