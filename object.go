@@ -32,7 +32,10 @@ const (
 	// drops it, so the model never sees the schema.
 	ObjectModeJSONSchema
 	// ObjectModePrompt puts the schema in a system message and reads the value out of the answer's
-	// text, past <think>...</think> blocks, Markdown fences and prose around it.
+	// text, past <think>...</think> blocks, Markdown fences and prose around it: the value the text
+	// starts with; else the first complete object or array (when T is one); else, for a string,
+	// number, boolean or null, the first Markdown fence holding one, else the only number or
+	// double-quoted string in the prose (several are refused, not guessed between).
 	ObjectModePrompt
 )
 
@@ -119,9 +122,11 @@ var errNoJSON = errors.New("the answer holds no JSON value")
 // T's schema (see SchemaFor). An answer that is not JSON, breaks the schema or does not decode is
 // sent back to the model with what is wrong (as the call's result in ObjectModeTool, as a user
 // turn otherwise) until spec.MaxAttempts model turns; an answer cut short (finish_reason length),
-// filtered or refused ends the attempts at once. In ObjectModeTool and ObjectModeAuto, T must be a
-// struct or a map (its JSON form, an object, is the call's arguments); the request's ToolChoice
-// is replaced, and in ObjectModeJSONSchema its Extra["response_format"].
+// filtered or refused ends the attempts at once. T can be of any JSON kind: in ObjectModeTool and
+// ObjectModeAuto, where the call's arguments must be an object, a value that is not one (a string,
+// a number, a slice) is asked for as {"value": ...}, and Object.Raw is the value's JSON. The
+// request's ToolChoice is replaced, and in ObjectModeJSONSchema its Extra["response_format"] (whose
+// schema is T's, a scalar too: a server that wants an object there will refuse it).
 //
 // POST /api/v1/chat/completions, once per attempt
 func GenerateObject[T any](ctx context.Context, chat *ChatService, req ChatRequest, spec ObjectSpec, opts ...Option) (*Object[T], error) {

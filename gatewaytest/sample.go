@@ -30,20 +30,31 @@ import (
 // such a type can state it with a JSONSchema method (see infergate.SchemaFor).
 func SampleFromSchema(schema any) any {
 	root, _ := schema.(map[string]any)
-	return sampler{root: root}.sample(schema, 0, 0)
+	left := maxSampleValues
+	return sampler{root: root, left: &left}.sample(schema, 0, 0)
 }
 
-// maxSampleDepth bounds $refs that refer to themselves and very deep schemas.
-const maxSampleDepth = 32
+const (
+	// maxSampleDepth bounds $refs that refer to themselves and very deep schemas.
+	maxSampleDepth = 32
+	// maxSampleValues bounds the values in a sample, which nested minItems would multiply.
+	maxSampleValues = 10000
+	// maxPatternSample bounds a string made from a pattern.
+	maxPatternSample = 4096
+)
 
-type sampler struct{ root map[string]any }
+type sampler struct {
+	root map[string]any
+	left *int // values the sample may still hold
+}
 
 // sample returns a value of s; variant (from 0) makes items of a uniqueItems array differ.
 func (sm sampler) sample(schema any, depth, variant int) any {
 	s, ok := schema.(map[string]any)
-	if !ok || depth > maxSampleDepth {
+	if !ok || depth > maxSampleDepth || *sm.left <= 0 {
 		return nil
 	}
+	*sm.left--
 	if ref, ok := s["$ref"].(string); ok {
 		return sm.sample(sm.resolve(ref), depth+1, variant)
 	}
@@ -193,7 +204,7 @@ func sampleString(s map[string]any, variant int) string {
 		text = "ZXhhbXBsZQ==" // "example"
 	}
 	if low, ok := s["minLength"].(float64); ok && float64(utf8.RuneCountInString(text)) < low {
-		text += strings.Repeat("x", int(min(low, 1<<16))-utf8.RuneCountInString(text))
+		text += strings.Repeat("x", int(min(low, maxPatternSample))-utf8.RuneCountInString(text))
 	}
 	if high, ok := s["maxLength"].(float64); ok && float64(utf8.RuneCountInString(text)) > high {
 		text = string([]rune(text)[:max(int(high), 0)])
@@ -229,7 +240,7 @@ func matching(pattern string, variant int) (string, bool) {
 
 // build writes what re matches, choosing by variant among alternatives and repetitions.
 func build(b *strings.Builder, re *syntax.Regexp, variant, depth int) {
-	if depth > maxSampleDepth || b.Len() > 1<<12 {
+	if depth > maxSampleDepth || b.Len() > maxPatternSample {
 		return
 	}
 	switch re.Op {
@@ -246,11 +257,11 @@ func build(b *strings.Builder, re *syntax.Regexp, variant, depth int) {
 	case syntax.OpCapture:
 		build(b, re.Sub[0], variant, depth+1)
 	case syntax.OpPlus:
-		for range 1 + variant%8 {
+		for i := 0; i < 1+variant%8 && b.Len() <= maxPatternSample; i++ {
 			build(b, re.Sub[0], variant, depth+1)
 		}
 	case syntax.OpStar:
-		for range variant % 8 {
+		for i := 0; i < variant%8 && b.Len() <= maxPatternSample; i++ {
 			build(b, re.Sub[0], variant, depth+1)
 		}
 	case syntax.OpQuest:
@@ -258,12 +269,12 @@ func build(b *strings.Builder, re *syntax.Regexp, variant, depth int) {
 			build(b, re.Sub[0], variant, depth+1)
 		}
 	case syntax.OpRepeat:
-		for range min(max(re.Min, 0), 256) {
+		for i := 0; i < re.Min && b.Len() <= maxPatternSample; i++ {
 			build(b, re.Sub[0], variant, depth+1)
 		}
 	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			build(b, sub, variant, depth+1)
+		for i := 0; i < len(re.Sub) && b.Len() <= maxPatternSample; i++ {
+			build(b, re.Sub[i], variant, depth+1)
 		}
 	case syntax.OpAlternate:
 		build(b, re.Sub[variant%len(re.Sub)], variant, depth+1)
@@ -314,7 +325,12 @@ func sampleNumber(s map[string]any, integer bool, variant int) float64 {
 	if n > high {
 		n = math.Floor(high/step)*step - float64(variant)*step
 	}
-	return n
+	for _, v := range []float64{n, low, high} {
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			return v // bounds near the ends of float64 leave no multiple of the step
+		}
+	}
+	return 0
 }
 
 // schemaType is the schema's type, the first that is not null when it lists several; without one,

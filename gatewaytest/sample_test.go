@@ -155,3 +155,28 @@ func TestTypedAnswersRunOfflineWithNothingQueued(t *testing.T) {
 		t.Fatalf("%+v, %v", list, err)
 	}
 }
+
+// FuzzSampleFromSchema feeds the sampler any schema a request may hold: it never panics, ends, and
+// gives a value JSON can write.
+func FuzzSampleFromSchema(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"object","properties":{"a":{"type":"string","format":"date-time"},"b":{"type":"array","minItems":3,"uniqueItems":true,"items":{"type":"integer","multipleOf":3}}}}`,
+		`{"type":"string","pattern":"^(a|b){3,5}[0-9]+$","minLength":2}`,
+		`{"$defs":{"x":{"type":"array","minItems":16,"items":{"$ref":"#/$defs/x"}}},"$ref":"#/$defs/x"}`,
+		`{"type":"number","minimum":1e308,"multipleOf":0.1}`,
+		`{"allOf":[{"$ref":"#"}],"anyOf":[true,false]}`,
+		`{"type":"string","pattern":"((a{0,2}){100}){100}"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var schema any
+		if json.Unmarshal(data, &schema) != nil {
+			return
+		}
+		sample := gatewaytest.SampleFromSchema(schema)
+		if _, err := json.Marshal(sample); err != nil {
+			t.Fatalf("%s: sample %v: %v", data, sample, err)
+		}
+	})
+}
