@@ -255,3 +255,20 @@ func TestObjectRepairIsPlainWords(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// A scripted Reply.Object of a scalar or a list answers in every mode: the fake wraps it in the
+// envelope a forced call carries it in.
+func TestScriptedObjectOfAScalar(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []infergate.ObjectMode{infergate.ObjectModeAuto, infergate.ObjectModeTool, infergate.ObjectModePrompt, infergate.ObjectModeJSONSchema} {
+		gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Object: 42}, gatewaytest.Reply{Object: []string{"a", "b"}}))
+		n, err := infergate.GenerateObject[int](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{Mode: mode})
+		if err != nil || n.Value != 42 || n.Attempts != 1 {
+			t.Fatalf("%v: %+v, %v", mode, n, err)
+		}
+		list, err := infergate.StreamObject[[]string](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{Mode: mode}).Wait()
+		if err != nil || !cmp.Equal(list.Value, []string{"a", "b"}) || list.Attempts != 1 {
+			t.Fatalf("%v: %+v, %v", mode, list, err)
+		}
+	}
+}

@@ -40,6 +40,9 @@ func answerObject(r Reply, scripted bool, req chatRequest) Reply {
 	var text []byte
 	if r.Object != nil {
 		text = []byte(mustJSON(r.Object))
+		if forced && isEnvelopeSchema(params) && !isEnvelope(text) {
+			text = []byte(mustJSON(map[string]json.RawMessage{"value": text}))
+		}
 	} else {
 		var schema any
 		_ = json.Unmarshal(params, &schema) // no schema samples as null
@@ -53,4 +56,23 @@ func answerObject(r Reply, scripted bool, req chatRequest) Reply {
 	}
 	r.Content = string(text)
 	return r
+}
+
+// isEnvelopeSchema reports whether a function's parameters are the SDK's envelope for a value a
+// call's arguments, an object, cannot be: an object of the one property "value".
+func isEnvelopeSchema(params []byte) bool {
+	var schema struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(params, &schema) != nil || schema.Type != "object" || len(schema.Properties) != 1 {
+		return false
+	}
+	return schema.Properties["value"] != nil
+}
+
+// isEnvelope reports whether JSON text is an object of the one property "value".
+func isEnvelope(text []byte) bool {
+	var object map[string]json.RawMessage
+	return json.Unmarshal(text, &object) == nil && len(object) == 1 && object["value"] != nil
 }
