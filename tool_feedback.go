@@ -174,7 +174,11 @@ func (e *explainer) object(s *jsonschema.Schema, v map[string]any, path string, 
 		return fmt.Sprintf("%s must have %s properties, not %d.", e.subject(path), between(s.MinProperties, s.MaxProperties), n)
 	}
 	for _, name := range names {
-		if why := e.walk(s.PropertyNames, name, "", depth+1); why != "" {
+		whole := e.whole
+		e.whole = "it" // the name
+		why := e.walk(s.PropertyNames, name, "", depth+1)
+		e.whole = whole
+		if why != "" {
 			return fmt.Sprintf("The property name %s is not allowed: %s", e.subject(join(path, name)), why)
 		}
 		subs := e.propertySchemas(s, name)
@@ -331,6 +335,7 @@ func (e *explainer) validatorWords(err error) string {
 		location, msg = head, rest
 	}
 	msg = validatorNoise.ReplaceAllString(msg, "")
+	msg = validatorNumber.ReplaceAllString(msg, "$1")
 	msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
 	if path, ok := valuePath(location); ok {
 		return fmt.Sprintf("%s does not match the schema: %s.", e.subject(path), msg)
@@ -341,6 +346,10 @@ func (e *explainer) validatorWords(err error) string {
 // validatorNoise is what the validator's messages hold for programmers only: the locations it
 // was validating, lists of schemas by their pointers.
 var validatorNoise = regexp.MustCompile(`validating [^\s:]+: |\s*\[(<anonymous schema>\s*)+\]`)
+
+// validatorNumber is a whole number as the validator writes it, a fraction over 1 or with zeros
+// after the point ("15/1", "10.000000").
+var validatorNumber = regexp.MustCompile(`\b(\d+)(?:/1|\.0+)\b`)
 
 // valuePath turns the location of a schema within the root ("/properties/items/items", "root") into
 // the path of the value it applies to ("items[]"); ok is false when the location does not say.
