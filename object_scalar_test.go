@@ -76,7 +76,7 @@ func TestGenerateObjectScalarRefusesAmbiguousProse(t *testing.T) {
 	t.Parallel()
 	for _, text := range []string{
 		"Between 41 and 43.",          // two numbers
-		"It is true.",                 // a word, not the value: true counts only alone or fenced
+		"Forty-two, I think.",         // no number
 		"Version v2 of item-3 is out", // numbers within words are not values
 		`"forty-two"`,                 // a string where a number is asked for
 	} {
@@ -86,6 +86,13 @@ func TestGenerateObjectScalarRefusesAmbiguousProse(t *testing.T) {
 		if err != nil || obj.Value != 42 || obj.Attempts != 2 {
 			t.Errorf("%q: %+v, %v; want 42 after a repair", text, obj, err)
 		}
+	}
+	// true in prose is a word, not the value: it counts only at the start of the text or fenced.
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Content: "It is not true."}, gatewaytest.Reply{Content: "false"}))
+	obj, err := infergate.GenerateObject[bool](context.Background(), gw.Client().Chat, recipeRequest(),
+		infergate.ObjectSpec{Mode: infergate.ObjectModePrompt})
+	if err != nil || obj.Value || obj.Attempts != 2 {
+		t.Errorf("%+v, %v; want false after a repair", obj, err)
 	}
 }
 

@@ -132,13 +132,14 @@ type partialTracker struct {
 	tools    bool // the turn offers the call
 	call     int  // index of the object's call, -1 before it starts
 	args     *partialjson.Decoder
-	envelope reflect.Value // what args fills when the call carries the value in an envelope
+	wrapped  bool          // the call carries the value in an envelope
+	envelope reflect.Value // what args fills then
 	text     *textValue    // nil in ObjectModeTool, where text is not read
 }
 
 func newPartialTracker(root reflect.Value, mode ObjectMode, run *objectRun) *partialTracker {
 	p := &partialTracker{root: root, name: run.spec.Name, call: -1,
-		tools: mode == ObjectModeAuto || mode == ObjectModeTool}
+		tools: mode == ObjectModeAuto || mode == ObjectModeTool, wrapped: run.schema != nil && run.schema.wrapped}
 	if mode != ObjectModeTool {
 		p.text = &textValue{finder: newJSONFinder(run.t), root: root}
 	}
@@ -181,7 +182,7 @@ func (p *partialTracker) addCall(tc ToolCallDelta) bool {
 		p.call, p.text = tc.Index, nil
 		p.root.SetZero()
 		target := p.root
-		if schemaOf(p.root.Type()).wrapped {
+		if p.wrapped {
 			field := reflect.StructField{Name: "Value", Type: p.root.Type(), Tag: `json:"` + envelopeKey + `"`}
 			p.envelope = reflect.New(reflect.StructOf([]reflect.StructField{field})).Elem()
 			target = p.envelope

@@ -147,7 +147,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 //     one (past prose and Markdown fences);
 //   - for a schema that admits a string, number, boolean or null: the content of the first
 //     Markdown fence that is such a value, else the only number or double-quoted string in the
-//     text (true, false and null count only alone or fenced, prose uses them as words).
+//     text (true, false and null count only at the start or fenced: prose uses them as words).
 //
 // The error says why there is none. A number at the very end completes with the text.
 func firstJSON(text string, t reflect.Type) (json.RawMessage, error) {

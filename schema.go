@@ -91,11 +91,13 @@ func (ts *typeSchema) forObjects() error {
 			ts.sendErr = ts.err
 			return
 		}
-		if ts.call, ts.sendErr = newObjectSchema(ts.schema); ts.sendErr != nil {
+		value, err := newObjectSchema(ts.schema)
+		if err != nil {
+			ts.sendErr = err
 			return
 		}
-		ts.sent, ts.strict, ts.resolved = ts.call.sent, ts.call.strict, ts.call.resolved
-		ts.wrapped = !isObject(ts.schema)
+		ts.sent, ts.strict, ts.resolved = value.sent, value.strict, value.resolved
+		ts.call, ts.wrapped = value, !isObject(ts.schema)
 		if ts.wrapped {
 			envelope := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{envelopeKey: ts.schema},
 				Required: []string{envelopeKey}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
@@ -105,6 +107,7 @@ func (ts *typeSchema) forObjects() error {
 	return ts.sendErr
 }
 
+// newObjectSchema makes the forms of s: strict to send when it can be, nullable to check.
 func newObjectSchema(s *jsonschema.Schema) (objectSchema, error) {
 	var o objectSchema
 	send, check := s.CloneSchemas(), s.CloneSchemas()
