@@ -156,3 +156,25 @@ func TestGenerateObjectAcceptsTheJSONItsTypesWrite(t *testing.T) {
 		}
 	}
 }
+
+// An enum on a ",string" string field lists the values as encoding/json writes them there: JSON
+// strings within the string.
+func TestQuotedEnum(t *testing.T) {
+	t.Parallel()
+	type args struct {
+		Unit string `json:"unit,string" enum:"c,f"`
+	}
+	tool, err := infergate.NewTool("t", "", func(_ context.Context, in args) (string, error) { return in.Unit, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(args{Unit: "f"})
+	if out, err := tool.Call(context.Background(), string(raw)); err != nil || out != "f" {
+		t.Fatalf("%s: %q, %v", raw, out, err)
+	}
+	var te *infergate.ToolError
+	if _, err := tool.Call(context.Background(), `{"unit":"\"k\""}`); !errors.As(err, &te) ||
+		te.Feedback() != `Invalid arguments for t: "unit" must be one of "\"c\"", "\"f\"".` {
+		t.Fatalf("%v", err)
+	}
+}
