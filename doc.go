@@ -64,7 +64,8 @@
 //	                 tool_feedback.go: a failed call's error and the text the model reads;
 //	                 toolrun.go: RunTools, the tool loop; toolcalls.go: a turn's calls on a pool;
 //	                 runonce.go: the one run of a ToolRun or ObjectStream, which Wait may await
-//	schema.go        SchemaFor: the JSON Schema of a Go type, for tools and objects
+//	schema.go        SchemaFor: the JSON Schema of a Go type, for tools and objects; schema_types.go:
+//	                 types whose JSON is not their structure (MarshalJSON, ",string")
 //	object.go        GenerateObject, typed answers; object_stream.go: StreamObject and its partial
 //	                 values (internal/partialjson); object_text.go: a value found in prose
 //	audio.go         Audio.Transcribe; upload.go: the multipart upload; progress.go: its progress

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // ObjectMode says how GenerateObject and StreamObject ask the model for a value.
@@ -30,7 +32,10 @@ const (
 	// drops it, so the model never sees the schema.
 	ObjectModeJSONSchema
 	// ObjectModePrompt puts the schema in a system message and reads the value out of the answer's
-	// text, past <think>...</think> blocks, Markdown fences and prose around it.
+	// text, past <think>...</think> blocks, Markdown fences and prose around it: the value the text
+	// starts with; else the first complete object or array (when T is one); else, for a string,
+	// number, boolean or null, the first Markdown fence holding one, else the only number or
+	// double-quoted string in the prose (several are refused, not guessed between).
 	ObjectModePrompt
 )
 
@@ -117,9 +122,11 @@ var errNoJSON = errors.New("the answer holds no JSON value")
 // T's schema (see SchemaFor). An answer that is not JSON, breaks the schema or does not decode is
 // sent back to the model with what is wrong (as the call's result in ObjectModeTool, as a user
 // turn otherwise) until spec.MaxAttempts model turns; an answer cut short (finish_reason length),
-// filtered or refused ends the attempts at once. In ObjectModeTool and ObjectModeAuto, T must be a
-// struct or a map (its JSON form, an object, is the call's arguments); the request's ToolChoice
-// is replaced, and in ObjectModeJSONSchema its Extra["response_format"].
+// filtered or refused ends the attempts at once. T can be of any JSON kind: in ObjectModeTool and
+// ObjectModeAuto, where the call's arguments must be an object, a value that is not one (a string,
+// a number, a slice) is asked for as {"value": ...}, and Object.Raw is the value's JSON. The
+// request's ToolChoice is replaced, and in ObjectModeJSONSchema its Extra["response_format"] (whose
+// schema is T's, a scalar too: a server that wants an object there will refuse it).
 //
 // POST /api/v1/chat/completions, once per attempt
 func GenerateObject[T any](ctx context.Context, chat *ChatService, req ChatRequest, spec ObjectSpec, opts ...Option) (*Object[T], error) {
@@ -186,9 +193,6 @@ func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect
 	if err := ts.forObjects(); err != nil {
 		return nil, invalid("type "+t.String(), "%v", err)
 	}
-	if k := deref(t).Kind(); (spec.Mode == ObjectModeAuto || spec.Mode == ObjectModeTool) && k != reflect.Struct && k != reflect.Map {
-		return nil, invalid("type "+t.String(), "must be a struct or a map in ObjectModeTool and ObjectModeAuto: a call's arguments are a JSON object")
-	}
 	if slices.ContainsFunc(req.Tools, func(tool Tool) bool { return tool.Function.Name == spec.Name }) {
 		return nil, invalid("ObjectSpec.Name", "%q is already the name of one of the request's tools", spec.Name)
 	}
@@ -229,8 +233,8 @@ func (r *objectRun) request() ChatRequest {
 	req.Messages = r.messages
 	switch r.mode {
 	case ObjectModeAuto, ObjectModeTool:
-		tool := functionTool(r.spec.Name, r.spec.Description, r.schema.sent)
-		if r.schema.strict {
+		tool := functionTool(r.spec.Name, r.spec.Description, r.schema.call.sent)
+		if r.schema.call.strict {
 			tool.Function.Strict = Ptr(true)
 		}
 		req.Tools = append(slices.Clone(req.Tools), tool)
@@ -290,7 +294,8 @@ func (r *objectRun) evaluate(msg *Message, mode ObjectMode) (ObjectMode, json.Ra
 			if len(raw) == 0 {
 				raw = json.RawMessage("{}")
 			}
-			return ObjectModeTool, raw, r.check(raw)
+			raw, err := r.checkCall(raw)
+			return ObjectModeTool, raw, err
 		}
 		if mode == ObjectModeTool {
 			return mode, nil, fmt.Errorf("the model did not call %s", r.spec.Name)
@@ -301,7 +306,7 @@ func (r *objectRun) evaluate(msg *Message, mode ObjectMode) (ObjectMode, json.Ra
 	if err != nil {
 		return mode, nil, err
 	}
-	return mode, raw, r.check(raw)
+	return mode, raw, r.check(raw, r.schema.resolved, "the value")
 }
 
 // ownCall returns the answer's call of the object's function, nil when it has none.
@@ -321,16 +326,53 @@ func (r *objectRun) lastRaw(msg *Message) string {
 	return msg.Content
 }
 
-// check validates a value against the schema and decodes it.
-func (r *objectRun) check(raw json.RawMessage) error {
+// checkCall validates the arguments of the object's call and decodes the value they carry; it
+// returns the value's JSON (the arguments, or what their envelope holds).
+func (r *objectRun) checkCall(args json.RawMessage) (json.RawMessage, error) {
+	if !r.schema.wrapped {
+		return args, r.check(args, r.schema.call.resolved, "the arguments")
+	}
+	if err := r.validate(args, r.schema.call.resolved, "the arguments"); err != nil {
+		return args, err
+	}
+	var envelope map[string]json.RawMessage
+	_ = json.Unmarshal(args, &envelope) // valid: an object with its one property
+	return envelope[envelopeKey], r.decode(envelope[envelopeKey])
+}
+
+// check validates a value against a schema and decodes it.
+func (r *objectRun) check(raw json.RawMessage, resolved *jsonschema.Resolved, whole string) error {
+	if err := r.validate(raw, resolved, whole); err != nil {
+		return err
+	}
+	return r.decode(raw)
+}
+
+// validate checks a value against a schema; whole names the value to the model.
+func (r *objectRun) validate(raw json.RawMessage, resolved *jsonschema.Resolved, whole string) error {
 	var instance any
 	if err := json.Unmarshal(raw, &instance); err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
 	}
-	if err := r.schema.resolved.Validate(instance); err != nil {
-		return err
+	if err := resolved.Validate(instance); err != nil {
+		return &schemaMismatch{why: explain(resolved.Schema(), instance, whole, err), err: err}
 	}
-	return r.decode(raw)
+	return nil
+}
+
+// schemaMismatch is a value its schema refuses: Error says why in plain words, for the model (the
+// repair turn) and for people; Unwrap returns the validator's error.
+type schemaMismatch struct {
+	why string
+	err error
+}
+
+func (e *schemaMismatch) Error() string { return e.why }
+func (e *schemaMismatch) Unwrap() error { return e.err }
+
+// reason is a failure as the middle of a sentence.
+func reason(failure error) string {
+	return strings.TrimSuffix(failure.Error(), ".")
 }
 
 // repair tells the model what was wrong with its answer, and chooses the next attempt's mode.
@@ -339,7 +381,7 @@ func (r *objectRun) repair(msg *Message, mode ObjectMode, failure error) {
 	for _, call := range msg.ToolCalls {
 		result := fmt.Sprintf("error: only %s can be called here", r.spec.Name)
 		if own != nil && call.ID == own.ID {
-			result = fmt.Sprintf("error: the arguments are not valid: %v. Call %s again with corrected arguments.", failure, r.spec.Name)
+			result = fmt.Sprintf("error: the arguments are not valid: %s. Call %s again with corrected arguments.", reason(failure), r.spec.Name)
 		}
 		r.messages = append(r.messages, ToolResultMessage(call.ID, result))
 	}
@@ -351,8 +393,8 @@ func (r *objectRun) repair(msg *Message, mode ObjectMode, failure error) {
 	case mode == ObjectModeAuto:
 		// The model answered with text, which did not hold the value: ask for the text it can give.
 		r.mode = ObjectModePrompt
-		r.messages = append(r.messages, UserMessage(fmt.Sprintf("That answer is not usable: %v. %s", failure, r.instructions())))
+		r.messages = append(r.messages, UserMessage(fmt.Sprintf("That answer is not usable: %s. %s", reason(failure), r.instructions())))
 	default:
-		r.messages = append(r.messages, UserMessage(fmt.Sprintf("That answer is not usable: %v. Answer again with only the corrected JSON value.", failure)))
+		r.messages = append(r.messages, UserMessage(fmt.Sprintf("That answer is not usable: %s. Answer again with only the corrected JSON value.", reason(failure))))
 	}
 }

@@ -139,27 +139,41 @@ func (s *ObjectStream[T]) turn(ctx context.Context, req ChatRequest, mode Object
 	if err := stream.Err(); err != nil {
 		return nil, err
 	}
+	if p.finish() && !yield(partial, nil) {
+		return nil, errObjectStopped
+	}
 	return stream.Completion(), nil
 }
 
 // partialTracker follows the part of a streamed turn that carries the value: the arguments of
 // the object's call, or the JSON in the text.
 type partialTracker struct {
-	root  reflect.Value
-	name  string
-	tools bool // the turn offers the call
-	call  int  // index of the object's call, -1 before it starts
-	args  *partialjson.Decoder
-	text  *textValue // nil in ObjectModeTool, where text is not read
+	root     reflect.Value
+	name     string
+	tools    bool // the turn offers the call
+	call     int  // index of the object's call, -1 before it starts
+	args     *partialjson.Decoder
+	wrapped  bool          // the call carries the value in an envelope
+	envelope reflect.Value // what args fills then
+	text     *textValue    // nil in ObjectModeTool, where text is not read
 }
 
 func newPartialTracker(root reflect.Value, mode ObjectMode, run *objectRun) *partialTracker {
 	p := &partialTracker{root: root, name: run.spec.Name, call: -1,
-		tools: mode == ObjectModeAuto || mode == ObjectModeTool}
+		tools: mode == ObjectModeAuto || mode == ObjectModeTool, wrapped: run.schema != nil && run.schema.wrapped}
 	if mode != ObjectModeTool {
 		p.text = &textValue{finder: newJSONFinder(run.t), root: root}
 	}
 	return p
+}
+
+// finish ends the turn: a value in the text that only its end settles (a number, one found in a
+// fence or in prose) is shown. It reports whether the value shows something new.
+func (p *partialTracker) finish() bool {
+	if p.text == nil || p.call >= 0 {
+		return false
+	}
+	return p.text.finish()
 }
 
 // add reads a chunk's first choice; it reports whether the value shows something new.
@@ -188,11 +202,20 @@ func (p *partialTracker) addCall(tc ToolCallDelta) bool {
 		// The value now comes from the call: whatever the text showed is dropped.
 		p.call, p.text = tc.Index, nil
 		p.root.SetZero()
-		p.args = partialjson.NewDecoder(p.root)
+		target := p.root
+		if p.wrapped {
+			field := reflect.StructField{Name: "Value", Type: p.root.Type(), Tag: `json:"` + envelopeKey + `"`}
+			p.envelope = reflect.New(reflect.StructOf([]reflect.StructField{field})).Elem()
+			target = p.envelope
+		}
+		p.args = partialjson.NewDecoder(target)
 	}
 	if tc.Index != p.call || tc.Function.Arguments == "" {
 		return false
 	}
 	changed, _ := p.args.Write([]byte(tc.Function.Arguments)) // bad JSON stops the partials; the final check reports it
+	if changed && p.envelope.IsValid() {
+		p.root.Set(p.envelope.Field(0))
+	}
 	return changed
 }

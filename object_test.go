@@ -232,7 +232,6 @@ func TestObjectSpecValidation(t *testing.T) {
 	_, cases["name"] = infergate.GenerateObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{Name: "a b"})
 	_, cases["attempts"] = infergate.GenerateObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{MaxAttempts: -1})
 	_, cases["mode"] = infergate.GenerateObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{Mode: 9})
-	_, cases["not an object"] = infergate.GenerateObject[[]string](ctx, chat, recipeRequest(), infergate.ObjectSpec{})
 	_, cases["no messages"] = infergate.GenerateObject[Recipe](ctx, chat, infergate.ChatRequest{}, infergate.ObjectSpec{})
 	_, cases["stream"] = infergate.StreamObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{Name: "a b"}).Wait()
 	for name, err := range cases {
