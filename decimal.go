@@ -7,8 +7,6 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Decimal is an exact decimal number: the amount of a Money, which adds the currency. Unlike
@@ -294,8 +292,8 @@ func (d Decimal) MarshalJSON() ([]byte, error) {
 
 // JSONSchema describes the JSON a Decimal writes, a string of decimal digits ("12.50", "-0.000125"),
 // for SchemaFor: tools and typed answers ask the model for amounts in that form.
-func (Decimal) JSONSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "string", Pattern: `^-?[0-9]+(\.[0-9]+)?$`}
+func (Decimal) JSONSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"string","pattern":"^-?[0-9]+(\\.[0-9]+)?$"}`)
 }
 
 // UnmarshalJSON reads a JSON string or number. null leaves d unchanged.

@@ -17,16 +17,21 @@ import (
 // type google/jsonschema-go supports, not only a struct.
 //
 // The schema describes the JSON encoding/json writes and reads for T, also where that is not
-// T's structure. A type with a method JSONSchema() *jsonschema.Schema gets the schema it returns
+// T's structure. A type with a method JSONSchema() json.RawMessage gets the schema it returns
 // (Decimal: a string of decimal digits). A type that encodes itself, with a MarshalJSON or
 // MarshalText method, gets the schema of what its zero value writes: its JSON type, and for a
 // string the format its text has, so that time.Time is a string of format date-time; a type that
 // writes null for its zero value, or fails to, allows any value. A type that only reads itself
 // from text (UnmarshalText) is a string; a []byte is a base64 string; a ",string" field is a string.
 //
-// The schema is derived once per type; each call returns a copy the caller may change.
-func SchemaFor[T any]() (*jsonschema.Schema, error) {
-	return schemaOf(reflect.TypeFor[T]()).clone()
+// The schema is JSON, as NewToolFromSchema takes it and a request sends it; it is derived once
+// per type.
+func SchemaFor[T any]() (json.RawMessage, error) {
+	ts := schemaOf(reflect.TypeFor[T]())
+	if ts.err != nil {
+		return nil, ts.err
+	}
+	return json.Marshal(ts.schema)
 }
 
 // typeSchema is what one Go type's schema gives objects and tools, derived once.

@@ -12,9 +12,9 @@ import (
 )
 
 // schemaDeclarer is a type that declares its own JSON Schema, with a method
-// JSONSchema() *jsonschema.Schema (Decimal does): SchemaFor uses it as it is.
+// JSONSchema() json.RawMessage (Decimal does): SchemaFor uses it as it is.
 type schemaDeclarer interface {
-	JSONSchema() *jsonschema.Schema
+	JSONSchema() json.RawMessage
 }
 
 var (
@@ -29,7 +29,8 @@ var (
 // ownSchema returns the schema of a type whose JSON encoding/json does not derive from its fields
 // and elements, and false for the others. The rule, in order:
 //
-//   - a type with a JSONSchema() *jsonschema.Schema method gets the schema it returns (unless nil);
+//   - a type with a JSONSchema() json.RawMessage method gets the schema it returns (unless it is
+//     empty or not a JSON Schema object);
 //   - a type that writes itself (json.Marshaler or encoding.TextMarshaler, with a value or a
 //     pointer receiver) gets the schema of what its zero value writes: its JSON type, and for a
 //     string the format its text has (an RFC 3339 time is a date-time, as time.Time writes);
@@ -68,15 +69,17 @@ func isSelfEncoded(t reflect.Type) bool {
 	return pt.Implements(marshalerType) || pt.Implements(textMarshalerType)
 }
 
-// declaredSchema calls JSONSchema on a zero value; nil when it returns none or panics.
+// declaredSchema calls JSONSchema on a zero value; nil when it returns none, not a schema, or
+// panics.
 func declaredSchema(pt reflect.Type) (s *jsonschema.Schema) {
 	defer func() {
 		if recover() != nil {
 			s = nil
 		}
 	}()
-	if s = reflect.New(pt.Elem()).Interface().(schemaDeclarer).JSONSchema(); s != nil {
-		s = s.CloneSchemas()
+	raw := reflect.New(pt.Elem()).Interface().(schemaDeclarer).JSONSchema()
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return nil
 	}
 	return s
 }
