@@ -22,7 +22,7 @@ func main() {
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv,
 		now:    time.Now,
-		term:   terminals{in: isTerminal(os.Stdin), out: isTerminal(os.Stdout), err: isTerminal(os.Stderr)},
+		term:   terminalsOf(os.Stdin, os.Stdout, os.Stderr),
 	}
 	code := a.run(ctx, os.Args[1:])
 	stop()
@@ -45,10 +45,4 @@ func interruptible() (context.Context, func()) {
 		signal.Stop(signals)
 		cancel()
 	}
-}
-
-// isTerminal reports whether f is a terminal (a character device), without a terminal library.
-func isTerminal(f *os.File) bool {
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
