@@ -86,6 +86,12 @@ func (a *app) run(ctx context.Context, args []string) int {
 	return a.exit(ctx, cmd, err)
 }
 
+// stdinHelp is what the help of the commands that read stdin says of it.
+var stdinHelp = map[string]string{
+	"chat":  "Stdin is read up to " + stdinBound + " (in a conversation, per line); more is refused with exit status 2.",
+	"embed": "Stdin is read up to " + stdinBound + " in all; more is refused with exit status 2.",
+}
+
 // lookup finds a command by name.
 func lookup(name string) (command, bool) {
 	for _, c := range commands {
@@ -184,6 +190,9 @@ func (f *flags) help() {
 	w := f.stdout
 	fmt.Fprintln(w, strings.TrimSpace("usage: infergate "+cmd.name+" [flags] "+cmd.args))
 	fmt.Fprintf(w, "\n%s%s.\n\n", strings.ToUpper(cmd.summary[:1]), cmd.summary[1:])
+	if note, ok := stdinHelp[cmd.name]; ok {
+		fmt.Fprintf(w, "%s\n\n", note)
+	}
 	fmt.Fprintf(w, "example:\n  %s\n\nflags:\n", cmd.example)
 	f.SetOutput(w)
 	f.PrintDefaults()
