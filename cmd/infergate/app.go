@@ -115,7 +115,8 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Every command takes --json (output for scripts) and --base-url URL, and -h for its help.")
 	fmt.Fprintln(w, "Configuration: INFERGATE_API_KEY, INFERGATE_BASE_URL, INFERGATE_ACCESS_TOKEN. Without a key")
-	fmt.Fprintln(w, "the commands run against an in-process fake gateway, and say so on stderr.")
+	fmt.Fprintln(w, "or an address the commands run against an in-process fake gateway, and say so on stderr;")
+	fmt.Fprintln(w, "an address is always the one called (health needs no key).")
 }
 
 // exit reports how a command ended, as one line on stderr, and returns the exit status.
@@ -233,8 +234,9 @@ func (f *flags) parse(args []string, min, max int) ([]string, error) {
 	return rest, nil
 }
 
-// connect returns the client the command talks to: the real gateway when INFERGATE_API_KEY is set
-// (at --base-url when given), else an in-process fake, which gatewaytest.Connect says on stderr.
+// connect returns the client the command talks to: the gateway at --base-url (else
+// INFERGATE_BASE_URL, else the real one) when an address or INFERGATE_API_KEY is given, else an
+// in-process fake; gatewaytest.Connect says which on stderr.
 func (a *app) connect(f *flags) (*infergate.Client, func(), error) {
 	getenv := a.getenv
 	if f.baseURL != "" {

@@ -5,8 +5,9 @@
 //	go install github.com/infergate/infergate-go/cmd/infergate@latest
 //
 // It reads INFERGATE_API_KEY, INFERGATE_BASE_URL and INFERGATE_ACCESS_TOKEN as the SDK does.
-// Without a key it runs against an in-process fake gateway (package gatewaytest) and says so on
-// stderr, so every command works on a fresh clone, offline. Run infergate help for the commands.
+// Without a key or an address it runs against an in-process fake gateway (package gatewaytest)
+// and says so on stderr, so every command works on a fresh clone, offline. Run infergate help for
+// the commands.
 package main
 
 import (
