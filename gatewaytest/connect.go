@@ -9,31 +9,39 @@ import (
 	infergate "github.com/infergate/infergate-go"
 )
 
-// Connect returns a client of the real gateway when INFERGATE_API_KEY is set, and otherwise a
-// client of a fake gateway started with fake, so that a program (an example, a command-line tool)
-// runs anywhere, offline too. It writes one line to w saying which; stop closes the fake and does
-// nothing for the real gateway.
+// Connect returns a client of the gateway at INFERGATE_BASE_URL (else the real one) when
+// INFERGATE_API_KEY or INFERGATE_BASE_URL is set, and only when neither is, a client of a fake
+// gateway started with fake, so that a program (an example, a command-line tool) runs anywhere,
+// offline too, and an address given is always the one called. It writes one line to w saying
+// which; stop closes the fake and does nothing for a real gateway.
 //
 // getenv reads the configuration (nil means os.Getenv): INFERGATE_API_KEY, INFERGATE_BASE_URL and
 // INFERGATE_ACCESS_TOKEN configure the real client exactly as infergate.NewClient reads them from
-// the environment, and nothing else does, so a program can add its own settings (a flag for the
-// address, say) and its tests need not touch the process's environment. A base URL that cannot
-// work is an error, before anything is written.
+// the environment, and nothing else does, so that a program can add its own settings (a flag for
+// the address, say) and its tests need not touch the process's environment. An address without a
+// key gives a client without one: the health check, which takes none, is answered, and a call that
+// needs a key fails with a *infergate.ValidationError before anything is sent. A base URL that
+// cannot work is an error, before anything is written.
 func Connect(w io.Writer, getenv func(string) string, fake ...ServerOption) (client *infergate.Client, stop func(), err error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if key := getenv("INFERGATE_API_KEY"); key != "" {
-		baseURL := cmp.Or(getenv("INFERGATE_BASE_URL"), infergate.DefaultBaseURL)
-		client, err := infergate.NewClient(infergate.WithAPIKey(key), infergate.WithBaseURL(baseURL),
-			infergate.WithAccessToken(getenv("INFERGATE_ACCESS_TOKEN")))
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintln(w, "using the real gateway at", baseURL)
-		return client, func() {}, nil
+	key, baseURL := getenv("INFERGATE_API_KEY"), getenv("INFERGATE_BASE_URL")
+	if key == "" && baseURL == "" {
+		gw := NewServer(fake...)
+		fmt.Fprintln(w, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
+		return gw.Client(), gw.Close, nil
 	}
-	gw := NewServer(fake...)
-	fmt.Fprintln(w, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
-	return gw.Client(), gw.Close, nil
+	baseURL = cmp.Or(baseURL, infergate.DefaultBaseURL)
+	client, err = infergate.NewClient(infergate.WithAPIKey(key), infergate.WithBaseURL(baseURL),
+		infergate.WithAccessToken(getenv("INFERGATE_ACCESS_TOKEN")))
+	if err != nil {
+		return nil, nil, err
+	}
+	if key == "" {
+		fmt.Fprintln(w, "using the gateway at", baseURL, "without an API key (set INFERGATE_API_KEY for the calls that need one)")
+	} else {
+		fmt.Fprintln(w, "using the real gateway at", baseURL)
+	}
+	return client, func() {}, nil
 }

@@ -2,6 +2,7 @@ package gatewaytest_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestConnect(t *testing.T) {
 		wantReal  bool // the client reaches the server real, with the environment's credentials
 		wantErr   bool
 	}{
-		{"fake without a key", map[string]string{"INFERGATE_BASE_URL": "URL"},
+		{"fake without a key or an address", map[string]string{"INFERGATE_ACCESS_TOKEN": "jwt-real"},
 			"using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)", false, false},
 		{"real with a key, at a chosen address",
 			map[string]string{"INFERGATE_API_KEY": "sk-real", "INFERGATE_BASE_URL": "URL", "INFERGATE_ACCESS_TOKEN": "jwt-real"},
@@ -70,6 +71,36 @@ func TestConnect(t *testing.T) {
 				t.Errorf("the client reached the server given by INFERGATE_BASE_URL: %v, want %v", reached, tt.wantReal)
 			}
 		})
+	}
+}
+
+// TestConnectAddressWithoutAKey: an address is the one called even without a key, as a health
+// probe of a self-hosted gateway needs; a call that needs a key fails before anything is sent.
+func TestConnectAddressWithoutAKey(t *testing.T) {
+	t.Parallel()
+	real := gatewaytest.New(t)
+	var out strings.Builder
+	client, stop, err := gatewaytest.Connect(&out, env(map[string]string{"INFERGATE_BASE_URL": real.URL()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if want := "using the gateway at " + real.URL() + " without an API key (set INFERGATE_API_KEY for the calls that need one)\n"; out.String() != want {
+		t.Errorf("output = %q, want %q", out.String(), want)
+	}
+	if _, err := client.Health.Check(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if reqs := real.Requests(); len(reqs) != 1 || reqs[0].Path != "/health" {
+		t.Fatalf("requests at INFERGATE_BASE_URL: %+v, want the health check", reqs)
+	}
+	_, err = client.Models.List(context.Background())
+	var v *infergate.ValidationError
+	if !errors.As(err, &v) || v.Field != "APIKey" {
+		t.Errorf("Models.List without a key = %v, want a ValidationError on the key", err)
+	}
+	if n := len(real.Requests()); n != 1 {
+		t.Errorf("%d requests, want nothing sent without a key", n)
 	}
 }
 

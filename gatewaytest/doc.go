@@ -37,8 +37,9 @@
 // fake writes them), while the root package's are what a client reads back.
 //
 // Connect serves programs rather than tests: it returns a client of the real
-// gateway when INFERGATE_API_KEY is set and of a fake otherwise, so that the
-// examples and the infergate command run offline on a fresh clone.
+// gateway when INFERGATE_API_KEY or INFERGATE_BASE_URL is set and of a fake
+// otherwise, so that the examples and the infergate command run offline on a
+// fresh clone.
 //
 // Everything is deterministic by default: ids come from counters and the
 // clock stands still at FixedTime unless WithClock says otherwise.

@@ -52,6 +52,9 @@ func WithFilter(keep func(*mcp.Tool) bool) Option { return func(o *options) { o.
 // back to the model. A broken session or a call that outlives its context is a failed call too:
 // the call's context bounds it (see infergate.ToolLoop.ToolTimeout), and cancelling it cancels the
 // call on the server.
+//
+// A listing the server cannot bring to an end fails with a *PaginationError: a next-page cursor
+// the listing was already given (the pages would go round for ever), or more than 1000 pages.
 func FromSession(ctx context.Context, session *mcp.ClientSession, opts ...Option) ([]*infergate.FuncTool, error) {
 	if session == nil {
 		return nil, &infergate.ValidationError{Field: "session", Reason: "is nil"}
@@ -62,14 +65,9 @@ func FromSession(ctx context.Context, session *mcp.ClientSession, opts ...Option
 			opt(&o)
 		}
 	}
-	var listed []*mcp.Tool
-	for tool, err := range session.Tools(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("mcptools: listing the server's tools: %w", err)
-		}
-		if tool != nil && (o.keep == nil || o.keep(tool)) {
-			listed = append(listed, tool)
-		}
+	listed, err := listTools(ctx, session, o.keep)
+	if err != nil {
+		return nil, err
 	}
 	names := functionNames(o.prefix, listed)
 	tools := make([]*infergate.FuncTool, len(listed))

@@ -86,6 +86,12 @@ func (a *app) run(ctx context.Context, args []string) int {
 	return a.exit(ctx, cmd, err)
 }
 
+// stdinHelp is what the help of the commands that read stdin says of it.
+var stdinHelp = map[string]string{
+	"chat":  "Stdin is read up to " + stdinBound + " (in a conversation, per line); more is refused with exit status 2.",
+	"embed": "Stdin is read up to " + stdinBound + " in all; more is refused with exit status 2.",
+}
+
 // lookup finds a command by name.
 func lookup(name string) (command, bool) {
 	for _, c := range commands {
@@ -109,7 +115,8 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Every command takes --json (output for scripts) and --base-url URL, and -h for its help.")
 	fmt.Fprintln(w, "Configuration: INFERGATE_API_KEY, INFERGATE_BASE_URL, INFERGATE_ACCESS_TOKEN. Without a key")
-	fmt.Fprintln(w, "the commands run against an in-process fake gateway, and say so on stderr.")
+	fmt.Fprintln(w, "or an address the commands run against an in-process fake gateway, and say so on stderr;")
+	fmt.Fprintln(w, "an address is always the one called (health needs no key).")
 }
 
 // exit reports how a command ended, as one line on stderr, and returns the exit status.
@@ -184,6 +191,9 @@ func (f *flags) help() {
 	w := f.stdout
 	fmt.Fprintln(w, strings.TrimSpace("usage: infergate "+cmd.name+" [flags] "+cmd.args))
 	fmt.Fprintf(w, "\n%s%s.\n\n", strings.ToUpper(cmd.summary[:1]), cmd.summary[1:])
+	if note, ok := stdinHelp[cmd.name]; ok {
+		fmt.Fprintf(w, "%s\n\n", note)
+	}
 	fmt.Fprintf(w, "example:\n  %s\n\nflags:\n", cmd.example)
 	f.SetOutput(w)
 	f.PrintDefaults()
@@ -224,8 +234,9 @@ func (f *flags) parse(args []string, min, max int) ([]string, error) {
 	return rest, nil
 }
 
-// connect returns the client the command talks to: the real gateway when INFERGATE_API_KEY is set
-// (at --base-url when given), else an in-process fake, which gatewaytest.Connect says on stderr.
+// connect returns the client the command talks to: the gateway at --base-url (else
+// INFERGATE_BASE_URL, else the real one) when an address or INFERGATE_API_KEY is given, else an
+// in-process fake; gatewaytest.Connect says which on stderr.
 func (a *app) connect(f *flags) (*infergate.Client, func(), error) {
 	getenv := a.getenv
 	if f.baseURL != "" {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,7 @@ type cli struct {
 	srv   *gatewaytest.Server
 	env   map[string]string
 	stdin string
+	in    io.Reader // stdin when set, in place of the string
 	term  terminals
 }
 
@@ -49,8 +51,12 @@ func (c *cli) run(ctx context.Context, args ...string) result {
 }
 
 func (c *cli) runTo(ctx context.Context, stdout, stderr *syncBuffer, args ...string) result {
+	var stdin io.Reader = strings.NewReader(c.stdin)
+	if c.in != nil {
+		stdin = c.in
+	}
 	a := &app{
-		stdin: strings.NewReader(c.stdin), stdout: stdout, stderr: stderr,
+		stdin: stdin, stdout: stdout, stderr: stderr,
 		getenv: func(name string) string { return c.env[name] },
 		now:    func() time.Time { return gatewaytest.FixedTime() },
 		term:   c.term,
@@ -149,10 +155,12 @@ func TestCommandLine(t *testing.T) {
 	})
 }
 
-func TestWithoutAKeyTheFakeAnswers(t *testing.T) {
+// TestWithoutAKeyOrAnAddressTheFakeAnswers: with neither a key nor an address, the built-in fake
+// answers, and stderr says so.
+func TestWithoutAKeyOrAnAddressTheFakeAnswers(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	c.env = map[string]string{"INFERGATE_BASE_URL": c.srv.URL()}
+	c.env = map[string]string{}
 	r := c.run(context.Background(), "models", "--json")
 	if r.code != exitOK || !strings.Contains(r.stdout, `"llama-3.3-70b"`) {
 		t.Fatalf("models without a key = %+v", r)
@@ -161,7 +169,7 @@ func TestWithoutAKeyTheFakeAnswers(t *testing.T) {
 		t.Errorf("stderr = %q, want %q", r.stderr, want)
 	}
 	if n := len(c.srv.Requests()); n != 0 {
-		t.Errorf("%d requests reached INFERGATE_BASE_URL without a key, want none", n)
+		t.Errorf("%d requests reached the test's gateway, want none", n)
 	}
 }
 

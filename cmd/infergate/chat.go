@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ func (a *app) chat(ctx context.Context, args []string) error {
 	interactive := len(rest) == 0 && a.term.in
 	question := strings.Join(rest, " ")
 	if len(rest) == 0 && !interactive {
-		text, err := io.ReadAll(a.stdin)
+		text, err := a.readStdin()
 		if err != nil {
 			return err
 		}
@@ -51,9 +50,10 @@ func (a *app) chat(ctx context.Context, args []string) error {
 // for the next one. A failed turn is reported and forgotten; end of input (Ctrl-D) ends it.
 func (a *app) converse(ctx context.Context, client *infergate.Client, req infergate.ChatRequest, asJSON bool) error {
 	lines := make(chan string)
+	var inputErr error // set before lines is closed
 	go func() {
 		defer close(lines)
-		scanner := bufio.NewScanner(a.stdin)
+		scanner := a.stdinLines()
 		for scanner.Scan() {
 			select {
 			case lines <- scanner.Text():
@@ -61,6 +61,7 @@ func (a *app) converse(ctx context.Context, client *infergate.Client, req inferg
 				return
 			}
 		}
+		inputErr = lineError(scanner)
 	}()
 	fmt.Fprintln(a.stderr, "a conversation: one line per turn; Ctrl-D ends it, Ctrl-C interrupts")
 	for {
@@ -75,7 +76,10 @@ func (a *app) converse(ctx context.Context, client *infergate.Client, req inferg
 		}
 		if !open {
 			fmt.Fprintln(a.stdout)
-			return ctx.Err() // nil at the end of input
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return inputErr // nil at the end of input
 		}
 		if strings.TrimSpace(line) == "" {
 			continue

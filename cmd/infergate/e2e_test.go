@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,9 +10,9 @@ import (
 	"testing"
 )
 
-// TestBuiltBinary builds the tool and runs it as a newcomer would, with no key: models --json
-// answers from the in-process fake, and says so on stderr. It is the one test that is not run in
-// process.
+// TestBuiltBinary builds the tool and runs it as a newcomer would, with no key, and as cron and
+// systemd would, with the null device for its streams (what exec gives a command whose streams are
+// not set). It is the one test that is not run in process.
 func TestBuiltBinary(t *testing.T) {
 	t.Parallel()
 	goTool, err := exec.LookPath("go") // go test puts its own toolchain first on PATH
@@ -23,26 +24,58 @@ func TestBuiltBinary(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "models", "--json")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "INFERGATE_") {
-			cmd.Env = append(cmd.Env, kv)
+	command := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(bin, args...)
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "INFERGATE_") {
+				cmd.Env = append(cmd.Env, kv)
+			}
 		}
+		return cmd
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("infergate models --json: %v\n%s", err, stderr.String())
-	}
-	var models []struct {
-		ID        string `json:"id"`
-		ModelType string `json:"modelType"`
-	}
-	if err := json.Unmarshal(stdout, &models); err != nil || len(models) == 0 || models[0].ID != "llama-3.3-70b" {
-		t.Errorf("stdout = %s (%v), want the fake's catalogue as JSON", stdout, err)
-	}
-	if want := "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)\n"; stderr.String() != want {
-		t.Errorf("stderr = %q, want %q", stderr.String(), want)
-	}
+	const fake = "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)\n"
+
+	t.Run("models from the fake", func(t *testing.T) {
+		t.Parallel()
+		cmd := command("models", "--json")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		stdout, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("infergate models --json: %v\n%s", err, stderr.String())
+		}
+		var models []struct {
+			ID        string `json:"id"`
+			ModelType string `json:"modelType"`
+		}
+		if err := json.Unmarshal(stdout, &models); err != nil || len(models) == 0 || models[0].ID != "llama-3.3-70b" {
+			t.Errorf("stdout = %s (%v), want the fake's catalogue as JSON", stdout, err)
+		}
+		if stderr.String() != fake {
+			t.Errorf("stderr = %q, want %q", stderr.String(), fake)
+		}
+	})
+
+	t.Run("speak to the null device", func(t *testing.T) {
+		t.Parallel()
+		cmd := command("speak", "hello")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil || stderr.String() != fake {
+			t.Errorf("infergate speak hello > %s: %v\n%s", os.DevNull, err, stderr.String())
+		}
+	})
+
+	t.Run("chat from the null device", func(t *testing.T) {
+		t.Parallel()
+		cmd := command("chat")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		want := "infergate chat: give a message, as arguments or on stdin (see infergate chat --help)\n"
+		if !errors.As(err, &exit) || exit.ExitCode() != exitUsage || stderr.String() != want {
+			t.Errorf("infergate chat < %s: %v\n%s; want exit status %d and %q", os.DevNull, err, stderr.String(), exitUsage, want)
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"strings"
 
@@ -28,15 +27,14 @@ func (a *app) embed(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(texts) == 0 {
-		scanner := bufio.NewScanner(a.stdin)
-		scanner.Buffer(nil, 1<<20)
-		for scanner.Scan() {
-			if line := strings.TrimSpace(scanner.Text()); line != "" {
+		input, err := a.readStdin()
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(input)) {
+			if line := strings.TrimSpace(line); line != "" {
 				texts = append(texts, line)
 			}
-		}
-		if err := scanner.Err(); err != nil {
-			return err
 		}
 	}
 	if len(texts) == 0 {

@@ -5,8 +5,9 @@
 //	go install github.com/infergate/infergate-go/cmd/infergate@latest
 //
 // It reads INFERGATE_API_KEY, INFERGATE_BASE_URL and INFERGATE_ACCESS_TOKEN as the SDK does.
-// Without a key it runs against an in-process fake gateway (package gatewaytest) and says so on
-// stderr, so every command works on a fresh clone, offline. Run infergate help for the commands.
+// Without a key or an address it runs against an in-process fake gateway (package gatewaytest)
+// and says so on stderr, so every command works on a fresh clone, offline. Run infergate help for
+// the commands.
 package main
 
 import (
@@ -22,7 +23,7 @@ func main() {
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv,
 		now:    time.Now,
-		term:   terminals{in: isTerminal(os.Stdin), out: isTerminal(os.Stdout), err: isTerminal(os.Stderr)},
+		term:   terminalsOf(os.Stdin, os.Stdout, os.Stderr),
 	}
 	code := a.run(ctx, os.Args[1:])
 	stop()
@@ -45,10 +46,4 @@ func interruptible() (context.Context, func()) {
 		signal.Stop(signals)
 		cancel()
 	}
-}
-
-// isTerminal reports whether f is a terminal (a character device), without a terminal library.
-func isTerminal(f *os.File) bool {
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

@@ -16,6 +16,7 @@ import (
 // TestOutput runs what main runs, against the fake gateway, for each format.
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
+	t.Setenv("INFERGATE_BASE_URL", "")
 	for _, format := range []string{"mp3", "opus", "aac", "flac", "wav", "pcm"} {
 		var out strings.Builder
 		client, stop, err := gatewaytest.Connect(&out, os.Getenv)

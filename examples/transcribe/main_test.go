@@ -21,6 +21,7 @@ func TestOutput(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("INFERGATE_API_KEY", "")
+	t.Setenv("INFERGATE_BASE_URL", "")
 	var out strings.Builder
 	client, stop, err := gatewaytest.Connect(&out, os.Getenv, fake...)
 	if err != nil {

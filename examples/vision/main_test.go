@@ -20,6 +20,7 @@ import (
 // TestOutput runs what main runs, against the fake gateway.
 func TestOutput(t *testing.T) {
 	t.Setenv("INFERGATE_API_KEY", "")
+	t.Setenv("INFERGATE_BASE_URL", "")
 	var out strings.Builder
 	client, stop, err := gatewaytest.Connect(&out, os.Getenv, fake...)
 	if err != nil {
