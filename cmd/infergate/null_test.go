@@ -22,7 +22,7 @@ func runOnNull(t *testing.T, c *cli, args ...string) result {
 	a := &app{
 		stdin: null, stdout: null, stderr: &stderr,
 		getenv: func(name string) string { return c.env[name] },
-		now:    func() time.Time { return gatewaytest.FixedTime },
+		now:    func() time.Time { return gatewaytest.FixedTime() },
 		term:   terminalsOf(null, null, null),
 	}
 	code := a.run(context.Background(), args)
