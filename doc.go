@@ -69,7 +69,7 @@
 //	object.go        GenerateObject, typed answers; object_stream.go: StreamObject and its partial
 //	                 values (internal/partialjson); object_text.go: a value found in prose
 //	audio.go         Audio.Transcribe; upload.go: the multipart upload; progress.go: its progress
-//	                 hook; subtitle.go: SRT/VTT; speech.go: Audio.Speech
+//	                 hook; subtitle.go: SRT/VTT; speech.go: Audio.Speak
 //	embeddings.go    Embeddings.Create
 //	models.go        Models: the catalogue and its cache; bids.go: Bids.Rated; bidrank.go: ranking
 //	money.go         Money, an amount with its currency; decimal.go, decimal_ops.go: Decimal, the

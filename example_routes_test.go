@@ -33,12 +33,12 @@ func ExampleEmbeddingsService_Create() {
 	// tokens: 9
 }
 
-func ExampleAudioService_Speech() {
+func ExampleAudioService_Speak() {
 	gw := gatewaytest.NewServer()
 	defer gw.Close()
 	client := gw.Client()
 
-	audio, err := client.Audio.Speech(context.Background(), infergate.SpeechRequest{
+	audio, err := client.Audio.Speak(context.Background(), infergate.SpeechRequest{
 		Input:          "Hello!",
 		ResponseFormat: infergate.SpeechFormatWAV,
 	})
@@ -54,7 +54,7 @@ func ExampleAudioService_Speech() {
 	// Output: RIFF
 }
 
-func ExampleAudioService_SpeechToFile() {
+func ExampleAudioService_SpeakToFile() {
 	gw := gatewaytest.NewServer()
 	defer gw.Close()
 	client := gw.Client()
@@ -65,7 +65,7 @@ func ExampleAudioService_SpeechToFile() {
 	defer os.RemoveAll(dir)
 
 	path := filepath.Join(dir, "hello.mp3")
-	err = client.Audio.SpeechToFile(context.Background(), path, infergate.SpeechRequest{Input: "Hello!"})
+	err = client.Audio.SpeakToFile(context.Background(), path, infergate.SpeechRequest{Input: "Hello!"})
 	if err != nil {
 		log.Fatal(err)
 	}

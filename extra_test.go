@@ -62,7 +62,7 @@ func TestExtraOnEmbeddingsAndSpeech(t *testing.T) {
 	if !errors.As(err, &ve) {
 		t.Errorf("a modelled key in embeddings Extra: %v", err)
 	}
-	_, err = client.Audio.Speech(context.Background(), infergate.SpeechRequest{Input: "hi", Extra: map[string]any{"voice": "x"}})
+	_, err = client.Audio.Speak(context.Background(), infergate.SpeechRequest{Input: "hi", Extra: map[string]any{"voice": "x"}})
 	if !errors.As(err, &ve) {
 		t.Errorf("a modelled key in speech Extra: %v", err)
 	}

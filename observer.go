@@ -56,7 +56,7 @@ const (
 	OperationChat          OperationName = "chat"          // Chat.Create and Chat.Stream
 	OperationEmbeddings    OperationName = "embeddings"    // Embeddings.Create
 	OperationTranscription OperationName = "transcription" // Audio.Transcribe
-	OperationSpeech        OperationName = "speech"        // Audio.Speech and its variants
+	OperationSpeech        OperationName = "speech"        // Audio.Speak and its variants
 	OperationInvokeAgent   OperationName = "invoke_agent"  // a tool loop: Chat.RunTools
 	OperationExecuteTool   OperationName = "execute_tool"  // one tool call in a loop
 )

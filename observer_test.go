@@ -342,7 +342,7 @@ func TestObserverEndsUnreadSpeech(t *testing.T) {
 	}
 	c := testClient(t, srv.URL, infergate.WithObserver(observe))
 	ctx, cancel := context.WithCancel(context.Background())
-	audio, err := c.Audio.Speech(ctx, infergate.SpeechRequest{Model: "tts-1", Input: "hi", Voice: "alloy"})
+	audio, err := c.Audio.Speak(ctx, infergate.SpeechRequest{Model: "tts-1", Input: "hi", Voice: "alloy"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -241,8 +241,8 @@ func (blockingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return nil, r.Context().Err()
 }
 
-// Speech is bounded like a stream: a gateway that never sends headers ends the call with
-// ErrStreamTimeout after the first-byte limit; SpeechTo and SpeechToFile also obey WithTimeout. Each
+// Speak is bounded like a stream: a gateway that never sends headers ends the call with
+// ErrStreamTimeout after the first-byte limit; SpeakTo and SpeakToFile also obey WithTimeout. Each
 // is a *TimeoutError naming its bound and matching context.DeadlineExceeded, so one check catches
 // every timeout.
 func TestSpeechBounded(t *testing.T) {
@@ -255,20 +255,20 @@ func TestSpeechBounded(t *testing.T) {
 		want  error
 		bound string
 	}{
-		{"Speech, first byte", func(ctx context.Context, c *infergate.Client) error {
-			_, err := c.Audio.Speech(ctx, req)
+		{"Speak, first byte", func(ctx context.Context, c *infergate.Client) error {
+			_, err := c.Audio.Speak(ctx, req)
 			return err
 		}, infergate.WithStreamTimeouts(time.Second, time.Second), infergate.ErrStreamTimeout, infergate.TimeoutBoundFirstByte},
-		{"SpeechTo, first byte", func(ctx context.Context, c *infergate.Client) error {
-			_, err := c.Audio.SpeechTo(ctx, io.Discard, req)
+		{"SpeakTo, first byte", func(ctx context.Context, c *infergate.Client) error {
+			_, err := c.Audio.SpeakTo(ctx, io.Discard, req)
 			return err
 		}, infergate.WithStreamTimeouts(time.Second, time.Second), infergate.ErrStreamTimeout, infergate.TimeoutBoundFirstByte},
-		{"SpeechTo, WithTimeout", func(ctx context.Context, c *infergate.Client) error {
-			_, err := c.Audio.SpeechTo(ctx, io.Discard, req)
+		{"SpeakTo, WithTimeout", func(ctx context.Context, c *infergate.Client) error {
+			_, err := c.Audio.SpeakTo(ctx, io.Discard, req)
 			return err
 		}, infergate.WithTimeout(time.Second), context.DeadlineExceeded, infergate.TimeoutBoundCall},
-		{"SpeechToFile, WithTimeout", func(ctx context.Context, c *infergate.Client) error {
-			return c.Audio.SpeechToFile(ctx, t.TempDir()+"/out.mp3", req)
+		{"SpeakToFile, WithTimeout", func(ctx context.Context, c *infergate.Client) error {
+			return c.Audio.SpeakToFile(ctx, t.TempDir()+"/out.mp3", req)
 		}, infergate.WithTimeout(time.Second), context.DeadlineExceeded, infergate.TimeoutBoundCall},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -311,7 +311,7 @@ func TestSpeechReturnsOnFirstBytes(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	c := testClient(t, srv.URL)
-	audio, err := c.Audio.Speech(context.Background(), infergate.SpeechRequest{Input: "hi", Model: "tts-1"})
+	audio, err := c.Audio.Speak(context.Background(), infergate.SpeechRequest{Input: "hi", Model: "tts-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

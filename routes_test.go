@@ -52,14 +52,14 @@ func TestNewRoutesOnTheWire(t *testing.T) {
 				`{"input":["a","b"],"model":"bge-m3","encoding_format":"float","dimensions":256,"user":"u-1","session_id":"0xs2"}`}},
 		{name: "speech, defaults", opts: []Option{WithSessionID("0xs1")}, answer: "ID3",
 			call: func(ctx context.Context, c *Client) error {
-				_, err := c.Audio.SpeechTo(ctx, io.Discard, SpeechRequest{Input: "Hello"})
+				_, err := c.Audio.SpeakTo(ctx, io.Discard, SpeechRequest{Input: "Hello"})
 				return err
 			},
 			want: wireCall{"POST", catalogAPIRoot + "/audio/speech", bearerKey, jsonType, "audio/*, application/json;q=0.5",
 				`{"input":"Hello","voice":"af_alloy","response_format":"mp3","session_id":"0xs1"}`}},
 		{name: "speech, every field", answer: "RIFF",
 			call: func(ctx context.Context, c *Client) error {
-				_, err := c.Audio.SpeechTo(ctx, io.Discard, SpeechRequest{Input: "Hi", Model: "kokoro", Voice: "am_adam",
+				_, err := c.Audio.SpeakTo(ctx, io.Discard, SpeechRequest{Input: "Hi", Model: "kokoro", Voice: "am_adam",
 					ResponseFormat: SpeechFormatWAV, Speed: Ptr(1.5), SessionID: "0xs2"})
 				return err
 			},
@@ -137,8 +137,8 @@ func TestNewRoutesErrorEnvelopes(t *testing.T) {
 			_, err := c.Embeddings.Create(ctx, EmbeddingRequest{Input: []string{"x"}})
 			return err
 		},
-		"Audio.Speech": func(ctx context.Context, c *Client) error {
-			audio, err := c.Audio.Speech(ctx, SpeechRequest{Input: "x"})
+		"Audio.Speak": func(ctx context.Context, c *Client) error {
+			audio, err := c.Audio.Speak(ctx, SpeechRequest{Input: "x"})
 			if err == nil {
 				audio.Close()
 			}
@@ -188,19 +188,19 @@ func TestNewRoutesRefuseBeforeSending(t *testing.T) {
 			return err
 		},
 		"speech: no input": func(ctx context.Context, c *Client) error {
-			_, err := c.Audio.Speech(ctx, SpeechRequest{Voice: "af_alloy"})
+			_, err := c.Audio.Speak(ctx, SpeechRequest{Voice: "af_alloy"})
 			return err
 		},
 		"speech: unknown format": func(ctx context.Context, c *Client) error {
-			_, err := c.Audio.Speech(ctx, SpeechRequest{Input: "x", ResponseFormat: "ogg"})
+			_, err := c.Audio.Speak(ctx, SpeechRequest{Input: "x", ResponseFormat: "ogg"})
 			return err
 		},
 		"speech: too slow": func(ctx context.Context, c *Client) error {
-			_, err := c.Audio.Speech(ctx, SpeechRequest{Input: "x", Speed: Ptr(0.2)})
+			_, err := c.Audio.Speak(ctx, SpeechRequest{Input: "x", Speed: Ptr(0.2)})
 			return err
 		},
 		"speech: too fast": func(ctx context.Context, c *Client) error {
-			_, err := c.Audio.SpeechTo(ctx, io.Discard, SpeechRequest{Input: "x", Speed: Ptr(4.01)})
+			_, err := c.Audio.SpeakTo(ctx, io.Discard, SpeechRequest{Input: "x", Speed: Ptr(4.01)})
 			return err
 		},
 		"usage: To before From": func(ctx context.Context, c *Client) error {

@@ -48,7 +48,7 @@ type SpeechRequest struct {
 	Extra map[string]any `json:"-"`
 }
 
-// Validate reports the first rule the request breaks, as a *ValidationError. Speech calls it
+// Validate reports the first rule the request breaks, as a *ValidationError. Speak calls it
 // before sending anything.
 func (r *SpeechRequest) Validate() error {
 	if strings.TrimSpace(r.Input) == "" {
@@ -76,7 +76,7 @@ type wireSpeechRequest struct {
 	SessionID      string       `json:"session_id,omitempty"`
 }
 
-// Speech turns text into spoken audio and returns the audio as it arrives: the body is streamed,
+// Speak turns text into spoken audio and returns the audio as it arrives: the body is streamed,
 // never held in memory, so it can be played or saved while the rest is still being generated. The
 // caller must Close it. Reading it fails if the connection breaks before the audio is complete.
 // Like a stream, it is bounded by WithStreamTimeouts (the wait for the first bytes and every
@@ -84,7 +84,7 @@ type wireSpeechRequest struct {
 // including a JSON error body sent with a successful status.
 //
 // POST /api/v1/audio/speech
-func (s *AudioService) Speech(ctx context.Context, req SpeechRequest, opts ...Option) (io.ReadCloser, error) {
+func (s *AudioService) Speak(ctx context.Context, req SpeechRequest, opts ...Option) (io.ReadCloser, error) {
 	c, err := s.configure(req, opts)
 	if err != nil {
 		return nil, err
@@ -164,11 +164,11 @@ func sniffJSON(header http.Header, body io.Reader) (io.Reader, bool) {
 	return io.MultiReader(bytes.NewReader(head), body), false
 }
 
-// SpeechTo writes the spoken text to w as it arrives and returns the number of bytes written. As it
+// SpeakTo writes the spoken text to w as it arrives and returns the number of bytes written. As it
 // reads the whole audio, WithTimeout bounds it too, besides the stream timeouts.
 //
 // POST /api/v1/audio/speech
-func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequest, opts ...Option) (int64, error) {
+func (s *AudioService) SpeakTo(ctx context.Context, w io.Writer, req SpeechRequest, opts ...Option) (int64, error) {
 	c, err := s.configure(req, opts)
 	if err != nil {
 		return 0, err
@@ -188,11 +188,11 @@ func (s *AudioService) SpeechTo(ctx context.Context, w io.Writer, req SpeechRequ
 	return n, nil
 }
 
-// SpeechToFile writes the spoken text to the file at path, replacing it. A failed call leaves no
-// partial file behind. Like SpeechTo, it is bounded by WithTimeout and the stream timeouts.
+// SpeakToFile writes the spoken text to the file at path, replacing it. A failed call leaves no
+// partial file behind. Like SpeakTo, it is bounded by WithTimeout and the stream timeouts.
 //
 // POST /api/v1/audio/speech
-func (s *AudioService) SpeechToFile(ctx context.Context, path string, req SpeechRequest, opts ...Option) error {
+func (s *AudioService) SpeakToFile(ctx context.Context, path string, req SpeechRequest, opts ...Option) error {
 	c, err := s.configure(req, opts)
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ func TestSpeechStreamsTheAudio(t *testing.T) {
 	t.Parallel()
 	audio := bytes.Repeat([]byte{0xFF, 0xFB, 0x90, 0xC4}, 1<<16)
 	mock, _ := recordAll(t, 200, string(audio), "audio/mpeg")
-	body, err := mockClient(t, mock).Audio.Speech(t.Context(), SpeechRequest{Input: "Hello"})
+	body, err := mockClient(t, mock).Audio.Speak(t.Context(), SpeechRequest{Input: "Hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestSpeechErrorsInSuccessfulAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mock, _ := recordAll(t, 200, tt.body, tt.contentType)
-			_, err := mockClient(t, mock).Audio.Speech(t.Context(), SpeechRequest{Input: "x"})
+			_, err := mockClient(t, mock).Audio.Speak(t.Context(), SpeechRequest{Input: "x"})
 			var apiErr *APIError
 			if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, tt.wantMessage) || string(apiErr.Body) != tt.body {
 				t.Fatalf("err = %v, want an *APIError saying %q with the body", err, tt.wantMessage)
@@ -61,13 +61,13 @@ func TestSpeechTruncatedAudioIsAnError(t *testing.T) {
 	}))
 	defer srv.Close()
 	client := testClient(t, srv.URL)
-	n, err := client.Audio.SpeechTo(t.Context(), io.Discard, SpeechRequest{Input: "x"})
+	n, err := client.Audio.SpeakTo(t.Context(), io.Discard, SpeechRequest{Input: "x"})
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("copied %d bytes, err = %v; want io.ErrUnexpectedEOF", n, err)
 	}
 	path := filepath.Join(t.TempDir(), "cut.wav")
-	if err := client.Audio.SpeechToFile(t.Context(), path, SpeechRequest{Input: "x"}); err == nil {
-		t.Fatal("SpeechToFile succeeded on a cut answer")
+	if err := client.Audio.SpeakToFile(t.Context(), path, SpeechRequest{Input: "x"}); err == nil {
+		t.Fatal("SpeakToFile succeeded on a cut answer")
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("a partial file was left behind: %v", err)
@@ -78,7 +78,7 @@ func TestSpeechToFile(t *testing.T) {
 	t.Parallel()
 	mock, _ := recordAll(t, 200, "fLaC-audio", "audio/flac")
 	path := filepath.Join(t.TempDir(), "hello.flac")
-	err := mockClient(t, mock).Audio.SpeechToFile(t.Context(), path, SpeechRequest{Input: "x", ResponseFormat: SpeechFormatFLAC})
+	err := mockClient(t, mock).Audio.SpeakToFile(t.Context(), path, SpeechRequest{Input: "x", ResponseFormat: SpeechFormatFLAC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func BenchmarkSpeech200MiB(b *testing.B) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		base := ms.HeapAlloc
-		audio, err := client.Audio.Speech(b.Context(), SpeechRequest{Input: "x", ResponseFormat: SpeechFormatPCM})
+		audio, err := client.Audio.Speak(b.Context(), SpeechRequest{Input: "x", ResponseFormat: SpeechFormatPCM})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -59,8 +59,8 @@ func TestWithTimeoutBoundsEveryPlainCall(t *testing.T) {
 			}
 			return nil
 		},
-		"Audio.SpeechTo": func(ctx context.Context, c *Client, opts ...Option) error {
-			_, err := c.Audio.SpeechTo(ctx, io.Discard, SpeechRequest{Input: "x"}, opts...)
+		"Audio.SpeakTo": func(ctx context.Context, c *Client, opts ...Option) error {
+			_, err := c.Audio.SpeakTo(ctx, io.Discard, SpeechRequest{Input: "x"}, opts...)
 			return err
 		},
 	}

@@ -80,7 +80,7 @@ func TestSteadyAcceptsSpeechRequests(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			_, err := client.Audio.SpeechTo(ctx, io.Discard, tc.req)
+			_, err := client.Audio.SpeakTo(ctx, io.Discard, tc.req)
 			checkVerdict(t, proxy, err, tc.differs, tc.req)
 		})
 	}

@@ -172,7 +172,7 @@ func TestOtherRoutes(t *testing.T) {
 	if _, err := client.Models.List(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	speech, err := client.Audio.Speech(context.Background(), infergate.SpeechRequest{Model: "tts-1", Input: "Hello"})
+	speech, err := client.Audio.Speak(context.Background(), infergate.SpeechRequest{Model: "tts-1", Input: "Hello"})
 	if err != nil {
 		t.Fatal(err)
 	}

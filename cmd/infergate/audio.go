@@ -138,10 +138,10 @@ func (a *app) speak(ctx context.Context, args []string) error {
 	}
 	defer stop()
 	if *out == "" {
-		_, err := client.Audio.SpeechTo(ctx, a.stdout, req)
+		_, err := client.Audio.SpeakTo(ctx, a.stdout, req)
 		return err
 	}
-	if err := client.Audio.SpeechToFile(ctx, *out, req); err != nil {
+	if err := client.Audio.SpeakToFile(ctx, *out, req); err != nil {
 		return err
 	}
 	info, err := os.Stat(*out)

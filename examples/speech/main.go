@@ -39,7 +39,7 @@ func main() {
 
 func run(ctx context.Context, out io.Writer, client *infergate.Client, path string) error {
 	format := infergate.SpeechFormat(strings.ToLower(strings.TrimPrefix(filepath.Ext(path), ".")))
-	err := client.Audio.SpeechToFile(ctx, path, infergate.SpeechRequest{
+	err := client.Audio.SpeakToFile(ctx, path, infergate.SpeechRequest{
 		Input:          "Hello from the Inference Gateway. This sentence was generated as speech.",
 		ResponseFormat: format,
 		Speed:          infergate.Ptr(1.1),
