@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
@@ -38,8 +37,8 @@ func (p *percent) UnmarshalText(b []byte) error {
 	return err
 }
 
-func (percent) JSONSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "string", Pattern: `^[0-9]+(\.[0-9]+)?%$`}
+func (percent) JSONSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?%$"}`)
 }
 
 func (g *typeGen) typ(depth int) reflect.Type {
