@@ -264,7 +264,7 @@ func (r *objectRun) loop(ctx context.Context, turn turnFunc) (*objectAnswer, err
 		r.usage = addUsage(r.usage, answer.TokenUsage())
 		msg := firstMessage(answer, r.attempts)
 		r.messages = append(r.messages, msg)
-		got, raw, failure := r.evaluate(&msg, mode)
+		got, raw, failure := r.evaluate(ctx, &msg, mode)
 		if failure == nil {
 			return &objectAnswer{raw: raw, completion: answer, mode: got}, nil
 		}
@@ -280,7 +280,7 @@ func (r *objectRun) loop(ctx context.Context, turn turnFunc) (*objectAnswer, err
 
 // evaluate reads the value out of an answer: it returns the mode that produced it and its JSON,
 // or why there is none.
-func (r *objectRun) evaluate(msg *Message, mode ObjectMode) (ObjectMode, json.RawMessage, error) {
+func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode) (ObjectMode, json.RawMessage, error) {
 	if msg.Refusal != "" {
 		return mode, nil, fmt.Errorf("the model refused: %s", msg.Refusal)
 	}
@@ -290,7 +290,7 @@ func (r *objectRun) evaluate(msg *Message, mode ObjectMode) (ObjectMode, json.Ra
 			if len(raw) == 0 {
 				raw = json.RawMessage("{}")
 			}
-			return ObjectModeTool, raw, r.check(raw)
+			return ObjectModeTool, raw, r.check(ctx, raw)
 		}
 		if mode == ObjectModeTool {
 			return mode, nil, fmt.Errorf("the model did not call %s", r.spec.Name)
@@ -301,7 +301,7 @@ func (r *objectRun) evaluate(msg *Message, mode ObjectMode) (ObjectMode, json.Ra
 	if err != nil {
 		return mode, nil, err
 	}
-	return mode, raw, r.check(raw)
+	return mode, raw, r.check(ctx, raw)
 }
 
 // ownCall returns the answer's call of the object's function, nil when it has none.
@@ -322,12 +322,12 @@ func (r *objectRun) lastRaw(msg *Message) string {
 }
 
 // check validates a value against the schema and decodes it.
-func (r *objectRun) check(raw json.RawMessage) error {
+func (r *objectRun) check(ctx context.Context, raw json.RawMessage) error {
 	var instance any
 	if err := json.Unmarshal(raw, &instance); err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
 	}
-	if err := r.schema.resolved.Validate(instance); err != nil {
+	if err := r.schema.resolved.validate(ctx, instance); err != nil {
 		return err
 	}
 	return r.decode(raw)

@@ -33,7 +33,7 @@ type typeSchema struct {
 	once     sync.Once
 	sent     json.RawMessage
 	strict   bool
-	resolved *jsonschema.Resolved
+	resolved *checkedSchema
 	sendErr  error
 }
 
@@ -76,7 +76,7 @@ func (ts *typeSchema) forObjects() error {
 		if ts.sent, ts.sendErr = json.Marshal(send); ts.sendErr != nil {
 			return
 		}
-		ts.resolved, ts.sendErr = check.Resolve(nil)
+		ts.resolved, ts.sendErr = checkSchema(check)
 	})
 	return ts.sendErr
 }

@@ -20,17 +20,20 @@ import (
 // tool schemas use; for the others, or when it finds nothing, it returns "" and the caller says
 // that the arguments do not match the schema.
 func explain(root *jsonschema.Schema, instance any) string {
-	e := explainer{root: root}
+	e := explainer{root: root, budget: newExplainBudget()}
 	return e.walk(root, instance, "", 0)
 }
 
-type explainer struct{ root *jsonschema.Schema }
+type explainer struct {
+	root   *jsonschema.Schema
+	budget *explainBudget // the walk gives up when it is spent
+}
 
 // maxExplainDepth stops the walk on deeply nested values and on $refs that refer to themselves.
 const maxExplainDepth = 64
 
 func (e explainer) walk(s *jsonschema.Schema, v any, path string, depth int) string {
-	if s == nil || depth > maxExplainDepth {
+	if s == nil || depth > maxExplainDepth || !e.budget.spend(s, v) {
 		return ""
 	}
 	if why := e.walk(e.ref(s.Ref), v, path, depth+1); why != "" {

@@ -1,0 +1,383 @@
+package infergate
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// schemaCost is what applying one schema to a value costs the validator, beyond the subschemas it
+// applies, and what its failure costs: the validator's error quotes the value.
+type schemaCost struct {
+	values      int  // enum entries and const, each compared with the value
+	valueSize   int  // their size, in nodes and bytes
+	names       int  // properties, required and dependentRequired names looked up in an object
+	nameBytes   int  // required names, listed when missing
+	patterns    int  // patternProperties, each matched against every property name
+	patternSize int  // their compiled sizes, summed
+	pattern     int  // pattern's compiled size
+	branches    int  // anyOf and oneOf, named in their errors
+	strings     bool // minLength, maxLength or pattern: a string is measured, and quoted on failure
+	numbers     bool // numeric keywords
+	unique      bool // uniqueItems: every item is hashed
+	keys        bool // the object's properties are iterated
+	quotes      bool // a failure quotes the value: type, enum, const, contains
+}
+
+func costOf(s *jsonschema.Schema) schemaCost {
+	c := schemaCost{
+		values: len(s.Enum), names: len(s.Properties) + len(s.Required), patterns: len(s.PatternProperties),
+		branches: len(s.AnyOf) + len(s.OneOf), strings: s.MinLength != nil || s.MaxLength != nil || s.Pattern != "",
+		numbers: s.MultipleOf != nil || s.Minimum != nil || s.Maximum != nil || s.ExclusiveMinimum != nil || s.ExclusiveMaximum != nil,
+		unique:  s.UniqueItems,
+		keys: len(s.PatternProperties) > 0 || s.AdditionalProperties != nil || s.PropertyNames != nil ||
+			s.UnevaluatedProperties != nil,
+		quotes: s.Type != "" || len(s.Types) > 0 || s.Enum != nil || s.Const != nil || s.Contains != nil,
+	}
+	var m measurer
+	for _, v := range s.Enum {
+		c.valueSize += m.size(v).weight()
+	}
+	if s.Const != nil {
+		c.values++
+		c.valueSize += m.size(*s.Const).weight()
+	}
+	for _, name := range s.Required {
+		c.nameBytes += len(name) + 3
+	}
+	for _, names := range s.DependentRequired {
+		c.names += len(names)
+	}
+	for _, names := range s.DependencyStrings {
+		c.names += len(names)
+	}
+	for pattern := range s.PatternProperties {
+		c.patternSize += patternSize(pattern)
+	}
+	if s.Pattern != "" {
+		c.pattern = patternSize(s.Pattern)
+	}
+	return c
+}
+
+// visit returns the work of applying the schema to v (in units), and of its failure: the bytes of
+// the message it makes, and the units formatting it takes. The constants are measured upper
+// bounds (see schema_cost_test.go): enum values are compared and, to explain a failure, encoded;
+// regular expressions are matched and, to explain, compiled.
+func (c *schemaCost) visit(v any, m *measurer) (work, message, format int) {
+	message = 64 + 24*c.branches
+	if c.values > 0 {
+		work += c.valueSize/4 + c.values*m.size(v).weight()/4
+	}
+	if c.quotes {
+		size := m.size(v)
+		message += size.bytes + c.valueSize
+		format = size.nodes/2 + c.valueSize/2
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		work += c.names / 16
+		message += c.nameBytes
+		if c.keys {
+			keyBytes := 0
+			for key := range v {
+				keyBytes += len(key) + 3
+			}
+			work += len(v) / 8
+			message += keyBytes
+			if c.patterns > 0 {
+				work += len(v)*(c.patterns+c.patternSize/16) + keyBytes*c.patternSize/128
+			}
+		}
+	case string:
+		if c.pattern > 0 {
+			work += 1 + c.pattern/16 + len(v)*c.pattern/128
+		}
+		if c.strings {
+			work += len(v) / 1024
+			message += len(v)
+			format += len(v) / 256
+		}
+	case []any:
+		if c.unique {
+			work += m.size(v).weight() / 4
+		}
+	case float64:
+		if c.numbers {
+			work++
+		}
+	}
+	return work + m.take(), message, format
+}
+
+// size is a JSON value's size: its nodes, and the bytes it takes when the validator quotes it.
+type size struct{ nodes, bytes int }
+
+// weight is the value's size in units of work: a node, or 16 bytes.
+func (s size) weight() int { return s.nodes + s.bytes/16 }
+
+func (s *size) add(t size) {
+	s.nodes, s.bytes = s.nodes+t.nodes, s.bytes+t.bytes
+}
+
+func leafSize(v any) size {
+	switch v := v.(type) {
+	case string:
+		return size{1, 8 + len(v)}
+	case float64:
+		return size{1, 24}
+	}
+	return size{1, 8}
+}
+
+// measurer measures values, remembering the size of each object and array it measured: a value is
+// measured once however many schemas apply to it. What measuring costs is charged by take.
+type measurer struct {
+	known    map[uintptr]size
+	measured int
+}
+
+// take returns the units of work measuring took since it was last called.
+func (m *measurer) take() int {
+	w := m.measured / 64
+	m.measured %= 64
+	return w
+}
+
+func (m *measurer) size(v any) size {
+	key, ok := containerKey(v)
+	if !ok {
+		return leafSize(v)
+	}
+	if s, ok := m.known[key]; ok {
+		return s
+	}
+	if m.known == nil {
+		m.known = map[uintptr]size{}
+	}
+	// Containers are listed parents first, so that summing them from the end totals each one's
+	// children before its parent.
+	type container struct {
+		v      any
+		key    uintptr
+		parent int
+		size   size
+	}
+	list := []container{{v: v, key: key, parent: -1}}
+	add := func(child any, parent int) {
+		if k, ok := containerKey(child); ok {
+			if s, ok := m.known[k]; ok {
+				list[parent].size.add(s)
+			} else {
+				list = append(list, container{v: child, key: k, parent: parent})
+			}
+			return
+		}
+		list[parent].size.add(leafSize(child))
+	}
+	for i := 0; i < len(list); i++ {
+		list[i].size.add(size{1, 8})
+		switch c := list[i].v.(type) {
+		case map[string]any:
+			m.measured += len(c)
+			for k, child := range c {
+				list[i].size.add(size{0, len(k) + 2})
+				add(child, i)
+			}
+		case []any:
+			m.measured += len(c)
+			for _, child := range c {
+				add(child, i)
+			}
+		}
+		list[i].v = nil
+	}
+	for i := len(list) - 1; i >= 0; i-- {
+		m.known[list[i].key] = list[i].size
+		if p := list[i].parent; p >= 0 {
+			list[p].size.add(list[i].size)
+		}
+	}
+	return m.known[key]
+}
+
+// containerKey identifies a non-empty object or array by its storage; ok is false for the rest.
+func containerKey(v any) (uintptr, bool) {
+	switch c := v.(type) {
+	case map[string]any:
+		if len(c) > 0 {
+			return reflect.ValueOf(c).Pointer(), true
+		}
+	case []any:
+		if len(c) > 0 {
+			return reflect.ValueOf(c).Pointer(), true
+		}
+	}
+	return 0, false
+}
+
+// A pending application of a schema to a value, or (exit) the end of one, once all it applies is
+// walked.
+type pending struct {
+	node  int32
+	depth int32
+	role  edgeRole
+	exit  bool
+	v     any
+}
+
+// An application of a schema being walked: what its failure would cost, gathered from what it
+// applies. The validator stops at a schema's first failing subschema and wraps that one's message,
+// so the costliest one counts; anyOf joins all its failures; a condition's failure (oneOf, not, if,
+// contains) is not passed on, but each one costs what it costs.
+type open struct {
+	role                edgeRole
+	message, format     int // its own failure
+	wrap                int // the prefix the validator adds to a message passing through it
+	seqBytes, anyBytes  int
+	seqChain, seqFormat int
+}
+
+// bound walks the value the way the validator would, visiting every subschema that could apply,
+// and adds up the work: ErrSchemaTooCostly when it exceeds maxValidationWork or nests deeper than
+// maxValidationDepth, ctx's cause when ctx ends first. The walk keeps its own stack.
+func (g *schemaGraph) bound(ctx context.Context, instance any) error {
+	var m measurer
+	work := 1
+	stack := []pending{{node: 0, role: roleCond, v: instance}}
+	var opened []open
+	for visits := 0; len(stack) > 0; {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if p.exit {
+			work += g.close(&opened)
+		} else {
+			if visits++; visits%1024 == 0 && ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			if p.depth >= maxValidationDepth {
+				return fmt.Errorf("%w: the value and the schema nest more than %d levels deep", ErrSchemaTooCostly, maxValidationDepth)
+			}
+			n := &g.nodes[p.node]
+			w, message, format := n.cost.visit(p.v, &m)
+			work += w
+			opened = append(opened, open{role: p.role, message: message, format: format, wrap: 16 + g.nameLen(p.node)})
+			stack = append(stack, pending{exit: true})
+			before := len(stack)
+			if work < maxValidationWork {
+				stack = g.children(stack, n, p)
+			}
+			work += len(stack) - before
+		}
+		if work > maxValidationWork {
+			return fmt.Errorf("%w: more than %d steps", ErrSchemaTooCostly, maxValidationWork)
+		}
+	}
+	return nil
+}
+
+// close ends the innermost open application and returns the work its failure would cost, if it is
+// one whose failure the validator formats and stops at (the root, an anyOf branch, a condition).
+func (g *schemaGraph) close(opened *[]open) int {
+	o := (*opened)[len(*opened)-1]
+	*opened = (*opened)[:len(*opened)-1]
+	message := o.wrap + max(o.message, o.seqBytes, o.anyBytes)
+	chain := message + o.seqChain
+	format := max(o.format, o.seqFormat)
+	if len(*opened) > 0 {
+		parent := &(*opened)[len(*opened)-1]
+		switch o.role {
+		case roleSeq:
+			parent.seqBytes = max(parent.seqBytes, message)
+			parent.seqChain = max(parent.seqChain, chain)
+			parent.seqFormat = max(parent.seqFormat, format)
+			return 0
+		case roleAny:
+			parent.anyBytes += message
+		}
+	}
+	return chain/copyBytesPerUnit + format
+}
+
+// nameLen is the length of the name the validator's messages give a schema: its $id, or its JSON
+// Pointer ("root" for the root).
+func (g *schemaGraph) nameLen(i int32) int {
+	n := &g.nodes[i]
+	switch {
+	case n.s.ID != "":
+		return len(n.s.ID)
+	case i == 0:
+		return len("root")
+	}
+	return n.pathLen
+}
+
+// children appends what applying node n to p.v applies in turn.
+func (g *schemaGraph) children(stack []pending, n *schemaNode, p pending) []pending {
+	push := func(node int32, role edgeRole, v any) {
+		if node >= 0 {
+			stack = append(stack, pending{node: node, depth: p.depth + 1, role: role, v: v})
+		}
+	}
+	for _, e := range n.same {
+		push(e.node, e.role, p.v)
+	}
+	switch v := p.v.(type) {
+	case map[string]any:
+		for _, e := range n.when {
+			if _, ok := v[e.key]; ok {
+				push(e.node, roleSeq, v)
+			}
+		}
+		props := &n.props
+		for key, value := range v {
+			node, named := props.named[key]
+			if named {
+				push(node, roleSeq, value)
+			}
+			for _, pattern := range props.patterns {
+				if pattern.re.MatchString(key) {
+					named = true
+					push(pattern.node, roleSeq, value)
+				}
+			}
+			if !named && !props.additionalFalse {
+				push(props.additional, roleSeq, value)
+			}
+			push(props.names, roleSeq, key)
+			push(props.unevalued, roleSeq, value)
+		}
+	case []any:
+		items := &n.items
+		for i, item := range v {
+			if i < len(items.prefix) {
+				push(items.prefix[i], roleSeq, item)
+			} else {
+				push(items.rest, roleSeq, item)
+			}
+			push(items.contains, roleCond, item)
+			push(items.unevalued, roleSeq, item)
+		}
+	}
+	return stack
+}
+
+// explainBudget bounds the walk that explains a failure in words (explain): it follows the schema
+// as the validator does, but resolves references its own way, so the validation's bound does not
+// cover it.
+type explainBudget struct {
+	left int
+	m    measurer
+}
+
+func newExplainBudget() *explainBudget { return &explainBudget{left: maxValidationWork / 4} }
+
+// spend charges applying s to v; false once the budget is spent.
+func (b *explainBudget) spend(s *jsonschema.Schema, v any) bool {
+	c := costOf(s)
+	work, _, format := c.visit(v, &b.m)
+	b.left -= 1 + work + format
+	return b.left >= 0
+}

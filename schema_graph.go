@@ -1,0 +1,481 @@
+package infergate
+
+import (
+	"errors"
+	"maps"
+	"net/url"
+	"reflect"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A schemaGraph is a resolved schema seen as the validator walks it: every subschema is a node,
+// and a node's edges are the subschemas it applies, to the same value or to a part of it. The
+// validator (github.com/google/jsonschema-go) keeps its reference resolution to itself, so the
+// graph resolves $ref, $dynamicRef, $id and anchors again, the way it does; tests check the two
+// agree. A reference it cannot resolve as the validator did makes the schema unusable for
+// validation (errUnresolved), never a guess.
+type schemaGraph struct {
+	nodes  []schemaNode
+	index  map[*jsonschema.Schema]int32
+	draft7 bool
+}
+
+// schemaNode is one subschema: where it is, what it refers to, and what applying it costs.
+type schemaNode struct {
+	s       *jsonschema.Schema
+	parent  int32  // -1 for the root
+	segment string // the JSON Pointer from the parent, e.g. "allOf/0"
+	pathLen int    // the length of its JSON Pointer from the root
+
+	base    int32 // the innermost node with an $id, or the root: what its references resolve against
+	uri     *url.URL
+	anchors map[string]anchorTarget // on bases: $anchor, $dynamicAnchor, and draft-07 "#name" ids
+
+	same  []edge // subschemas applied to the same value
+	when  []keyedEdge
+	items itemEdges
+	props propEdges
+	cost  schemaCost
+}
+
+type anchorTarget struct {
+	node    int32
+	dynamic bool
+}
+
+// edgeRole says what becomes of a subschema's failure: it fails its parent, it is joined into
+// anyOf's error, or it is only a condition (oneOf, not, if, contains) whose error is dropped.
+type edgeRole uint8
+
+const (
+	roleSeq edgeRole = iota
+	roleAny
+	roleCond
+)
+
+type edge struct {
+	node int32
+	role edgeRole
+}
+
+// keyedEdge is a subschema applied to an object when it has the property key (dependentSchemas,
+// draft-07 dependencies).
+type keyedEdge struct {
+	key  string
+	node int32
+}
+
+type itemEdges struct {
+	prefix              []int32 // prefixItems (draft-07: items as an array)
+	rest                int32   // items (draft-07: additionalItems after an items array), -1 if none
+	contains, unevalued int32
+}
+
+type patternEdge struct {
+	re   *regexp.Regexp
+	node int32
+}
+
+type propEdges struct {
+	named                        map[string]int32
+	patterns                     []patternEdge
+	additional, names, unevalued int32
+	additionalFalse              bool // additionalProperties: false, which the validator checks without applying it
+}
+
+var (
+	noItems = itemEdges{rest: -1, contains: -1, unevalued: -1}
+	noProps = propEdges{additional: -1, names: -1, unevalued: -1}
+)
+
+var errUnresolved = errors.New("a reference does not resolve as the validator resolves it")
+
+// newSchemaGraph builds the graph of a schema the validator resolved.
+func newSchemaGraph(root *jsonschema.Schema) (*schemaGraph, error) {
+	g := &schemaGraph{index: map[*jsonschema.Schema]int32{}}
+	switch root.Schema {
+	case "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#":
+		g.draft7 = true
+	}
+	uris := map[string]int32{"": 0}
+	// Nodes are numbered in the validator's order (a pre-order over children sorted by keyword):
+	// which of two equal ids or draft-07 anchors wins depends on it.
+	type pending struct {
+		s       *jsonschema.Schema
+		parent  int32
+		segment string
+	}
+	stack := []pending{{s: root, parent: -1}}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if p.s == nil {
+			return nil, errUnresolved
+		}
+		if _, seen := g.index[p.s]; seen {
+			return nil, errUnresolved // not a tree, which Resolve refuses
+		}
+		i := int32(len(g.nodes))
+		g.index[p.s] = i
+		n := schemaNode{s: p.s, parent: p.parent, segment: p.segment, uri: &url.URL{}, items: noItems, props: noProps}
+		if p.parent >= 0 {
+			n.base = g.nodes[p.parent].base
+			n.pathLen = g.nodes[p.parent].pathLen + 1 + len(p.segment)
+		}
+		g.nodes = append(g.nodes, n)
+		if err := g.identify(i, uris); err != nil {
+			return nil, err
+		}
+		var children []pending
+		forEachChild(p.s, func(segment string, c *jsonschema.Schema) {
+			children = append(children, pending{s: c, parent: i, segment: segment})
+		})
+		for _, c := range slices.Backward(children) {
+			stack = append(stack, c)
+		}
+	}
+	for i := range g.nodes {
+		if err := g.link(int32(i), uris); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// identify gives node i the base URI and anchors its $id and anchor keywords declare.
+func (g *schemaGraph) identify(i int32, uris map[string]int32) error {
+	n := &g.nodes[i]
+	s := n.s
+	if s.ID != "" && !(g.draft7 && s.Ref != "") {
+		id, err := url.Parse(s.ID)
+		if err != nil {
+			return errUnresolved
+		}
+		if g.draft7 && id.Fragment != "" {
+			g.anchor(n.base, strings.TrimPrefix(s.ID, "#"), i, false) // a duplicate is ignored, as the validator does
+		} else {
+			if id.Fragment != "" {
+				return errUnresolved
+			}
+			uri := g.nodes[n.base].uri.ResolveReference(id)
+			if !uri.IsAbs() {
+				return errUnresolved
+			}
+			n.uri, n.base = uri, i
+			uris[uri.String()] = i
+		}
+	}
+	if !g.draft7 {
+		if !g.anchor(n.base, s.Anchor, i, false) || !g.anchor(n.base, s.DynamicAnchor, i, true) {
+			return errUnresolved
+		}
+	}
+	return nil
+}
+
+// anchor records name on base; false for a name already taken there.
+func (g *schemaGraph) anchor(base int32, name string, node int32, dynamic bool) bool {
+	if name == "" {
+		return true
+	}
+	b := &g.nodes[base]
+	if _, taken := b.anchors[name]; taken {
+		return false
+	}
+	if b.anchors == nil {
+		b.anchors = map[string]anchorTarget{}
+	}
+	b.anchors[name] = anchorTarget{node: node, dynamic: dynamic}
+	return true
+}
+
+// link resolves node i's references and lists the subschemas it applies.
+func (g *schemaGraph) link(i int32, uris map[string]int32) error {
+	n := &g.nodes[i]
+	s := n.s
+	if s.Ref != "" {
+		target, _, err := g.resolve(i, s.Ref, uris)
+		if err != nil {
+			return err
+		}
+		n.same = append(n.same, edge{target, roleSeq})
+		if g.draft7 {
+			return nil // draft-07 ignores a $ref's siblings, and so does the validator
+		}
+	}
+	if s.DynamicRef != "" {
+		target, dynamic, err := g.resolve(i, s.DynamicRef, uris)
+		if err != nil {
+			return err
+		}
+		if dynamic == "" {
+			n.same = append(n.same, edge{target, roleSeq})
+		} else {
+			// Which schema a dynamic reference reaches depends on the schemas being validated:
+			// count every one it could reach.
+			for _, b := range g.nodes {
+				if a, ok := b.anchors[dynamic]; ok && a.dynamic {
+					n.same = append(n.same, edge{a.node, roleSeq})
+				}
+			}
+		}
+	}
+	add := func(role edgeRole, list ...*jsonschema.Schema) {
+		for _, c := range list {
+			if c != nil {
+				n.same = append(n.same, edge{g.index[c], role})
+			}
+		}
+	}
+	add(roleSeq, s.AllOf...)
+	add(roleAny, s.AnyOf...)
+	add(roleCond, s.OneOf...)
+	add(roleCond, s.Not, s.If)
+	add(roleSeq, s.Then, s.Else)
+	when := s.DependentSchemas
+	if g.draft7 {
+		when = s.DependencySchemas
+	}
+	for _, key := range slices.Sorted(maps.Keys(when)) {
+		n.when = append(n.when, keyedEdge{key, g.index[when[key]]})
+	}
+	n.items = g.itemEdges(s)
+	props, err := g.propEdges(s)
+	if err != nil {
+		return err
+	}
+	n.props = props
+	n.cost = costOf(s)
+	return nil
+}
+
+func (g *schemaGraph) node(s *jsonschema.Schema) int32 {
+	if s == nil {
+		return -1
+	}
+	return g.index[s]
+}
+
+func (g *schemaGraph) itemEdges(s *jsonschema.Schema) itemEdges {
+	e := itemEdges{rest: -1, contains: g.node(s.Contains), unevalued: g.node(s.UnevaluatedItems)}
+	prefix := s.PrefixItems
+	e.rest = g.node(s.Items)
+	if g.draft7 {
+		prefix = s.ItemsArray
+		if prefix != nil {
+			e.rest = g.node(s.AdditionalItems)
+		}
+	}
+	for _, c := range prefix {
+		e.prefix = append(e.prefix, g.node(c))
+	}
+	return e
+}
+
+func (g *schemaGraph) propEdges(s *jsonschema.Schema) (propEdges, error) {
+	e := propEdges{additional: g.node(s.AdditionalProperties), names: g.node(s.PropertyNames),
+		unevalued: g.node(s.UnevaluatedProperties)}
+	if a := s.AdditionalProperties; a != nil && a.Not != nil && reflect.ValueOf(*a.Not).IsZero() {
+		e.additionalFalse = true
+	}
+	if len(s.Properties) > 0 {
+		e.named = make(map[string]int32, len(s.Properties))
+		for name, c := range s.Properties {
+			e.named[name] = g.node(c)
+		}
+	}
+	for _, pattern := range slices.Sorted(maps.Keys(s.PatternProperties)) {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return e, errUnresolved // Resolve compiled it
+		}
+		e.patterns = append(e.patterns, patternEdge{re, g.node(s.PatternProperties[pattern])})
+	}
+	return e, nil
+}
+
+// resolve finds the node a reference from node i names, as the validator's resolver does. For a
+// reference to a dynamic anchor it also returns the anchor's name.
+func (g *schemaGraph) resolve(i int32, ref string, uris map[string]int32) (int32, string, error) {
+	u, err := url.Parse(ref)
+	if err != nil {
+		return 0, "", errUnresolved
+	}
+	u = g.nodes[g.nodes[i].base].uri.ResolveReference(u)
+	document := *u
+	document.Fragment = ""
+	doc, ok := uris[document.String()]
+	if !ok {
+		return 0, "", errUnresolved // a remote schema: the validator has no loader
+	}
+	if frag := u.Fragment; frag != "" && !strings.HasPrefix(frag, "/") {
+		a, ok := g.nodes[doc].anchors[frag]
+		if !ok {
+			return 0, "", errUnresolved
+		}
+		if a.dynamic {
+			return a.node, frag, nil
+		}
+		return a.node, "", nil
+	}
+	target := pointerTarget(g.nodes[doc].s, u.Fragment)
+	if target == nil {
+		// The validator fails on some of these and resolves others to no schema, on which it
+		// panics when it validates.
+		return 0, "", errUnresolved
+	}
+	return g.index[target], "", nil
+}
+
+// pointerTarget follows a JSON Pointer through a schema's keywords, as the validator does; nil
+// when it names no schema.
+func pointerTarget(s *jsonschema.Schema, pointer string) *jsonschema.Schema {
+	if pointer == "" {
+		return s
+	}
+	if pointer[0] != '/' {
+		return nil
+	}
+	segments := strings.Split(pointer[1:], "/")
+	var list []*jsonschema.Schema
+	var named map[string]*jsonschema.Schema
+	inList, inMap := false, false
+	for _, seg := range segments {
+		if strings.Contains(pointer, "~") {
+			seg = strings.NewReplacer("~0", "~", "~1", "/").Replace(seg)
+		}
+		switch {
+		case inList:
+			if seg == "-" || len(seg) > 1 && seg[0] == '0' {
+				return nil
+			}
+			k, err := strconv.Atoi(seg)
+			if err != nil || k < 0 || k >= len(list) {
+				return nil
+			}
+			s, inList = list[k], false
+		case inMap:
+			c, ok := named[seg]
+			if !ok {
+				return nil
+			}
+			s, inMap = c, false
+		default:
+			if s == nil {
+				return nil
+			}
+			var one *jsonschema.Schema
+			one, list, named, inList, inMap = keyword(s, seg)
+			if !inList && !inMap && one == nil {
+				return nil
+			}
+			s = one
+		}
+	}
+	if inList || inMap {
+		return nil
+	}
+	return s
+}
+
+// keyword returns what a schema keyword holds: one schema, a list or a map of them; none of the
+// three for a keyword that holds no schema (or an absent one).
+func keyword(s *jsonschema.Schema, name string) (one *jsonschema.Schema, list []*jsonschema.Schema, named map[string]*jsonschema.Schema, isList, isMap bool) {
+	switch name {
+	case "$defs":
+		return nil, nil, s.Defs, false, true
+	case "definitions":
+		return nil, nil, s.Definitions, false, true
+	case "dependencies":
+		return nil, nil, s.DependencySchemas, false, true
+	case "dependentSchemas":
+		return nil, nil, s.DependentSchemas, false, true
+	case "patternProperties":
+		return nil, nil, s.PatternProperties, false, true
+	case "properties":
+		return nil, nil, s.Properties, false, true
+	case "allOf":
+		return nil, s.AllOf, nil, true, false
+	case "anyOf":
+		return nil, s.AnyOf, nil, true, false
+	case "oneOf":
+		return nil, s.OneOf, nil, true, false
+	case "prefixItems":
+		return nil, s.PrefixItems, nil, true, false
+	case "items":
+		if s.Items != nil {
+			return s.Items, nil, nil, false, false
+		}
+		return nil, s.ItemsArray, nil, true, false
+	}
+	one = map[string]*jsonschema.Schema{
+		"additionalItems": s.AdditionalItems, "additionalProperties": s.AdditionalProperties,
+		"contains": s.Contains, "contentSchema": s.ContentSchema, "else": s.Else, "if": s.If, "not": s.Not,
+		"propertyNames": s.PropertyNames, "then": s.Then, "unevaluatedItems": s.UnevaluatedItems,
+		"unevaluatedProperties": s.UnevaluatedProperties,
+	}[name]
+	return one, nil, nil, false, false
+}
+
+// forEachChild calls fn on each subschema of s, in the validator's order: by keyword, then by index
+// or name.
+func forEachChild(s *jsonschema.Schema, fn func(segment string, c *jsonschema.Schema)) {
+	one := func(name string, c *jsonschema.Schema) {
+		if c != nil {
+			fn(name, c)
+		}
+	}
+	list := func(name string, cs []*jsonschema.Schema) {
+		for i, c := range cs {
+			fn(name+"/"+strconv.Itoa(i), c)
+		}
+	}
+	named := func(name string, m map[string]*jsonschema.Schema) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			fn(name+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k), m[k])
+		}
+	}
+	named("$defs", s.Defs)
+	one("additionalItems", s.AdditionalItems)
+	one("additionalProperties", s.AdditionalProperties)
+	list("allOf", s.AllOf)
+	list("anyOf", s.AnyOf)
+	one("contains", s.Contains)
+	one("contentSchema", s.ContentSchema)
+	named("definitions", s.Definitions)
+	named("dependencies", s.DependencySchemas)
+	named("dependentSchemas", s.DependentSchemas)
+	one("else", s.Else)
+	one("if", s.If)
+	one("items", s.Items)
+	list("items", s.ItemsArray)
+	one("not", s.Not)
+	list("oneOf", s.OneOf)
+	named("patternProperties", s.PatternProperties)
+	list("prefixItems", s.PrefixItems)
+	named("properties", s.Properties)
+	one("propertyNames", s.PropertyNames)
+	one("then", s.Then)
+	one("unevaluatedItems", s.UnevaluatedItems)
+	one("unevaluatedProperties", s.UnevaluatedProperties)
+}
+
+// patternSize is the size of a compiled regular expression's program, which bounds the work of
+// matching it per byte of input.
+func patternSize(pattern string) int {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return len(pattern)
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return len(pattern)
+	}
+	return len(prog.Inst)
+}
