@@ -88,12 +88,12 @@ func (c *schemaCost) visit(v any, m *measurer) (work, message, format int) {
 			work += len(v) / 8
 			message += keyBytes
 			if c.patterns > 0 {
-				work += len(v)*(c.patterns+c.patternSize/16) + keyBytes*c.patternSize/128
+				work += len(v)*(c.patterns+c.patternSize/16) + keyBytes*c.patternSize/64
 			}
 		}
 	case string:
 		if c.pattern > 0 {
-			work += 1 + c.pattern/16 + len(v)*c.pattern/128
+			work += 1 + c.pattern/16 + len(v)*c.pattern/64
 		}
 		if c.strings {
 			work += len(v) / 1024
@@ -102,7 +102,7 @@ func (c *schemaCost) visit(v any, m *measurer) (work, message, format int) {
 		}
 	case []any:
 		if c.unique {
-			work += m.size(v).weight() / 4
+			work += m.size(v).weight() / 2
 		}
 	case float64:
 		if c.numbers {
@@ -154,9 +154,6 @@ func (m *measurer) size(v any) size {
 	if s, ok := m.known[key]; ok {
 		return s
 	}
-	if m.known == nil {
-		m.known = map[uintptr]size{}
-	}
 	// Containers are listed parents first, so that summing them from the end totals each one's
 	// children before its parent.
 	type container struct {
@@ -193,6 +190,9 @@ func (m *measurer) size(v any) size {
 			}
 		}
 		list[i].v = nil
+	}
+	if m.known == nil {
+		m.known = make(map[uintptr]size, len(list))
 	}
 	for i := len(list) - 1; i >= 0; i-- {
 		m.known[list[i].key] = list[i].size

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/infergate/infergate-go"
@@ -82,6 +83,10 @@ func TestNewToolFromSchemaUnsupported(t *testing.T) {
 		"dynamic_ref": `{"type":"object","properties":{"a":{"$dynamicRef":"#missing"}},"required":["a"]}`,
 		"draft_04":    `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","required":["a"]}`,
 		"bad_type":    `{"type":"object","properties":{"a":{"type":7}},"required":["a"]}`,
+		// the validator would take seconds to read it: the depth of JSON it reads is bounded
+		"deep": `{"type":"object","required":["a"],"properties":{"x":` + strings.Repeat(`{"not":`, 3000) + `{}` +
+			strings.Repeat(`}`, 3000) + `}}`,
+		"nil_target": `{"type":"object","properties":{"a":{"$ref":"#/not"}},"required":["a"]}`,
 	} {
 		tool, err := infergate.NewToolFromSchema(name, "", json.RawMessage(schema), echoArguments)
 		if err != nil {
