@@ -158,7 +158,7 @@ func (g *schemaGraph) identify(i int32, uris map[string]int32) error {
 			return errUnresolved
 		}
 		if g.draft7 && id.Fragment != "" {
-			g.anchor(n.base, strings.TrimPrefix(s.ID, "#"), i, false) // a duplicate is ignored, as the validator does
+			g.anchor(n.base, strings.TrimPrefix(s.ID, "#"), i, false)
 		} else {
 			if id.Fragment != "" {
 				return errUnresolved
@@ -172,27 +172,26 @@ func (g *schemaGraph) identify(i int32, uris map[string]int32) error {
 		}
 	}
 	if !g.draft7 {
-		if !g.anchor(n.base, s.Anchor, i, false) || !g.anchor(n.base, s.DynamicAnchor, i, true) {
-			return errUnresolved
-		}
+		g.anchor(n.base, s.Anchor, i, false)
+		g.anchor(n.base, s.DynamicAnchor, i, true)
 	}
 	return nil
 }
 
-// anchor records name on base; false for a name already taken there.
-func (g *schemaGraph) anchor(base int32, name string, node int32, dynamic bool) bool {
+// anchor records name on base. The first schema to take a name keeps it, as in the validator,
+// which ignores the others.
+func (g *schemaGraph) anchor(base int32, name string, node int32, dynamic bool) {
 	if name == "" {
-		return true
+		return
 	}
 	b := &g.nodes[base]
 	if _, taken := b.anchors[name]; taken {
-		return false
+		return
 	}
 	if b.anchors == nil {
 		b.anchors = map[string]anchorTarget{}
 	}
 	b.anchors[name] = anchorTarget{node: node, dynamic: dynamic}
-	return true
 }
 
 // link resolves node i's references and lists the subschemas it applies.
