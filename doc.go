@@ -43,7 +43,9 @@
 //	tool.go          FuncTool and NewTool; tool_schema.go: NewToolFromSchema; tool_error.go,
 //	                 tool_feedback.go: a failed call's error and the text the model reads;
 //	                 toolrun.go: RunTools, the tool loop; toolcalls.go: a turn's calls on a pool
-//	schema.go        SchemaFor: the JSON Schema of a Go type, for tools and objects
+//	schema.go        SchemaFor: the JSON Schema of a Go type, for tools and objects; schema_graph.go,
+//	                 schema_bound.go, schema_cost.go: the checked schema every validation goes
+//	                 through (cycles refused, each validation's work bounded)
 //	object.go        GenerateObject, typed answers; object_stream.go: StreamObject and its partial
 //	                 values (internal/partialjson); object_text.go: a value found in prose
 //	audio.go         Audio.Transcribe; upload.go: the multipart upload; progress.go: its progress

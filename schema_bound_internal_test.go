@@ -326,7 +326,9 @@ func compareResolution(t testing.TB, schema *jsonschema.Schema) bool {
 	want := libraryRefs(r)
 	g, err := newSchemaGraph(schema)
 	if err != nil {
-		if !slices.ContainsFunc(slices.Collect(mapValues(want)), func(l libraryRef) bool { return l.hasRef && l.ref == 0 || l.hasDynamic && l.dynamic == 0 && l.anchor == "" }) {
+		if !slices.ContainsFunc(slices.Collect(mapValues(want)), func(l libraryRef) bool {
+			return l.hasRef && l.ref == 0 || l.hasDynamic && l.dynamic == 0 && l.anchor == ""
+		}) {
 			text, _ := json.Marshal(schema)
 			t.Fatalf("the graph refuses %s, which the validator resolves to schemas: %v", text, err)
 		}

@@ -41,7 +41,9 @@ type FuncTool struct {
 //
 // The result is sent to the model as text: a string as it is, anything else as JSON. An error from
 // fn, arguments that do not match the schema, and a panic inside fn are all sent to the model as
-// the tool's result, so that it can correct itself; none of them stops the loop.
+// the tool's result, so that it can correct itself; none of them stops the loop. Checking the
+// arguments has the work bound NewToolFromSchema describes: arguments too large to check are
+// refused with an error matching ErrSchemaTooCostly.
 func NewTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (*FuncTool, error) {
 	field := "tool " + name
 	if !functionName.MatchString(name) {
