@@ -63,14 +63,11 @@ func costOf(s *jsonschema.Schema) schemaCost {
 }
 
 // visit returns the work of applying the schema to v (in units), and of its failure: the bytes of
-// the message it makes, and the units formatting it takes. The constants are measured upper
-// bounds (see schema_cost_test.go): enum values are compared and, to explain a failure, encoded;
-// regular expressions are matched and, to explain, compiled.
+// the message it makes, and the units formatting it takes. The constants are upper bounds measured
+// on the costliest shapes of each (BenchmarkSchemaBound).
 func (c *schemaCost) visit(v any, m *measurer) (work, message, format int) {
 	message = 64 + 24*c.branches
-	if c.values > 0 {
-		work += c.valueSize/4 + c.values*m.size(v).weight()/4
-	}
+	work = c.valueSize / 4
 	if c.quotes {
 		size := m.size(v)
 		message += size.bytes + c.valueSize
@@ -88,12 +85,12 @@ func (c *schemaCost) visit(v any, m *measurer) (work, message, format int) {
 			work += len(v) / 8
 			message += keyBytes
 			if c.patterns > 0 {
-				work += len(v)*(c.patterns+c.patternSize/16) + keyBytes*c.patternSize/64
+				work += len(v)*c.patterns + keyBytes*c.patternSize/32
 			}
 		}
 	case string:
 		if c.pattern > 0 {
-			work += 1 + c.pattern/16 + len(v)*c.pattern/64
+			work += 1 + len(v)*c.pattern/32
 		}
 		if c.strings {
 			work += len(v) / 1024
@@ -132,12 +129,26 @@ func leafSize(v any) size {
 	return size{1, 8}
 }
 
-// measurer measures values, remembering the size of each object and array it measured: a value is
-// measured once however many schemas apply to it. What measuring costs is charged by take.
+// measurer measures values. It remembers the size of each large object and array it measured, so
+// that a value is measured about once however many schemas apply to it and however deep it is; a
+// small one is measured again, which costs less than remembering it. What measuring costs is
+// charged by take.
 type measurer struct {
 	known    map[uintptr]size
 	measured int
+	list     []container // reused
 }
+
+// container is an object or array being measured.
+type container struct {
+	v      any
+	key    uintptr
+	parent int
+	size   size
+}
+
+// remembered is the size from which a container's size is remembered.
+const remembered = 64
 
 // take returns the units of work measuring took since it was last called.
 func (m *measurer) take() int {
@@ -156,51 +167,58 @@ func (m *measurer) size(v any) size {
 	}
 	// Containers are listed parents first, so that summing them from the end totals each one's
 	// children before its parent.
-	type container struct {
-		v      any
-		key    uintptr
-		parent int
-		size   size
-	}
-	list := []container{{v: v, key: key, parent: -1}}
-	add := func(child any, parent int) {
-		if k, ok := containerKey(child); ok {
-			if s, ok := m.known[k]; ok {
-				list[parent].size.add(s)
-			} else {
-				list = append(list, container{v: child, key: k, parent: parent})
-			}
-			return
-		}
-		list[parent].size.add(leafSize(child))
-	}
-	for i := 0; i < len(list); i++ {
-		list[i].size.add(size{1, 8})
-		switch c := list[i].v.(type) {
+	m.list = append(m.list[:0], container{v: v, key: key, parent: -1})
+	for i := 0; i < len(m.list); i++ {
+		m.list[i].size.add(size{1, 8})
+		switch c := m.list[i].v.(type) {
 		case map[string]any:
 			m.measured += len(c)
 			for k, child := range c {
-				list[i].size.add(size{0, len(k) + 2})
-				add(child, i)
+				m.list[i].size.add(size{0, len(k) + 2})
+				m.add(child, i)
 			}
 		case []any:
 			m.measured += len(c)
 			for _, child := range c {
-				add(child, i)
+				m.add(child, i)
 			}
 		}
-		list[i].v = nil
+		m.list[i].v = nil
 	}
-	if m.known == nil {
-		m.known = make(map[uintptr]size, len(list))
-	}
-	for i := len(list) - 1; i >= 0; i-- {
-		m.known[list[i].key] = list[i].size
-		if p := list[i].parent; p >= 0 {
-			list[p].size.add(list[i].size)
+	for i := len(m.list) - 1; i > 0; i-- {
+		c := &m.list[i]
+		if c.size.nodes >= remembered {
+			m.remember(c.key, c.size)
 		}
+		m.list[c.parent].size.add(c.size)
 	}
-	return m.known[key]
+	total := m.list[0].size
+	if total.nodes >= remembered {
+		m.remember(key, total)
+	}
+	return total
+}
+
+// add counts a child of the parent-th container: a leaf or a container measured before at once,
+// another container once it is listed.
+func (m *measurer) add(child any, parent int) {
+	k, ok := containerKey(child)
+	if !ok {
+		m.list[parent].size.add(leafSize(child))
+		return
+	}
+	if s, ok := m.known[k]; ok {
+		m.list[parent].size.add(s)
+		return
+	}
+	m.list = append(m.list, container{v: child, key: k, parent: parent})
+}
+
+func (m *measurer) remember(key uintptr, s size) {
+	if m.known == nil {
+		m.known = map[uintptr]size{}
+	}
+	m.known[key] = s
 }
 
 // containerKey identifies a non-empty object or array by its storage; ok is false for the rest.
@@ -208,11 +226,11 @@ func containerKey(v any) (uintptr, bool) {
 	switch c := v.(type) {
 	case map[string]any:
 		if len(c) > 0 {
-			return reflect.ValueOf(c).Pointer(), true
+			return reflect.ValueOf(v).Pointer(), true
 		}
 	case []any:
 		if len(c) > 0 {
-			return reflect.ValueOf(c).Pointer(), true
+			return reflect.ValueOf(v).Pointer(), true // v, not c: an interface from c would be allocated
 		}
 	}
 	return 0, false
@@ -241,9 +259,10 @@ type open struct {
 }
 
 // bound walks the value the way the validator would, visiting every subschema that could apply,
-// and adds up the work: ErrSchemaTooCostly when it exceeds maxValidationWork or nests deeper than
-// maxValidationDepth, ctx's cause when ctx ends first. The walk keeps its own stack.
-func (g *schemaGraph) bound(ctx context.Context, instance any) error {
+// and adds up the work, which it returns: ErrSchemaTooCostly when it exceeds maxValidationWork or
+// nests deeper than maxValidationDepth, ctx's cause when ctx ends first. The walk keeps its own
+// stack.
+func (g *schemaGraph) bound(ctx context.Context, instance any) (int, error) {
 	var m measurer
 	work := 1
 	stack := []pending{{node: 0, role: roleCond, v: instance}}
@@ -255,10 +274,10 @@ func (g *schemaGraph) bound(ctx context.Context, instance any) error {
 			work += g.close(&opened)
 		} else {
 			if visits++; visits%1024 == 0 && ctx.Err() != nil {
-				return context.Cause(ctx)
+				return work, context.Cause(ctx)
 			}
 			if p.depth >= maxValidationDepth {
-				return fmt.Errorf("%w: the value and the schema nest more than %d levels deep", ErrSchemaTooCostly, maxValidationDepth)
+				return work, fmt.Errorf("%w: the value and the schema nest more than %d levels deep", ErrSchemaTooCostly, maxValidationDepth)
 			}
 			n := &g.nodes[p.node]
 			w, message, format := n.cost.visit(p.v, &m)
@@ -272,10 +291,10 @@ func (g *schemaGraph) bound(ctx context.Context, instance any) error {
 			work += len(stack) - before
 		}
 		if work > maxValidationWork {
-			return fmt.Errorf("%w: more than %d steps", ErrSchemaTooCostly, maxValidationWork)
+			return work, fmt.Errorf("%w: more than %d steps", ErrSchemaTooCostly, maxValidationWork)
 		}
 	}
-	return nil
+	return work, nil
 }
 
 // close ends the innermost open application and returns the work its failure would cost, if it is
@@ -346,7 +365,9 @@ func (g *schemaGraph) children(stack []pending, n *schemaNode, p pending) []pend
 			if !named && !props.additionalFalse {
 				push(props.additional, roleSeq, value)
 			}
-			push(props.names, roleSeq, key)
+			if props.names >= 0 { // a string in an interface takes an allocation
+				push(props.names, roleSeq, key)
+			}
 			push(props.unevalued, roleSeq, value)
 		}
 	case []any:
@@ -374,10 +395,18 @@ type explainBudget struct {
 
 func newExplainBudget() *explainBudget { return &explainBudget{left: maxValidationWork / 4} }
 
-// spend charges applying s to v; false once the budget is spent.
+// spend charges applying s to v; false once the budget is spent. Beyond what the validator does,
+// the explanation encodes the value once for each enum value, and compiles each pattern it uses.
 func (b *explainBudget) spend(s *jsonschema.Schema, v any) bool {
 	c := costOf(s)
 	work, _, format := c.visit(v, &b.m)
-	b.left -= 1 + work + format
+	work += 1 + format + c.values*b.m.size(v).weight()/4
+	switch v := v.(type) {
+	case map[string]any:
+		work += len(v) * c.patternSize / 16
+	case string:
+		work += c.pattern / 16
+	}
+	b.left -= work + b.m.take()
 	return b.left >= 0
 }

@@ -28,11 +28,12 @@ import (
 // validation against it could end. Schemas that refer to themselves through properties or items
 // (a tree, a list) are fine. Validating one call's arguments is bounded: before the validator runs,
 // the arguments are walked as it would walk them, and arguments whose check would take more than
-// about 260,000 steps (a quarter of a second of one core), or nest more than 4096 schema levels
-// deep, are refused unchecked — a *ToolError of stage ToolStageArguments that matches
-// ErrSchemaTooCostly, which the model reads like any failed call. A schema whose references double
-// its work at every level costs exponential work, so this is what such a schema gets. The check is
-// part of the call: ToolLoop.ToolTimeout bounds it with the function's run, and ctx ends it.
+// about 260,000 validator steps (at most ~0.15 s of one core; typical arguments take a few dozen),
+// or nest more than 4096 schema levels deep, are refused unchecked: a *ToolError of stage
+// ToolStageArguments that matches ErrSchemaTooCostly, which the model reads like any failed call.
+// A schema whose references double its work at every level costs exponential work, so this is
+// what such a schema gets. The check is part of the call: ToolLoop.ToolTimeout bounds it with the
+// function's run, and ctx ends it.
 func NewToolFromSchema(name, description string, schema json.RawMessage, fn func(ctx context.Context, arguments json.RawMessage) (string, error)) (*FuncTool, error) {
 	field := "tool " + name
 	if !functionName.MatchString(name) {
