@@ -48,8 +48,12 @@ type accCall struct {
 
 // Add folds one chunk in and returns it cleaned: every tool-call fragment has its resolved index,
 // and repeated ids, types and names and placeholder "{}" arguments are removed (a placeholder that
-// turns out to be the real, empty, arguments is given back on the choice's finishing chunk). The
-// chunk passed in is not modified.
+// turns out to be the real, empty, arguments is given back on the choice's finishing chunk, or by
+// Flush when no chunk finishes the choice). The chunk passed in is not modified.
+//
+// To forward what Add returns (a proxy, say), call Flush once the stream has ended and forward the
+// chunk it gives: the deltas forwarded then concatenate to Completion's answer on every stream,
+// also one that ends without a finish_reason.
 func (a *ChatAccumulator) Add(chunk ChatCompletionChunk) ChatCompletionChunk {
 	chunk.Choices = slices.Clone(chunk.Choices)
 	for i := range chunk.Choices {
@@ -221,9 +225,12 @@ func (ch *accChoice) releasePlaceholders(deltas []ToolCallDelta) []ToolCallDelta
 	return deltas
 }
 
-// releaseHeld gives back, as a chunk of its own, the "{}" still held back when the stream ends
-// without the finishing chunk that would have carried it; ok is false when nothing is held back.
-func (a *ChatAccumulator) releaseHeld() (chunk ChatCompletionChunk, ok bool) {
+// Flush ends the fold: it gives back, as a chunk of its own, the placeholder "{}" arguments still
+// held back because no chunk finished their choice (Ollama's OpenAI layer with an empty done
+// reason, a stream broken off), now known to be the real, empty, arguments; ok is false when
+// nothing is held back, the usual case. The chunk carries the stream's id and model. Chunks added
+// after Flush are folded as before, the released "{}" counting as arguments already sent.
+func (a *ChatAccumulator) Flush() (chunk ChatCompletionChunk, ok bool) {
 	if !a.holding() { // the usual end, which then costs no allocation
 		return chunk, false
 	}

@@ -40,3 +40,55 @@ func TestChatAccumulatorFoldsDecodedChunks(t *testing.T) {
 		t.Errorf("completion message = %+v", m)
 	}
 }
+
+// A call with no arguments ("{}") in a stream that no chunk finishes, as Ollama's OpenAI layer sends
+// it when the done reason is empty: what Add returned plus what Flush gives back at the end of the
+// fold concatenate to the call's arguments, "{}".
+func TestChatAccumulatorFlushReleasesHeldArguments(t *testing.T) {
+	t.Parallel()
+	events := []string{
+		`{"id":"chatcmpl-7","object":"chat.completion.chunk","created":1,"model":"llama3.2","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{"role":"assistant","content":"","tool_calls":[{"id":"call_x1","index":0,"type":"function","function":{"name":"get_time","arguments":"{}"}}]},"finish_reason":null}]}`,
+		`{"id":"chatcmpl-7","object":"chat.completion.chunk","created":1,"model":"llama3.2","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`,
+	}
+	var acc infergate.ChatAccumulator
+	var forwarded []infergate.ChatCompletionChunk
+	for _, e := range events {
+		var chunk infergate.ChatCompletionChunk
+		if err := json.Unmarshal([]byte(e), &chunk); err != nil {
+			t.Fatal(err)
+		}
+		forwarded = append(forwarded, acc.Add(chunk))
+	}
+	last, ok := acc.Flush()
+	if !ok || last.ID != "chatcmpl-7" || last.Model != "llama3.2" {
+		t.Fatalf("Flush gave %+v, %v", last, ok)
+	}
+	forwarded = append(forwarded, last)
+	var args, name string
+	for _, c := range forwarded {
+		for _, ch := range c.Choices {
+			for _, tc := range ch.Delta.ToolCalls {
+				if tc.Index != 0 {
+					t.Fatalf("fragment %+v", tc)
+				}
+				args += tc.Function.Arguments
+				name += tc.Function.Name
+			}
+		}
+	}
+	if args != "{}" || name != "get_time" {
+		t.Fatalf("forwarded call %q(%q), want get_time({})", name, args)
+	}
+	if m := acc.Completion().Choices[0].Message; len(m.ToolCalls) != 1 || m.ToolCalls[0] != call("call_x1", "get_time", "{}") {
+		t.Fatalf("completion message = %+v", m)
+	}
+	if again, ok := acc.Flush(); ok {
+		t.Fatalf("a second Flush gave %+v", again)
+	}
+	// Folding goes on after Flush: a later fragment extends the arguments already sent.
+	more := acc.Add(infergate.ChatCompletionChunk{Choices: []infergate.ChunkChoice{{Delta: infergate.Delta{
+		ToolCalls: []infergate.ToolCallDelta{{Index: 0, Function: infergate.FunctionCallDelta{Arguments: " "}}}}}}})
+	if got := more.Choices[0].Delta.ToolCalls[0].Function.Arguments; got != " " || acc.Completion().Choices[0].Message.ToolCalls[0].Function.Arguments != "{} " {
+		t.Fatalf("after Flush, Add returned %q and the completion holds %+v", got, acc.Completion().Choices[0].Message.ToolCalls)
+	}
+}

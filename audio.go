@@ -19,20 +19,20 @@ type TranscriptionFormat string
 
 // The transcription formats the gateway produces.
 const (
-	TranscriptionJSON        TranscriptionFormat = "json"         // the text only (the default)
-	TranscriptionText        TranscriptionFormat = "text"         // plain text
-	TranscriptionSRT         TranscriptionFormat = "srt"          // SubRip subtitles
-	TranscriptionVerboseJSON TranscriptionFormat = "verbose_json" // text, language, duration, segments and words
-	TranscriptionVTT         TranscriptionFormat = "vtt"          // WebVTT subtitles
+	TranscriptionFormatJSON        TranscriptionFormat = "json"         // the text only (the default)
+	TranscriptionFormatText        TranscriptionFormat = "text"         // plain text
+	TranscriptionFormatSRT         TranscriptionFormat = "srt"          // SubRip subtitles
+	TranscriptionFormatVerboseJSON TranscriptionFormat = "verbose_json" // text, language, duration, segments and words
+	TranscriptionFormatVTT         TranscriptionFormat = "vtt"          // WebVTT subtitles
 )
 
-// TimestampGranularity asks for timestamps per word or per segment in a TranscriptionVerboseJSON answer.
+// TimestampGranularity asks for timestamps per word or per segment in a TranscriptionFormatVerboseJSON answer.
 type TimestampGranularity string
 
 // The timestamp granularities.
 const (
-	GranularityWord    TimestampGranularity = "word"
-	GranularitySegment TimestampGranularity = "segment"
+	TimestampGranularityWord    TimestampGranularity = "word"
+	TimestampGranularitySegment TimestampGranularity = "segment"
 )
 
 // LargeUploadSize is the size in bytes (25 MiB, the "25 MB" of the gateway's documentation) above
@@ -80,11 +80,11 @@ type TranscriptionRequest struct {
 	Model    string // the transcription model's name or hex id; empty lets the gateway choose
 	Language string // the spoken language as a code such as "en"; empty detects it
 	Prompt   string // text that guides spelling of names and terms
-	// ResponseFormat is the answer's shape; empty means TranscriptionJSON.
+	// ResponseFormat is the answer's shape; empty means TranscriptionFormatJSON.
 	ResponseFormat TranscriptionFormat
 	// Temperature is the sampling temperature, 0 to 1; nil leaves it to the model.
 	Temperature *float64
-	// TimestampGranularities asks for word and/or segment timestamps; TranscriptionVerboseJSON only.
+	// TimestampGranularities asks for word and/or segment timestamps; TranscriptionFormatVerboseJSON only.
 	TimestampGranularities []TimestampGranularity
 	// EnableDiarization labels speakers, on models that support it (see TranscriptionSegment.Speaker).
 	EnableDiarization bool
@@ -119,7 +119,7 @@ func (r *TranscriptionRequest) Validate() error {
 		}
 	}
 	switch r.ResponseFormat {
-	case "", TranscriptionJSON, TranscriptionText, TranscriptionSRT, TranscriptionVerboseJSON, TranscriptionVTT:
+	case "", TranscriptionFormatJSON, TranscriptionFormatText, TranscriptionFormatSRT, TranscriptionFormatVerboseJSON, TranscriptionFormatVTT:
 	default:
 		return invalid("ResponseFormat", "%q is not one of json, text, srt, verbose_json, vtt", r.ResponseFormat)
 	}
@@ -127,11 +127,11 @@ func (r *TranscriptionRequest) Validate() error {
 		return invalid("Temperature", "%v is outside 0 to 1", *t)
 	}
 	for _, g := range r.TimestampGranularities {
-		if g != GranularityWord && g != GranularitySegment {
+		if g != TimestampGranularityWord && g != TimestampGranularitySegment {
 			return invalid("TimestampGranularities", "%q is not word or segment", g)
 		}
 	}
-	if len(r.TimestampGranularities) > 0 && r.ResponseFormat != TranscriptionVerboseJSON {
+	if len(r.TimestampGranularities) > 0 && r.ResponseFormat != TranscriptionFormatVerboseJSON {
 		return invalid("TimestampGranularities", "only apply with ResponseFormat verbose_json")
 	}
 	return nil
@@ -240,46 +240,46 @@ var errReaderUsed = errors.New("infergate: the audio reader was already consumed
 // the same whatever format produced it.
 type Transcription struct {
 	// Text is the transcript. For text, srt and vtt it is the body as received, subtitles included.
-	Text     string
-	Language string  // the detected language as the gateway names it, e.g. "english" (verbose_json)
-	Duration float64 // the audio's length in seconds (verbose_json)
-	Task     string  // "transcribe" (verbose_json)
+	Text     string  `json:"text"`
+	Language string  `json:"language,omitempty"` // the detected language as the gateway names it, e.g. "english" (verbose_json)
+	Duration float64 `json:"duration,omitempty"` // the audio's length in seconds (verbose_json)
+	Task     string  `json:"task,omitempty"`     // "transcribe" (verbose_json)
 	// Segments are the timed pieces of the transcript: from verbose_json, or the cues of an srt or
 	// vtt answer.
-	Segments []TranscriptionSegment
-	Words    []TranscriptionWord // per-word timings, when word granularity was asked for
-	Usage    *TranscriptionUsage // what the transcription cost, when the gateway says
-	Format   TranscriptionFormat // the format the answer was asked in
-	Raw      []byte              // the response body exactly as received, e.g. for diarization details
+	Segments []TranscriptionSegment `json:"segments,omitempty"`
+	Words    []TranscriptionWord    `json:"words,omitempty"`  // per-word timings, when word granularity was asked for
+	Usage    *TranscriptionUsage    `json:"usage,omitempty"`  // what the transcription cost, when the gateway says
+	Format   TranscriptionFormat    `json:"format,omitempty"` // the format the answer was asked in
+	Raw      []byte                 `json:"-"`                // the response body exactly as received, e.g. for diarization details
 }
 
 // TranscriptionSegment is a timed piece of a transcript.
 type TranscriptionSegment struct {
 	// ID numbers the segment: as sent in verbose_json, or the cue's position from 1 in srt and vtt.
-	ID    int
-	Start float64 // seconds from the start of the audio
-	End   float64 // seconds from the start of the audio
-	Text  string  // as sent, markup and speaker prefixes included
+	ID    int     `json:"id"`
+	Start float64 `json:"start"` // seconds from the start of the audio
+	End   float64 `json:"end"`   // seconds from the start of the audio
+	Text  string  `json:"text"`  // as sent, markup and speaker prefixes included
 	// Speaker labels the voice when diarization found one: a "speaker" or "speaker_label" key on
 	// the segment, a WebVTT voice tag (<v Name>), or a pyannote-style "SPEAKER_00:" prefix of the
 	// text, in that order. Empty when none is given.
-	Speaker string
+	Speaker string `json:"speaker,omitempty"`
 
 	// The decoder's statistics, verbose_json only.
-	Seek             int
-	Tokens           []int
-	Temperature      float64
-	AvgLogprob       float64
-	CompressionRatio float64
-	NoSpeechProb     float64
+	Seek             int     `json:"seek,omitempty"`
+	Tokens           []int   `json:"tokens,omitempty"`
+	Temperature      float64 `json:"temperature,omitempty"`
+	AvgLogprob       float64 `json:"avg_logprob,omitempty"`
+	CompressionRatio float64 `json:"compression_ratio,omitempty"`
+	NoSpeechProb     float64 `json:"no_speech_prob,omitempty"`
 }
 
 // TranscriptionWord is one word's timing.
 type TranscriptionWord struct {
-	Word    string
-	Start   float64 // seconds
-	End     float64 // seconds
-	Speaker string  // the "speaker" key of the word, when diarization gives one
+	Word    string  `json:"word"`
+	Start   float64 `json:"start"`             // seconds
+	End     float64 `json:"end"`               // seconds
+	Speaker string  `json:"speaker,omitempty"` // the "speaker" key of the word, when diarization gives one
 }
 
 // TranscriptionUsage is what a transcription cost: tokens, or seconds of audio.

@@ -123,9 +123,9 @@ func TestTranscribeSendsForm(t *testing.T) {
 			name: "every field with a file",
 			req: infergate.TranscriptionRequest{
 				File: bytes.NewReader(audio), FileName: "talk.WAV", Model: "whisper-large-v3",
-				Language: "en", Prompt: "Morpheus, infergate", ResponseFormat: infergate.TranscriptionVerboseJSON,
+				Language: "en", Prompt: "Morpheus, infergate", ResponseFormat: infergate.TranscriptionFormatVerboseJSON,
 				Temperature:            infergate.Ptr(0.0),
-				TimestampGranularities: []infergate.TimestampGranularity{infergate.GranularityWord, infergate.GranularitySegment},
+				TimestampGranularities: []infergate.TimestampGranularity{infergate.TimestampGranularityWord, infergate.TimestampGranularitySegment},
 				EnableDiarization:      true, OutputContent: "transcript", SessionID: "0xsession",
 			},
 			wantFields: map[string]string{
@@ -205,8 +205,8 @@ func TestTranscribeValidation(t *testing.T) {
 		{"temperature below 0", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", Temperature: infergate.Ptr(-0.1)}, "Temperature"},
 		{"temperature above 1", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", Temperature: infergate.Ptr(1.5)}, "Temperature"},
 		{"granularities without verbose_json", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x",
-			TimestampGranularities: []infergate.TimestampGranularity{infergate.GranularityWord}}, "TimestampGranularities"},
-		{"unknown granularity", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", ResponseFormat: infergate.TranscriptionVerboseJSON,
+			TimestampGranularities: []infergate.TimestampGranularity{infergate.TimestampGranularityWord}}, "TimestampGranularities"},
+		{"unknown granularity", infergate.TranscriptionRequest{S3PresignedURL: "https://b/x", ResponseFormat: infergate.TranscriptionFormatVerboseJSON,
 			TimestampGranularities: []infergate.TimestampGranularity{"sentence"}}, "TimestampGranularities"},
 	}
 	for _, tt := range tests {

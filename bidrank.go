@@ -86,7 +86,7 @@ func availabilityRank(b RatedBid) int {
 
 func comparePrices(a, b Money) int {
 	if a.Currency != b.Currency {
-		return strings.Compare(a.Currency, b.Currency)
+		return strings.Compare(string(a.Currency), string(b.Currency))
 	}
 	return a.Amount.Cmp(b.Amount)
 }

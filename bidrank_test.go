@@ -13,12 +13,12 @@ import (
 
 // contractBid is a bid in the API contract's shape.
 func contractBid(t testing.TB, id string, rating float64, price string, availability Availability) RatedBid {
-	return RatedBid{BidID: id, Rating: rating, PricePerSecond: mor(t, price), Availability: availability}
+	return RatedBid{ID: id, Rating: rating, PricePerSecond: mor(t, price), Availability: availability}
 }
 
 // passThroughBid is a bid in the marketplace's pass-through shape; created is Unix seconds, 0 for none.
 func passThroughBid(t testing.TB, id string, score float64, price string, created int64) RatedBid {
-	b := RatedBid{BidID: id, Score: score, PricePerSecond: mor(t, price)}
+	b := RatedBid{ID: id, Score: score, PricePerSecond: mor(t, price)}
 	if created != 0 {
 		b.CreatedAt = time.Unix(created, 0).UTC()
 	}
@@ -28,7 +28,7 @@ func passThroughBid(t testing.TB, id string, score float64, price string, create
 func bidIDs(bids []RatedBid) []string {
 	ids := make([]string, len(bids))
 	for i, b := range bids {
-		ids[i] = b.BidID
+		ids[i] = b.ID
 	}
 	return ids
 }
@@ -114,12 +114,12 @@ func TestRankBids(t *testing.T) {
 				t.Errorf("RankBids reordered its argument (-want +got):\n%s", diff)
 			}
 			best, ok := BestBid(tt.bids)
-			if best.BidID != tt.wantBest || ok != (tt.wantBest != "") {
-				t.Errorf("BestBid = %q, %v; want %q", best.BidID, ok, tt.wantBest)
+			if best.ID != tt.wantBest || ok != (tt.wantBest != "") {
+				t.Errorf("BestBid = %q, %v; want %q", best.ID, ok, tt.wantBest)
 			}
 			cheapest, ok := CheapestBid(tt.bids)
-			if cheapest.BidID != tt.wantCheapest || ok != (tt.wantCheapest != "") {
-				t.Errorf("CheapestBid = %q, %v; want %q", cheapest.BidID, ok, tt.wantCheapest)
+			if cheapest.ID != tt.wantCheapest || ok != (tt.wantCheapest != "") {
+				t.Errorf("CheapestBid = %q, %v; want %q", cheapest.ID, ok, tt.wantCheapest)
 			}
 		})
 	}
@@ -162,20 +162,20 @@ func TestCompareBidsIsAnOrder(t *testing.T) {
 		ranked := RankBids(bids)
 		for i := 1; i < len(ranked); i++ {
 			c := CompareBids(ranked[i-1], ranked[i])
-			if c > 0 || (c == 0 && mustAtoi(t, ranked[i-1].BidID) > mustAtoi(t, ranked[i].BidID)) {
+			if c > 0 || (c == 0 && mustAtoi(t, ranked[i-1].ID) > mustAtoi(t, ranked[i].ID)) {
 				t.Fatalf("round %d: ranked out of order at %d: %v", round, i, bidIDs(ranked))
 			}
 		}
 		best, ok := BestBid(bids)
 		first := slices.IndexFunc(ranked, func(b RatedBid) bool { return availabilityRank(b) == 0 })
-		if ok != (first >= 0) || (ok && best.BidID != ranked[first].BidID) {
-			t.Fatalf("round %d: BestBid = %q, %v; ranking %v", round, best.BidID, ok, bidIDs(ranked))
+		if ok != (first >= 0) || (ok && best.ID != ranked[first].ID) {
+			t.Fatalf("round %d: BestBid = %q, %v; ranking %v", round, best.ID, ok, bidIDs(ranked))
 		}
 		if cheapest, ok := CheapestBid(bids); ok {
 			for _, b := range bids {
 				if availabilityRank(b) == 0 && b.PricePerSecond.Amount.Cmp(cheapest.PricePerSecond.Amount) < 0 {
-					t.Fatalf("round %d: CheapestBid = %s at %s, but %s is at %s", round, cheapest.BidID,
-						cheapest.PricePerSecond, b.BidID, b.PricePerSecond)
+					t.Fatalf("round %d: CheapestBid = %s at %s, but %s is at %s", round, cheapest.ID,
+						cheapest.PricePerSecond, b.ID, b.PricePerSecond)
 				}
 			}
 		}

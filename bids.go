@@ -3,6 +3,7 @@ package infergate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"net/http"
@@ -26,15 +27,15 @@ const (
 )
 
 // RatedBid is a provider's offer to serve a model, with the gateway's rating of the provider. Its
-// BidID picks that provider when creating a session with SessionsService.CreateFromBid.
+// ID picks that provider when creating a session with SessionsService.CreateFromBid.
 //
 // The gateway sends bids in one of two shapes: the API contract's, with Rating, TotalSessions,
 // Availability and durations; or the marketplace's own, passed through, with Score and CreatedAt
 // instead. Fields the shape at hand does not carry are zero.
 type RatedBid struct {
-	BidID    string // the bid's id
-	Provider string // the provider's blockchain address
-	ModelID  string // the model's hex blockchain id
+	ID                string // the bid's id
+	Provider          string // the provider's blockchain address
+	ModelBlockchainID string // the model's hex blockchain id, not its name (Model.ID); see IsBlockchainID
 	// PricePerSecond is the price of a second of session, exact, in the network's token
 	// (CurrencyMOR; the deployed gateway sends wei, converted for you).
 	PricePerSecond Money
@@ -60,13 +61,14 @@ func (b RatedBid) Cost(d time.Duration) Money {
 // Lasts returns how long budget pays for a session on this bid: the whole seconds that budget ÷
 // PricePerSecond covers. budget is a stake in the price's currency, MOR, such as the tokens a wallet
 // puts up for a session; the account's balance is in USD, and as the API gives no exchange rate, a
-// budget in another currency than the price's is a *ValidationError naming both.
+// budget in another currency than the price's is an error matching ErrCurrencyMismatch that names
+// both.
 //
 // A free bid, or a budget beyond the longest time.Duration, gives the longest time.Duration; a
 // budget of zero or less gives 0.
 func (b RatedBid) Lasts(budget Money) (time.Duration, error) {
 	if budget.Currency != b.PricePerSecond.Currency {
-		return 0, invalid("budget", "is in %s but the bid's price is in %s: %s",
+		return 0, fmt.Errorf("%w: the budget is in %s but the bid's price is in %s: %s", ErrCurrencyMismatch,
 			currencyName(budget.Currency), currencyName(b.PricePerSecond.Currency), noExchangeRate)
 	}
 	if budget.Sign() <= 0 {
@@ -112,7 +114,7 @@ func (s *BidsService) Rated(ctx context.Context, model string, opts ...Option) (
 
 // resolveModel turns a model name into the hex id the ratedbids route insists on.
 func (s *BidsService) resolveModel(ctx context.Context, c *config, model string) (string, error) {
-	if IsHexID(model) {
+	if IsBlockchainID(model) {
 		return model, nil
 	}
 	m, err := s.client.Models.find(ctx, c, model)
@@ -161,7 +163,7 @@ func (b *RatedBid) UnmarshalJSON(data []byte) error {
 	if w.Bid != nil {
 		return b.fromMarket(w.Bid, w.Score)
 	}
-	*b = RatedBid{BidID: w.BidID, Provider: w.Provider, ModelID: w.ModelID,
+	*b = RatedBid{ID: w.BidID, Provider: w.Provider, ModelBlockchainID: w.ModelID,
 		PricePerSecond: Money{Amount: w.PricePerSecond, Currency: CurrencyMOR}, Availability: w.Availability}
 	return firstError(
 		w.Rating.float(&b.Rating), w.Score.float(&b.Score), w.TotalSessions.int(&b.TotalSessions),
@@ -170,7 +172,7 @@ func (b *RatedBid) UnmarshalJSON(data []byte) error {
 }
 
 func (b *RatedBid) fromMarket(m *marketBid, score jsonNumber) error {
-	*b = RatedBid{BidID: m.ID, Provider: m.Provider, ModelID: m.ModelAgentID, PricePerSecond: Money{Currency: CurrencyMOR}}
+	*b = RatedBid{ID: m.ID, Provider: m.Provider, ModelBlockchainID: m.ModelAgentID, PricePerSecond: Money{Currency: CurrencyMOR}}
 	if m.PricePerSecond != "" {
 		price, err := FromWei(string(m.PricePerSecond))
 		if err != nil {
@@ -189,7 +191,7 @@ func (b RatedBid) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := wireBid{BidID: b.BidID, Provider: b.Provider, ModelID: b.ModelID, PricePerSecond: price,
+	w := wireBid{BidID: b.ID, Provider: b.Provider, ModelID: b.ModelBlockchainID, PricePerSecond: price,
 		Rating:        jsonNumber(strconv.FormatFloat(b.Rating, 'g', -1, 64)),
 		TotalSessions: jsonNumber(strconv.FormatInt(b.TotalSessions, 10)),
 		Availability:  b.Availability,

@@ -39,10 +39,10 @@ func TestBidsRated(t *testing.T) {
 		{
 			name: "contract shape, hex id", model: llamaHex, body: contractBids,
 			want: []RatedBid{
-				{BidID: bidHex, Provider: "0xaaa", ModelID: llamaHex, PricePerSecond: mor(t, "0.000125"),
+				{ID: bidHex, Provider: "0xaaa", ModelBlockchainID: llamaHex, PricePerSecond: mor(t, "0.000125"),
 					Rating: 4.8, TotalSessions: 1520, Availability: AvailabilityAvailable,
 					MinDuration: time.Minute, MaxDuration: 24 * time.Hour},
-				{BidID: "0xb2", Provider: "0xbbb", ModelID: llamaHex, PricePerSecond: mor(t, "0.0002"),
+				{ID: "0xb2", Provider: "0xbbb", ModelBlockchainID: llamaHex, PricePerSecond: mor(t, "0.0002"),
 					Rating: 4.1, TotalSessions: 12, Availability: "maintenance",
 					MinDuration: 5 * time.Minute, MaxDuration: time.Hour},
 			},
@@ -51,9 +51,9 @@ func TestBidsRated(t *testing.T) {
 		{
 			name: "deployed pass-through shape, name resolved through the catalogue", model: "LLAMA-3.3-70B", body: deployedBids,
 			want: []RatedBid{
-				{BidID: bidHex, Provider: "0xaaa", ModelID: llamaHex, PricePerSecond: mor(t, "0.000125"),
+				{ID: bidHex, Provider: "0xaaa", ModelBlockchainID: llamaHex, PricePerSecond: mor(t, "0.000125"),
 					Score: 0.73, CreatedAt: time.Unix(1736000000, 0).UTC()},
-				{BidID: "0xb2", Provider: "0xbbb", ModelID: llamaHex, PricePerSecond: mor(t, "0.0002"),
+				{ID: "0xb2", Provider: "0xbbb", ModelBlockchainID: llamaHex, PricePerSecond: mor(t, "0.0002"),
 					Score: 0.41, CreatedAt: time.Unix(1737000000, 0).UTC()},
 			},
 			wantCalls: []catalogCall{modelsGet("/chat/models"), get(ratedbids)},

@@ -29,7 +29,7 @@ type Balance struct {
 	// AllowOverage lets a staker's calls go on from paid credits once the staking allowance is spent.
 	AllowOverage bool
 	// Currency is the account's currency as the gateway names it, CurrencyUSD when it does not.
-	Currency string
+	Currency Currency
 }
 
 // PaidBalance is the bought credits.
@@ -60,15 +60,15 @@ func (s *BillingService) Balance(ctx context.Context, opts ...Option) (*Balance,
 
 // UsageRecord is one billed call.
 type UsageRecord struct {
-	ID        string    `json:"id"`
-	CreatedAt time.Time `json:"created_at"`
-	ModelName string    `json:"model_name"`
-	ModelID   string    `json:"model_id"` // the model's hex id
-	Endpoint  string    `json:"endpoint"` // the route called, e.g. "/chat/completions"
+	ID                string    `json:"id"`
+	CreatedAt         time.Time `json:"created_at"`
+	ModelName         string    `json:"model_name"`
+	ModelBlockchainID string    `json:"model_id"` // the model's hex id
+	Endpoint          string    `json:"endpoint"` // the route called, e.g. "/chat/completions"
 	// Token counts; zero when the gateway did not record them.
-	TokensInput  int `json:"tokens_input"`
-	TokensOutput int `json:"tokens_output"`
-	TokensTotal  int `json:"tokens_total"`
+	InputTokens  int `json:"tokens_input"`
+	OutputTokens int `json:"tokens_output"`
+	TotalTokens  int `json:"tokens_total"`
 	// What the call cost, split between paid credits and the staking allowance, in the account's
 	// currency. The usage routes do not name it; it is the balance's, CurrencyUSD.
 	AmountPaid    Money  `json:"amount_paid"`

@@ -23,10 +23,10 @@ type wireBalance struct {
 		RefreshDate refreshDate `json:"refresh_date"`
 		Available   Decimal     `json:"available"`
 	} `json:"staking"`
-	TotalAvailable Decimal `json:"total_available"`
-	IsStaker       bool    `json:"is_staker"`
-	AllowOverage   bool    `json:"allow_overage"`
-	Currency       string  `json:"currency"`
+	TotalAvailable Decimal  `json:"total_available"`
+	IsStaker       bool     `json:"is_staker"`
+	AllowOverage   bool     `json:"allow_overage"`
+	Currency       Currency `json:"currency"`
 }
 
 // UnmarshalJSON reads a balance as the gateway sends it, each amount in the balance's "currency"

@@ -175,7 +175,7 @@ func TestBillingUsageRecordDecodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := UsageRecord{ID: "3f1c", CreatedAt: time.Date(2025, 10, 15, 12, 34, 56, 789012000, time.UTC), ModelName: "llama-3.3-70b",
-		ModelID: "0xab", Endpoint: "/v1/chat/completions", TokensInput: 10, TokensTotal: 10,
+		ModelBlockchainID: "0xab", Endpoint: "/v1/chat/completions", InputTokens: 10, TotalTokens: 10,
 		AmountPaid: usd(t, "0"), AmountStaking: usd(t, "0.0000125"), AmountTotal: usd(t, "0.0000125"), RequestID: "0a1b2c3d"}
 	if diff := cmp.Diff(want, rec); diff != "" {
 		t.Errorf("record (-want +got):\n%s", diff)

@@ -132,9 +132,9 @@ func (c *ChatCompletion) FinishReason() FinishReason {
 	return c.Choices[0].FinishReason
 }
 
-// TokenUsage returns the best token count available: Usage, else the provider's estimate, else the
+// UsageOrEstimate returns the best token count available: Usage, else the provider's estimate, else the
 // consumer-side estimate; zero on a nil completion.
-func (c *ChatCompletion) TokenUsage() Usage {
+func (c *ChatCompletion) UsageOrEstimate() Usage {
 	if c == nil {
 		return Usage{}
 	}
@@ -215,8 +215,8 @@ type FunctionDefinition struct {
 	Strict     *bool `json:"strict,omitempty"` // ask for arguments that follow the schema exactly
 }
 
-// FunctionTool returns a function tool; parameters is its JSON Schema (nil for none).
-func FunctionTool(name, description string, parameters any) Tool {
+// functionTool returns a function tool; parameters is its JSON Schema (nil for none).
+func functionTool(name, description string, parameters any) Tool {
 	return Tool{Type: "function", Function: FunctionDefinition{Name: name, Description: description, Parameters: parameters}}
 }
 
@@ -239,6 +239,10 @@ func ToolChoiceFunction(name string) ToolChoice { return ToolChoice{function: na
 
 // IsZero reports whether no choice was made, so that the field is omitted.
 func (t ToolChoice) IsZero() bool { return t == ToolChoice{} }
+
+// Equal reports whether t and u make the same choice. go-cmp uses it, so requests holding a
+// ToolChoice compare with cmp.Diff without options.
+func (t ToolChoice) Equal(u ToolChoice) bool { return t == u }
 
 // MarshalJSON sends a mode as a string and a named function as {"type":"function",...}.
 func (t ToolChoice) MarshalJSON() ([]byte, error) {

@@ -34,9 +34,9 @@ func capture(body string, bodies *[]map[string]any, headers *[]http.Header) http
 
 func TestCreateRequestShape(t *testing.T) {
 	t.Parallel()
-	weather := infergate.FunctionTool("weather", "Current weather", map[string]any{
+	weather := infergate.Tool{Function: infergate.FunctionDefinition{Name: "weather", Description: "Current weather", Parameters: map[string]any{
 		"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}},
-	})
+	}}}
 	tests := []struct {
 		name    string
 		opts    []infergate.Option
@@ -163,8 +163,8 @@ func TestCreateDecodesDeployedResponse(t *testing.T) {
 	if len(got.RawJSON()) == 0 || !json.Valid(got.RawJSON()) {
 		t.Errorf("RawJSON = %q, want the body as received", got.RawJSON())
 	}
-	if got.TokenUsage().TotalTokens != 15 {
-		t.Errorf("TokenUsage prefers usage: got %+v", got.TokenUsage())
+	if got.UsageOrEstimate().TotalTokens != 15 {
+		t.Errorf("UsageOrEstimate prefers usage: got %+v", got.UsageOrEstimate())
 	}
 	out, err := json.Marshal(got)
 	if err != nil {
@@ -200,9 +200,9 @@ func TestValidation(t *testing.T) {
 		{"ftp image", infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessageParts(infergate.ImageURLPart("ftp://x/a.png"))}}, "Messages[0].Parts[0].ImageURL.URL"},
 		{"data URI of a PDF", infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessageParts(infergate.ImageURLPart("data:application/pdf;base64,JVBERi0xLjQKJcfs"))}}, "Messages[0].Parts[0].ImageURL.URL"},
 		{"data URI with the wrong type", infergate.ChatRequest{Messages: []infergate.Message{infergate.UserMessageParts(infergate.ImageURLPart("data:image/jpeg;base64,iVBORw0KGgoAAAANSUhEUg=="))}}, "Messages[0].Parts[0].ImageURL.URL"},
-		{"tool without name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{infergate.FunctionTool("", "", nil)}}, "Tools[0].Function.Name"},
-		{"tool with a bad name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{infergate.FunctionTool("get weather", "", nil)}}, "Tools[0].Function.Name"},
-		{"tool with non-object parameters", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{infergate.FunctionTool("f", "", []string{"x"})}}, "Tools[0].Function.Parameters"},
+		{"tool without name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: ""}}}}, "Tools[0].Function.Name"},
+		{"tool with a bad name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "get weather"}}}}, "Tools[0].Function.Name"},
+		{"tool with non-object parameters", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "f", Parameters: []string{"x"}}}}}, "Tools[0].Function.Parameters"},
 		{"tool of another type", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Type: "retrieval"}}}, "Tools[0].Type"},
 		{"choice of a missing function", infergate.ChatRequest{Messages: one, ToolChoice: infergate.ToolChoiceFunction("nope")}, "ToolChoice"},
 		{"required without tools", infergate.ChatRequest{Messages: one, ToolChoice: infergate.ToolChoiceRequired}, "ToolChoice"},
@@ -334,7 +334,7 @@ func mustMarshal(t *testing.T, v any) string {
 // added later is covered too.
 func TestAccessorsOfNilResults(t *testing.T) {
 	t.Parallel()
-	for _, v := range []any{(*infergate.ChatCompletion)(nil), (*infergate.Health)(nil)} {
+	for _, v := range []any{(*infergate.ChatCompletion)(nil), (*infergate.Health)(nil), (*infergate.SessionStatus)(nil)} {
 		rv := reflect.ValueOf(v)
 		for i := range rv.NumMethod() {
 			m := rv.Type().Method(i)
@@ -389,5 +389,20 @@ func TestNilStream(t *testing.T) {
 	}
 	if len(pairs) != 1 || pairs[0] == nil || !strings.Contains(pairs[0].Error(), "nil *ChatStream") {
 		t.Errorf("All on a nil stream yielded %v; want one error", pairs)
+	}
+}
+
+// go-cmp compares requests holding a tool choice without options: the choice's fields are
+// unexported, and its Equal method stands for them.
+func TestToolChoiceComparesWithCmp(t *testing.T) {
+	t.Parallel()
+	a := infergate.ChatRequest{Model: "m", ToolChoice: infergate.ToolChoiceFunction("weather")}
+	b := infergate.ChatRequest{Model: "m", ToolChoice: infergate.ToolChoiceFunction("weather")}
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("equal requests differ:\n%s", diff)
+	}
+	b.ToolChoice = infergate.ToolChoiceAuto
+	if cmp.Equal(a, b) {
+		t.Error("requests with different tool choices compare equal")
 	}
 }

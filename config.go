@@ -62,7 +62,7 @@ func defaultConfig() *config {
 		firstByteTimeout: 6 * time.Minute,
 		idleTimeout:      2 * time.Minute,
 		timeout:          DefaultTimeout,
-		catalogTTL:       DefaultCatalogTTL,
+		catalogTTL:       defaultCatalogTTL,
 	}
 }
 
@@ -258,6 +258,10 @@ func (c *config) check() error {
 		return invalid("MaxRetryAfter", "must not be negative, got %v", c.maxRetryAfter)
 	case c.maxLine < 0:
 		return invalid("MaxLineSize", "must not be negative, got %d", c.maxLine)
+	case c.maxRetries < 0:
+		return invalid("MaxRetries", "must not be negative, got %d", c.maxRetries)
+	case c.catalogTTL < 0:
+		return invalid("CatalogTTL", "must not be negative, got %v", c.catalogTTL)
 	}
 	if !validHeaderValue(c.apiKey.reveal()) {
 		return invalid("APIKey", "holds a control character such as a line break; it cannot be sent in a header")

@@ -31,6 +31,8 @@ func TestOptionsValidated(t *testing.T) {
 		{"Timeout", WithTimeout(-time.Second)},
 		{"StreamTimeouts", WithStreamTimeouts(-time.Second, 0)},
 		{"MaxLineSize", WithMaxLineSize(-1)},
+		{"MaxRetries", WithMaxRetries(-1)},
+		{"CatalogTTL", WithCatalogTTL(-time.Second)},
 		{"WithHeader", WithHeader("X-Tenant", "a\r\nX-Injected: 1")},
 		{"WithHeader", WithHeader("X-Tenant", "a\nb")},
 		{"WithHeader", WithHeader("Bad Name", "v")},
@@ -53,7 +55,7 @@ func TestBadCallHeaderNeverSent(t *testing.T) {
 	t.Parallel()
 	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `[]`) })
 	client, _ := newTestClient(t, srv.URL)
-	for _, opt := range []Option{WithHeader("X-Trace", "a\r\nb"), WithHeader("X-Trace", "a\x00"), WithTimeout(-time.Second)} {
+	for _, opt := range []Option{WithHeader("X-Trace", "a\r\nb"), WithHeader("X-Trace", "a\x00"), WithTimeout(-time.Second), WithMaxRetries(-1)} {
 		_, err := client.Models.List(t.Context(), opt)
 		var invalid *ValidationError
 		if !errors.As(err, &invalid) {

@@ -14,12 +14,14 @@ import (
 // cost.
 //
 // The zero value is 0 and ready to use. A Decimal is immutable: every operation returns a new value,
-// so Decimals can be copied and shared freely. Compare them with Cmp or Equal, never with ==. It
-// encodes to JSON as a string ("0.000125") so that no JSON reader turns it into a float, and decodes
-// from a JSON string or number.
+// so Decimals can be copied and shared freely. Compare them with Cmp or Equal: == does not compile,
+// as two equal amounts parsed separately would never be ==. It encodes to JSON as a string
+// ("0.000125") so that no JSON reader turns it into a float, and decodes from a JSON string or
+// number.
 type Decimal struct {
-	unscaled *big.Int // nil means 0; never modified once the Decimal is built
-	scale    int32    // digits after the point; the value is unscaled × 10^-scale
+	_        [0]func() // makes == a compile error: equal values hold different *big.Int
+	unscaled *big.Int  // nil means 0; never modified once the Decimal is built
+	scale    int32     // digits after the point; the value is unscaled × 10^-scale
 }
 
 // Bounds of a Decimal. They are far beyond any amount of money, and keep a hostile number from a
@@ -286,6 +288,12 @@ func (d Decimal) String() string {
 // MarshalJSON writes d as a JSON string, so that readers do not round it through a float.
 func (d Decimal) MarshalJSON() ([]byte, error) {
 	return json.Marshal(d.String())
+}
+
+// JSONSchema describes the JSON a Decimal writes, a string of decimal digits ("12.50", "-0.000125"),
+// for SchemaFor: tools and typed answers ask the model for amounts in that form.
+func (Decimal) JSONSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"string","pattern":"^-?[0-9]+(\\.[0-9]+)?$"}`)
 }
 
 // UnmarshalJSON reads a JSON string or number. null leaves d unchanged.

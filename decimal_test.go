@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -303,5 +304,26 @@ func TestDecimalBounds(t *testing.T) {
 	}
 	if elapsed := time.Since(start); elapsed > 2*time.Second {
 		t.Errorf("arithmetic took %v", elapsed)
+	}
+}
+
+// Two equal amounts parsed separately hold different *big.Int values, so == would answer false:
+// the amount types must not be comparable at all, making such a comparison a compile error.
+func TestAmountsAreNotComparable(t *testing.T) {
+	t.Parallel()
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[Decimal](), reflect.TypeFor[Money](), reflect.TypeFor[RatedBid](),
+		reflect.TypeFor[Balance](), reflect.TypeFor[UsageRecord](),
+	} {
+		if typ.Comparable() {
+			t.Errorf("%s is comparable: == on two equal amounts would be false", typ)
+		}
+	}
+	a, b := mustDecimal(t, "1.50"), mustDecimal(t, "1.5")
+	if !a.Equal(b) || a.Cmp(b) != 0 {
+		t.Errorf("1.50 and 1.5 are not Equal")
+	}
+	if got := (Money{}); !got.IsZero() {
+		t.Errorf("the zero Money is not zero: %v", got)
 	}
 }

@@ -17,8 +17,28 @@
 // minutes) a *TimeoutError; requests that break the API's rules are refused before anything is sent
 // with a *ValidationError.
 //
-// Methods that return one resource return a pointer to it (nil with an error); lists are slices
-// of values; small value types (Decimal, Money) are returned as values.
+// Methods that return one resource return a pointer to it (nil with an error); a list that comes
+// whole is a slice of values, and one the server pages through (History.List, History.Messages,
+// Billing.Usage) an iter.Seq2 of values and errors that fetches pages as it is ranged over; small
+// value types (Decimal, Money) are returned as values.
+//
+// # Zero and negative bounds
+//
+// A negative bound is always refused with a *ValidationError before anything is sent (by NewClient
+// for a client's options, by the call for a call's). Zero means one thing per bound:
+//
+//	WithTimeout                  refused: a call needs a bound (the default is DefaultTimeout)
+//	WithMaxRetries               no retry
+//	WithMaxRetryAfter            no Retry-After is waited out: the error is returned at once
+//	WithRetryBackoff             no wait between retries
+//	WithStreamTimeouts           the default (6 minutes to the first byte, 2 minutes of silence)
+//	WithMaxLineSize              the default (64 MiB)
+//	WithCatalogTTL               the catalogue is downloaded every time
+//	ToolLoop.MaxSteps            the default (10 model turns)
+//	ToolLoop.Goroutines          the default (4 calls at once)
+//	ToolLoop.MaxToolCalls        the default (64 calls per turn)
+//	ToolLoop.ToolTimeout         no bound on a tool call
+//	ObjectSpec.MaxAttempts       the default (3 model turns)
 //
 // # Where things are
 //
@@ -42,10 +62,12 @@
 //	                 accumulate.go: ChatAccumulator, which folds chunks into a completion
 //	tool.go          FuncTool and NewTool; tool_schema.go: NewToolFromSchema; tool_error.go,
 //	                 tool_feedback.go: a failed call's error and the text the model reads;
-//	                 toolrun.go: RunTools, the tool loop; toolcalls.go: a turn's calls on a pool
-//	schema.go        SchemaFor: the JSON Schema of a Go type, for tools and objects; schema_graph.go,
-//	                 schema_bound.go, schema_cost.go: the checked schema every validation goes
-//	                 through (cycles refused, each validation's work bounded)
+//	                 toolrun.go: RunTools, the tool loop; toolcalls.go: a turn's calls on a pool;
+//	                 runonce.go: the one run of a ToolRun or ObjectStream, which Wait may await
+//	schema.go        SchemaFor: the JSON Schema of a Go type, for tools and objects; schema_types.go:
+//	                 types whose JSON is not their structure (MarshalJSON, ",string");
+//	                 schema_graph.go, schema_bound.go, schema_cost.go: the checked schema every
+//	                 validation goes through (cycles refused, each validation's work bounded)
 //	object.go        GenerateObject, typed answers; object_stream.go: StreamObject and its partial
 //	                 values (internal/partialjson); object_text.go: a value found in prose
 //	audio.go         Audio.Transcribe; upload.go: the multipart upload; progress.go: its progress

@@ -26,12 +26,12 @@ type EmbeddingFormat string
 
 // The wire encodings of embeddings.
 const (
-	// EmbeddingBase64 sends each vector as base64 of little-endian float32s: about a third of the
-	// bytes of EmbeddingFloat and many times faster to decode (see the README's figures). It is
+	// EmbeddingFormatBase64 sends each vector as base64 of little-endian float32s: about a third of the
+	// bytes of EmbeddingFormatFloat and many times faster to decode (see the README's figures). It is
 	// what an empty EncodingFormat asks for.
-	EmbeddingBase64 EmbeddingFormat = "base64"
-	// EmbeddingFloat sends each vector as a JSON array of numbers, the gateway's own default.
-	EmbeddingFloat EmbeddingFormat = "float"
+	EmbeddingFormatBase64 EmbeddingFormat = "base64"
+	// EmbeddingFormatFloat sends each vector as a JSON array of numbers, the gateway's own default.
+	EmbeddingFormatFloat EmbeddingFormat = "float"
 )
 
 // MaxEmbeddingInputs is the most texts one request may carry, the limit of the OpenAI API the
@@ -41,24 +41,24 @@ const MaxEmbeddingInputs = 2048
 // EmbeddingRequest names the texts to embed and how.
 type EmbeddingRequest struct {
 	// Model is the embedding model's name or hex id; empty lets the gateway choose its default.
-	Model string
+	Model string `json:"model,omitempty"`
 	// Input holds the texts, one vector each, at most MaxEmbeddingInputs of them, none empty. It
 	// is always sent as a JSON list, even with one text, so that answers always have one entry per
 	// text at the same index.
-	Input []string
-	// EncodingFormat is the wire encoding; empty means EmbeddingBase64.
-	EncodingFormat EmbeddingFormat
+	Input []string `json:"input"`
+	// EncodingFormat is the wire encoding; empty means EmbeddingFormatBase64.
+	EncodingFormat EmbeddingFormat `json:"encoding_format,omitempty"`
 	// Dimensions shortens the vectors to this length, on models that support it; nil keeps the
 	// model's own length.
-	Dimensions *int
+	Dimensions *int `json:"dimensions,omitempty"`
 	// User identifies your end user to the provider, for abuse monitoring.
-	User string
+	User string `json:"user,omitempty"`
 	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
 	// or, failing that, the session tied to the API key.
-	SessionID string
+	SessionID string `json:"session_id,omitempty"`
 	// Extra holds fields this type does not model, merged into the request's top-level JSON; a key
 	// the request already sends is a *ValidationError.
-	Extra map[string]any
+	Extra map[string]any `json:"-"`
 }
 
 // Validate reports the first rule the request breaks, as a *ValidationError. Create calls it
@@ -76,7 +76,7 @@ func (r *EmbeddingRequest) Validate() error {
 		}
 	}
 	switch r.EncodingFormat {
-	case "", EmbeddingBase64, EmbeddingFloat:
+	case "", EmbeddingFormatBase64, EmbeddingFormatFloat:
 	default:
 		return invalid("EncodingFormat", "%q is not float or base64", r.EncodingFormat)
 	}
@@ -97,10 +97,12 @@ type wireEmbeddingRequest struct {
 
 // EmbeddingResponse is the vectors for a request's texts.
 type EmbeddingResponse struct {
-	Object string         `json:"object"` // "list"
-	Model  string         `json:"model"`  // the model that made the vectors, as the provider names it
-	Data   []Embedding    `json:"data"`   // one per input text, in the order of EmbeddingRequest.Input
-	Usage  EmbeddingUsage `json:"usage"`
+	Object string      `json:"object"` // "list"
+	Model  string      `json:"model"`  // the model that made the vectors, as the provider names it
+	Data   []Embedding `json:"data"`   // one per input text, in the order of EmbeddingRequest.Input
+	// Usage is what the request cost in tokens: PromptTokens and TotalTokens (an embedding
+	// generates no completion tokens).
+	Usage Usage `json:"usage"`
 }
 
 // Embedding is the vector of one text.
@@ -108,12 +110,6 @@ type Embedding struct {
 	Object    string    `json:"object"` // "embedding"
 	Index     int       `json:"index"`  // the text's position in EmbeddingRequest.Input
 	Embedding []float32 `json:"embedding"`
-}
-
-// EmbeddingUsage is what a request cost in tokens.
-type EmbeddingUsage struct {
-	PromptTokens int `json:"prompt_tokens"`
-	TotalTokens  int `json:"total_tokens"`
 }
 
 // Create embeds the texts of req and returns one vector per text, in the order of req.Input.
@@ -135,7 +131,7 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 	wire := wireEmbeddingRequest{Input: req.Input, Model: req.Model, EncodingFormat: req.EncodingFormat,
 		Dimensions: req.Dimensions, User: req.User, SessionID: c.sessionFor(req.SessionID)}
 	if wire.EncodingFormat == "" {
-		wire.EncodingFormat = EmbeddingBase64
+		wire.EncodingFormat = EmbeddingFormatBase64
 	}
 	body, err := json.Marshal(wire)
 	if err == nil {

@@ -84,7 +84,7 @@ func TestEmbeddingsKeepUsageAndModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &EmbeddingResponse{Object: "list", Model: "bge-m3", Usage: EmbeddingUsage{PromptTokens: 3, TotalTokens: 3},
+	want := &EmbeddingResponse{Object: "list", Model: "bge-m3", Usage: Usage{PromptTokens: 3, TotalTokens: 3},
 		Data: []Embedding{{Object: "embedding", Index: 0, Embedding: []float32{1}}}}
 	if diff := cmp.Diff(want, resp); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)

@@ -31,8 +31,12 @@ var (
 	// ErrIncompleteStream: a stream ended before the model finished its answer. The answer received
 	// so far is still available from the stream's Completion.
 	ErrIncompleteStream = errors.New("infergate: stream ended before the answer was complete")
-	// ErrStreamTimeout: a stream produced no byte within the first-byte or idle timeout.
+	// ErrStreamTimeout: a stream produced no byte within the first-byte or idle timeout (a
+	// *TimeoutError).
 	ErrStreamTimeout = errors.New("infergate: stream timed out")
+	// ErrCurrencyMismatch: Money arithmetic or a comparison was asked of amounts in two currencies,
+	// which the API gives no exchange rate between. Nothing was sent.
+	ErrCurrencyMismatch = errors.New("infergate: amounts in different currencies")
 	// ErrSessionsUnsupported: the deployment manages sessions itself and has no session routes.
 	ErrSessionsUnsupported = errors.New("infergate: this gateway does not expose session routes")
 )
@@ -130,11 +134,11 @@ func (c *config) newAPIError(status int, header http.Header, body []byte) *APIEr
 // events are skipped while the stream goes on; if the stream then ends without the model finishing,
 // the last one becomes the stream's error, and it matches ErrIncompleteStream.
 type StreamError struct {
-	Message string // the error message, or the text of a malformed line
-	Type    string // e.g. provider_error, server_error; empty for a malformed line
-	Code    string // error code, when given
-	Status  int    // the HTTP status the event carries ("status", "status_code" or a numeric "code"); 0 when none
-	Raw     string // the event's data (or the stray line) exactly as received
+	Message    string // the error message, or the text of a malformed line
+	Type       string // e.g. provider_error, server_error; empty for a malformed line
+	Code       string // error code, when given
+	StatusCode int    // the HTTP status the event carries ("status", "status_code" or a numeric "code"); 0 when none
+	Raw        string // the event's data (or the stray line) exactly as received
 
 	ended bool // this error ended the stream
 }
@@ -143,8 +147,8 @@ type StreamError struct {
 func (e *StreamError) Error() string {
 	var b strings.Builder
 	b.WriteString("infergate: error in stream")
-	if e.Status != 0 {
-		b.WriteString(" (status " + strconv.Itoa(e.Status) + ")")
+	if e.StatusCode != 0 {
+		b.WriteString(" (status " + strconv.Itoa(e.StatusCode) + ")")
 	}
 	if e.Type != "" {
 		b.WriteString(": " + e.Type)
@@ -155,7 +159,7 @@ func (e *StreamError) Error() string {
 
 // Is matches the same sentinels as an *APIError with the event's status and code, so that an
 // in-band 402 matches ErrInsufficientBalance, a 429 ErrRateLimited and a 5xx ErrServer.
-func (e *StreamError) Is(target error) bool { return matchesSentinel(target, e.Status, e.Code) }
+func (e *StreamError) Is(target error) bool { return matchesSentinel(target, e.StatusCode, e.Code) }
 
 // Unwrap lets errors.Is(err, ErrIncompleteStream) hold for the error that ended a stream.
 func (e *StreamError) Unwrap() error {
@@ -165,25 +169,21 @@ func (e *StreamError) Unwrap() error {
 	return nil
 }
 
-// newStreamError reads an in-band error event or a malformed line. bare tells an SSE event named
-// "error", whose data may be the error object itself rather than an envelope.
-func (c *config) newStreamError(raw []byte, bare bool) *StreamError {
+// newStreamError reads an in-band error event or a malformed line, raw, from payload: the event's
+// data, or what in a stray line reports the error (see ChatStream.skipStray). bare tells an SSE
+// event named "error", whose data may be the error object itself rather than an envelope.
+func (c *config) newStreamError(raw, payload []byte, bare bool) *StreamError {
 	raw = c.redact(raw)
-	f := c.reported(raw, "", bare)
-	return &StreamError{Raw: string(raw), Message: f.Message, Type: f.Type, Code: f.Code, Status: f.Status}
+	f := c.reported(c.redact(payload), "", bare)
+	return &StreamError{Raw: string(raw), Message: f.Message, Type: f.Type, Code: f.Code, StatusCode: f.Status}
 }
 
-// reported is what a server reported in body: the fields of its error envelope (of the bare error
-// object when bare is true and the body is not an envelope), else a short, tag-free excerpt of the
-// body (contentType, when known, tells an HTML or XML page). Every
+// reported is what a server reported in body: the fields of its error (errorFields), else a short,
+// tag-free excerpt of the body (contentType, when known, tells an HTML or XML page). Every
 // field is redacted after decoding, as a JSON escape that the raw body did not show as the
 // credential (\u0073k-...) decodes to it.
 func (c *config) reported(body []byte, contentType string, bare bool) envelopeFields {
-	f, ok := decodeEnvelope(body)
-	if !ok && bare && json.Valid(body) {
-		f, ok = (&envelope{Error: body}).fields()
-		ok = ok && f.Message != ""
-	}
+	f, ok := errorFields(body, bare)
 	if !ok {
 		// Redacted before it is cut, so that no part of a credential is left.
 		f = envelopeFields{Message: excerpt(c.redactString(bodyText(body, contentType)))}
@@ -238,6 +238,17 @@ func (e *ValidationError) Error() string {
 
 func invalid(field, format string, args ...any) *ValidationError {
 	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// errorFields reads the error body reports: its error envelope, or the bare error object when bare
+// is true and the body is not an envelope; ok is false when it reports none.
+func errorFields(body []byte, bare bool) (f envelopeFields, ok bool) {
+	f, ok = decodeEnvelope(body)
+	if !ok && bare && json.Valid(body) {
+		f, ok = (&envelope{Error: body}).fields()
+		ok = ok && f.Message != ""
+	}
+	return f, ok
 }
 
 // envelopeFields is what every error envelope of the gateway boils down to.

@@ -182,3 +182,51 @@ func TestErrorMessagesNameThePackageOnce(t *testing.T) {
 		t.Errorf("ErrLineTooLong reads %q", infergate.ErrLineTooLong)
 	}
 }
+
+// llama.cpp and GPUStack's llama-box end a failed stream with a line that is neither data nor an
+// event ("error: ..."): the error it reports is the stream's, typed, its line kept as Raw.
+func TestStreamErrorOnAnErrorLine(t *testing.T) {
+	t.Parallel()
+	ignoreEnded := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".ended" }, cmp.Ignore())
+	for _, c := range []struct {
+		name, tail string
+		want       infergate.StreamError
+	}{{
+		name: "GPUStack llama-box: an envelope, then the body ends",
+		tail: `error: {"error":{"code":500,"message":"failed to decode: KV cache is full","type":"server_error"}}` + "\n",
+		want: infergate.StreamError{Message: "failed to decode: KV cache is full", Type: "server_error", Code: "500", StatusCode: 500},
+	}, {
+		name: "llama.cpp before PR 16109: the bare error object, then [DONE]",
+		tail: `error: {"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"invalid_request_error"}` + "\n\n" + done,
+		want: infergate.StreamError{Message: "the request exceeds the available context size. try increasing the context size or enable context shift",
+			Type: "invalid_request_error", Code: "400", StatusCode: 400},
+	}, {
+		name: "another field holding an envelope",
+		tail: `failure:{"error":{"message":"upstream died","status_code":503}}` + "\r\n",
+		want: infergate.StreamError{Message: "upstream died", StatusCode: 503},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			stream, err := testClient(t, serveStream(t, content("x")+content("y")+c.tail, 7).URL).Chat.Stream(context.Background(), hello())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for stream.Next() {
+			}
+			var se *infergate.StreamError
+			if !errors.As(stream.Err(), &se) || !errors.Is(stream.Err(), infergate.ErrIncompleteStream) {
+				t.Fatalf("Err() = %v, want a *StreamError that ended the stream", stream.Err())
+			}
+			c.want.Raw = strings.TrimRight(strings.TrimSuffix(c.tail, done), "\r\n")
+			if diff := cmp.Diff(c.want, *se, cmp.AllowUnexported(infergate.StreamError{}), ignoreEnded); diff != "" {
+				t.Errorf("StreamError (-want +got):\n%s", diff)
+			}
+			if errors.Is(se, infergate.ErrServer) != (c.want.StatusCode >= 500) {
+				t.Errorf("errors.Is(ErrServer) = %v for status %d", !(c.want.StatusCode >= 500), c.want.StatusCode)
+			}
+			if got := stream.Completion().Text(); got != "xy" {
+				t.Errorf("text %q", got)
+			}
+		})
+	}
+}

@@ -94,7 +94,8 @@ func TestAPIErrorPageIsRedacted(t *testing.T) {
 
 func TestStreamErrorFromAPage(t *testing.T) {
 	t.Parallel()
-	e := (&config{}).newStreamError([]byte(`<html><head><title>504 Gateway Time-out</title></head></html>`), false)
+	page := []byte(`<html><head><title>504 Gateway Time-out</title></head></html>`)
+	e := (&config{}).newStreamError(page, page, false)
 	if e.Message != "504 Gateway Time-out" || !strings.Contains(e.Raw, "<title>") {
 		t.Errorf("Message = %q, Raw = %q", e.Message, e.Raw)
 	}

@@ -47,7 +47,7 @@ func ExampleAudioService_Transcribe_subtitles() {
 	t, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
 		File:           strings.NewReader("...audio bytes..."),
 		FileName:       "clip.wav",
-		ResponseFormat: infergate.TranscriptionSRT,
+		ResponseFormat: infergate.TranscriptionFormatSRT,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -68,8 +68,8 @@ func ExampleAudioService_Transcribe_diarization() {
 
 	t, err := client.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
 		S3PresignedURL:         "https://bucket.example/interview.m4a?X-Amz-Signature=...",
-		ResponseFormat:         infergate.TranscriptionVerboseJSON,
-		TimestampGranularities: []infergate.TimestampGranularity{infergate.GranularitySegment},
+		ResponseFormat:         infergate.TranscriptionFormatVerboseJSON,
+		TimestampGranularities: []infergate.TimestampGranularity{infergate.TimestampGranularitySegment},
 		EnableDiarization:      true,
 	})
 	if err != nil {

@@ -34,10 +34,10 @@ func ExampleBidsService_Rated() {
 		log.Fatal(err)
 	}
 	for _, b := range infergate.RankBids(bids) {
-		fmt.Printf("%s from %s: %s/s, one hour costs %s\n", b.BidID, b.Provider, b.PricePerSecond, b.Cost(time.Hour))
+		fmt.Printf("%s from %s: %s/s, one hour costs %s\n", b.ID, b.Provider, b.PricePerSecond, b.Cost(time.Hour))
 	}
 	if best, ok := infergate.BestBid(bids); ok {
-		fmt.Println("best:", best.BidID)
+		fmt.Println("best:", best.ID)
 	}
 	// Output:
 	// 0xb1 from 0xaaa: 0.000125 MOR/s, one hour costs 0.45 MOR
@@ -46,7 +46,7 @@ func ExampleBidsService_Rated() {
 }
 
 // money is an amount in a currency, for the examples.
-func money(amount, currency string) infergate.Money {
+func money(amount string, currency infergate.Currency) infergate.Money {
 	d, err := infergate.ParseDecimal(amount)
 	if err != nil {
 		log.Fatal(err)
@@ -59,14 +59,14 @@ func mor(amount string) infergate.Money { return money(amount, infergate.Currenc
 
 func ExampleBestBid() {
 	bids := []infergate.RatedBid{
-		{BidID: "0xb1", Rating: 4.9, Availability: infergate.AvailabilityBusy},
-		{BidID: "0xb2", Rating: 4.7, PricePerSecond: mor("0.0002"), Availability: infergate.AvailabilityAvailable},
-		{BidID: "0xb3", Rating: 4.8, PricePerSecond: mor("0.0003"), Availability: infergate.AvailabilityAvailable},
+		{ID: "0xb1", Rating: 4.9, Availability: infergate.AvailabilityBusy},
+		{ID: "0xb2", Rating: 4.7, PricePerSecond: mor("0.0002"), Availability: infergate.AvailabilityAvailable},
+		{ID: "0xb3", Rating: 4.8, PricePerSecond: mor("0.0003"), Availability: infergate.AvailabilityAvailable},
 	}
 	best, ok := infergate.BestBid(bids)
-	fmt.Println(best.BidID, ok)
+	fmt.Println(best.ID, ok)
 	cheapest, ok := infergate.CheapestBid(bids)
-	fmt.Println(cheapest.BidID, ok)
+	fmt.Println(cheapest.ID, ok)
 	// Output:
 	// 0xb3 true
 	// 0xb2 true
@@ -75,12 +75,12 @@ func ExampleBestBid() {
 func ExampleRankBids() {
 	// The marketplace's pass-through shape: a Score, no rating, no availability, in no set order.
 	bids := []infergate.RatedBid{
-		{BidID: "0xb1", Score: 0.41, PricePerSecond: mor("0.0001")},
-		{BidID: "0xb2", Score: 0.73, PricePerSecond: mor("0.0002")},
-		{BidID: "0xb3", Score: 0.73, PricePerSecond: mor("0.00015")},
+		{ID: "0xb1", Score: 0.41, PricePerSecond: mor("0.0001")},
+		{ID: "0xb2", Score: 0.73, PricePerSecond: mor("0.0002")},
+		{ID: "0xb3", Score: 0.73, PricePerSecond: mor("0.00015")},
 	}
 	for _, b := range infergate.RankBids(bids) {
-		fmt.Println(b.BidID, b.Score, b.PricePerSecond)
+		fmt.Println(b.ID, b.Score, b.PricePerSecond)
 	}
 	// Output:
 	// 0xb3 0.73 0.00015 MOR
@@ -114,7 +114,7 @@ func ExampleRatedBid_Lasts() {
 	fmt.Println(err)
 	// Output:
 	// 4h26m40s <nil>
-	// infergate: invalid budget: is in USD but the bid's price is in MOR: the API gives no exchange rate between currencies
+	// infergate: amounts in different currencies: the budget is in USD but the bid's price is in MOR: the API gives no exchange rate between currencies
 }
 
 func ExampleMoney_Add() {
@@ -130,7 +130,7 @@ func ExampleMoney_Add() {
 	fmt.Println(err)
 	// Output:
 	// 0.0015 USD
-	// infergate: invalid Currency: cannot add 0.0015 USD and 1 MOR: the API gives no exchange rate between currencies
+	// infergate: amounts in different currencies: cannot add 0.0015 USD and 1 MOR: the API gives no exchange rate between currencies
 }
 
 func ExampleParseDecimal() {

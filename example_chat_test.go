@@ -71,9 +71,9 @@ func ExampleChatStream_Completion() {
 
 	stream, err := client.Chat.Stream(context.Background(), infergate.ChatRequest{
 		Messages: []infergate.Message{infergate.UserMessage("Weather in Paris?")},
-		Tools: []infergate.Tool{infergate.FunctionTool("weather", "Current weather in a city", map[string]any{
+		Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "weather", Description: "Current weather in a city", Parameters: map[string]any{
 			"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}},
-		})},
+		}}}},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -49,9 +49,9 @@ func ExampleModelsService_Get() {
 	// Output: llama-3.3-70b 0x11111111…
 }
 
-func ExampleIsHexID() {
-	fmt.Println(infergate.IsHexID("0x2222222222222222222222222222222222222222222222222222222222222222"))
-	fmt.Println(infergate.IsHexID("llama-3.3-70b"))
+func ExampleIsBlockchainID() {
+	fmt.Println(infergate.IsBlockchainID("0x2222222222222222222222222222222222222222222222222222222222222222"))
+	fmt.Println(infergate.IsBlockchainID("llama-3.3-70b"))
 	// Output:
 	// true
 	// false

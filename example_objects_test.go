@@ -2,7 +2,6 @@ package infergate_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log"
 
@@ -88,8 +87,7 @@ func ExampleSchemaFor() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	text, _ := json.Marshal(schema)
-	fmt.Println(string(text))
+	fmt.Println(string(schema))
 	// Output:
 	// {"type":"object","properties":{"name":{"type":"string","description":"the dish"},"steps":{"type":["null","array"],"items":{"type":"string"}},"serves":{"type":"integer"},"cuisine":{"type":"string","enum":["italian","french","other"]}},"required":["name","steps","cuisine"],"additionalProperties":false}
 }

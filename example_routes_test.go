@@ -40,7 +40,7 @@ func ExampleAudioService_Speech() {
 
 	audio, err := client.Audio.Speech(context.Background(), infergate.SpeechRequest{
 		Input:          "Hello!",
-		ResponseFormat: infergate.SpeechWAV,
+		ResponseFormat: infergate.SpeechFormatWAV,
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -91,8 +91,8 @@ func ExampleBillingService_Usage() {
 	gw := gatewaytest.NewServer()
 	defer gw.Close()
 	gw.AddUsage(
-		gatewaytest.UsageRecord{ID: "u1", CreatedAt: gatewaytest.FixedTime, ModelName: "llama-3.3-70b", TokensTotal: 1200, AmountPaid: "0", AmountStake: "0.0012", AmountTotal: "0.0012"},
-		gatewaytest.UsageRecord{ID: "u2", CreatedAt: gatewaytest.FixedTime, ModelName: "bge-m3", TokensTotal: 300, AmountPaid: "0.0003", AmountStake: "0", AmountTotal: "0.0003"},
+		gatewaytest.UsageRecord{ID: "u1", CreatedAt: gatewaytest.FixedTime(), ModelName: "llama-3.3-70b", TotalTokens: 1200, AmountPaid: "0", AmountStake: "0.0012", AmountTotal: "0.0012"},
+		gatewaytest.UsageRecord{ID: "u2", CreatedAt: gatewaytest.FixedTime(), ModelName: "bge-m3", TotalTokens: 300, AmountPaid: "0.0003", AmountStake: "0", AmountTotal: "0.0003"},
 	)
 	client := gw.Client()
 
@@ -101,7 +101,7 @@ func ExampleBillingService_Usage() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("%-14s %5d tokens %s\n", rec.ModelName, rec.TokensTotal, rec.AmountTotal)
+		fmt.Printf("%-14s %5d tokens %s\n", rec.ModelName, rec.TotalTokens, rec.AmountTotal)
 		if total, err = total.Add(rec.AmountTotal); err != nil {
 			log.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func ExampleKeysService() {
 	}
 	fmt.Println(def.Name, def.IsDefault)
 	// Output:
-	// infergate.NewAPIKey{KeyPrefix: "sk-a2f5c6", Name: "ci", Key: [redacted]}
+	// infergate.CreatedAPIKey{KeyPrefix: "sk-a2f5c6", Name: "ci", Key: [redacted]}
 	// ci true
 }
 

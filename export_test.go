@@ -1,5 +1,12 @@
 package infergate
 
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
 // ChunkDecoders decodes events' data the two ways a stream can, each into its own buffers reused
 // from event to event as in a stream, so that tests can hold the fast decoder to encoding/json.
 type ChunkDecoders struct{ fast, slow ChatStream }
@@ -31,4 +38,15 @@ func (s *ChatStream) result(taken bool) DecodedChunk {
 		return DecodedChunk{}
 	}
 	return DecodedChunk{Taken: true, Chunk: s.wire.public(&s.mem)}
+}
+
+// ObjectSchemasOf returns what an object request for values of t sends as its function's
+// parameters, the schema that checks the call's arguments, and whether they carry the value in an
+// envelope ({"value": ...}).
+func ObjectSchemasOf(t reflect.Type) (sent json.RawMessage, check *jsonschema.Resolved, wrapped bool, err error) {
+	ts := schemaOf(t)
+	if err := ts.forObjects(); err != nil {
+		return nil, nil, false, err
+	}
+	return ts.call.sent, ts.call.resolved.resolved, ts.wrapped, nil
 }

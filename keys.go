@@ -46,25 +46,25 @@ func (k *APIKey) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// NewAPIKey is a key just created. Key is the secret itself, shown this once only: store it
-// safely. Printing a NewAPIKey with fmt or slog shows the prefix, never the key.
-type NewAPIKey struct {
+// CreatedAPIKey is a key just created. Key is the secret itself, shown this once only: store it
+// safely. Printing a CreatedAPIKey with fmt or slog shows the prefix, never the key.
+type CreatedAPIKey struct {
 	Key       string `json:"key"`
 	KeyPrefix string `json:"key_prefix"`
 	Name      string `json:"name"`
 }
 
 // String describes the key without its secret.
-func (k NewAPIKey) String() string {
-	return fmt.Sprintf("infergate.NewAPIKey{KeyPrefix: %q, Name: %q, Key: %s}", k.KeyPrefix, k.Name, newSecret(k.Key))
+func (k CreatedAPIKey) String() string {
+	return fmt.Sprintf("infergate.CreatedAPIKey{KeyPrefix: %q, Name: %q, Key: %s}", k.KeyPrefix, k.Name, newSecret(k.Key))
 }
 
 // Format prints the key the same way for every verb, %#v and %+v included, so no formatting of it
 // reveals the secret.
-func (k NewAPIKey) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, k.String()) }
+func (k CreatedAPIKey) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, k.String()) }
 
 // LogValue keeps the secret out of slog records.
-func (k NewAPIKey) LogValue() slog.Value {
+func (k CreatedAPIKey) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("key_prefix", k.KeyPrefix), slog.String("name", k.Name),
 		slog.Any("key", newSecret(k.Key)))
 }
@@ -73,11 +73,11 @@ func (k NewAPIKey) LogValue() slog.Value {
 // shown.
 //
 // POST /api/v1/auth/keys
-func (s *KeysService) Create(ctx context.Context, name string, opts ...Option) (*NewAPIKey, error) {
+func (s *KeysService) Create(ctx context.Context, name string, opts ...Option) (*CreatedAPIKey, error) {
 	type keyName struct {
 		Name string `json:"name,omitempty"`
 	}
-	var out NewAPIKey
+	var out CreatedAPIKey
 	r := route{op: "keys.create", method: http.MethodPost, path: "/auth/keys", auth: authAccessToken, payload: keyName{name}}
 	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		var decodeErr *DecodeError
@@ -117,7 +117,8 @@ func (s *KeysService) SetDefault(ctx context.Context, id int, opts ...Option) (*
 }
 
 // Default returns the account's default key: the one set with SetDefault or, when none is, the
-// oldest active key. It returns nil and no error when the account has no active key.
+// oldest active key. When the account has no active key (the server answers null), the error
+// matches ErrNotFound: the key is never nil without an error.
 //
 // GET /api/v1/auth/keys/default
 func (s *KeysService) Default(ctx context.Context, opts ...Option) (*APIKey, error) {
@@ -126,8 +127,14 @@ func (s *KeysService) Default(ctx context.Context, opts ...Option) (*APIKey, err
 	if err := run(ctx, s.client, opts, r, &out); err != nil {
 		return nil, err
 	}
+	if out == nil {
+		return nil, errNoActiveKey
+	}
 	return out, nil
 }
+
+// errNoActiveKey is Default's answer for an account without an active key.
+var errNoActiveKey = fmt.Errorf("%w: the account has no active API key", ErrNotFound)
 
 func (s *KeysService) key(ctx context.Context, method string, id int, suffix string, opts []Option) (*APIKey, error) {
 	if id < 1 {

@@ -62,8 +62,8 @@ func TestKeysListAndDefault(t *testing.T) {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 	mock, _ = recordAll(t, 200, `null`, "")
-	if k, err := mockClient(t, mock, WithAccessToken(catalogJWT)).Keys.Default(t.Context()); k != nil || err != nil {
-		t.Errorf("no default key: got %v, %v; want nil, nil", k, err)
+	if k, err := mockClient(t, mock, WithAccessToken(catalogJWT)).Keys.Default(t.Context()); k != nil || !errors.Is(err, ErrNotFound) {
+		t.Errorf("no default key: got %v, %v; want nil and an error matching ErrNotFound", k, err)
 	}
 }
 

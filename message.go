@@ -24,7 +24,8 @@ const (
 )
 
 // Message is one turn of a conversation, in requests and in answers. Content holds plain text;
-// Parts, when set, replaces it with a list of text and image parts.
+// Parts, when set, replaces it with a list of text and image parts. A request whose message has
+// both, with a Content other than the parts' text, is refused before sending rather than losing it.
 //
 // In answers, Content is always the whole text, even when the server sent the content as a list of
 // parts; Reasoning is the model's thinking, from whichever of "reasoning_content", "reasoning" or
@@ -244,6 +245,11 @@ func (m *Message) validate(index int) error {
 		if err := p.validate(field("Parts[" + strconv.Itoa(i) + "]")); err != nil {
 			return err
 		}
+	}
+	// Parts replace Content on the wire; a Content that is not their text would be dropped
+	// silently. An answer's message, sent back, holds both and they agree.
+	if m.Parts != nil && m.Content != "" && m.Content != m.Text() {
+		return invalid(field("Content"), "differs from the text of Parts, which are sent instead of it: set one, or Content to the parts' text")
 	}
 	return nil
 }

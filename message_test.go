@@ -2,6 +2,7 @@ package infergate_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -79,5 +80,42 @@ func TestSeveralImagesValidate(t *testing.T) {
 	}
 	if got := req.Messages[0].Text(); got != "compare" {
 		t.Errorf("Text() = %q", got)
+	}
+}
+
+// Parts replace Content on the wire: a message holding both must not lose Content silently, while
+// an answer's message, whose Content is its parts' text, goes back as it came.
+func TestContentAndPartsMustAgree(t *testing.T) {
+	t.Parallel()
+	request := func(m infergate.Message) error {
+		req := infergate.ChatRequest{Model: "m", Messages: []infergate.Message{m}}
+		return req.Validate()
+	}
+	both := infergate.UserMessageParts(infergate.TextPart("what is "), infergate.ImageURLPart("https://example.com/cat.png"))
+	both.Content = "describe the cat"
+	var invalid *infergate.ValidationError
+	if err := request(both); !errors.As(err, &invalid) || invalid.Field != "Messages[0].Content" {
+		t.Errorf("Content %q beside parts %q: err = %v, want a *ValidationError on Messages[0].Content", both.Content, both.Text(), err)
+	}
+
+	var answer infergate.Message
+	raw := `{"role":"assistant","content":[{"type":"text","text":"a cat "},{"type":"image_url","image_url":{"url":"https://example.com/c.png"}},{"type":"text","text":"on a mat"}]}`
+	if err := json.Unmarshal([]byte(raw), &answer); err != nil {
+		t.Fatal(err)
+	}
+	if answer.Content == "" || answer.Parts == nil {
+		t.Fatalf("the answer has Content %q and %d parts; the test needs both", answer.Content, len(answer.Parts))
+	}
+	if err := request(answer); err != nil {
+		t.Errorf("an answer's message sent back: %v", err)
+	}
+	for _, m := range []infergate.Message{
+		infergate.UserMessage("just text"),
+		infergate.UserMessageParts(infergate.TextPart("just parts")),
+		{Role: infergate.RoleUser, Content: "just parts", Parts: []infergate.ContentPart{infergate.TextPart("just parts")}},
+	} {
+		if err := request(m); err != nil {
+			t.Errorf("%+v: %v", m, err)
+		}
 	}
 }

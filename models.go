@@ -18,12 +18,13 @@ import (
 // ModelsService lists the models the gateway serves. Get it as Client.Models.
 type ModelsService struct{ client *Client }
 
-// DefaultCatalogTTL is how long Models.Get and Bids.Rated reuse the catalogue, as long as the gateway
+// defaultCatalogTTL is how long Models.Get and Bids.Rated reuse the catalogue, as long as the gateway
 // caches it itself.
-const DefaultCatalogTTL = 5 * time.Minute
+const defaultCatalogTTL = 5 * time.Minute
 
 // WithCatalogTTL sets how long Models.Get and Bids.Rated reuse a downloaded model catalogue (default
-// DefaultCatalogTTL); zero or less always downloads it. Models.List always downloads it.
+// 5 minutes, as long as the gateway caches it itself); zero always downloads it, and a negative TTL is refused. Models.List always
+// downloads it.
 func WithCatalogTTL(d time.Duration) Option { return func(c *config) { c.catalogTTL = d } }
 
 // catalogCache keeps the catalogues downloaded for lookups, one per API root and credential: a
@@ -222,9 +223,9 @@ func (s *ModelsService) find(ctx context.Context, c *config, nameOrID string) (*
 	return nil, errorf("infergate: model %q is not in the catalogue: %w", nameOrID, ErrNotFound)
 }
 
-// IsHexID reports whether id is a blockchain hex id ("0x" followed by hex digits) rather than a
+// IsBlockchainID reports whether id is a blockchain hex id ("0x" followed by hex digits) rather than a
 // model name.
-func IsHexID(id string) bool {
+func IsBlockchainID(id string) bool {
 	hex, ok := strings.CutPrefix(id, "0x")
 	if !ok {
 		hex, ok = strings.CutPrefix(id, "0X")

@@ -298,8 +298,8 @@ func TestIsHexID(t *testing.T) {
 		"": false, "12ab": false, "0x12 ": false,
 	}
 	for id, want := range tests {
-		if got := IsHexID(id); got != want {
-			t.Errorf("IsHexID(%q) = %v, want %v", id, got, want)
+		if got := IsBlockchainID(id); got != want {
+			t.Errorf("IsBlockchainID(%q) = %v, want %v", id, got, want)
 		}
 	}
 }

@@ -1,31 +1,37 @@
 package infergate
 
+import "fmt"
+
 // Money is an amount with its currency. Every amount the SDK returns is one: a balance and the
 // costs of usage records are in the account's currency (CurrencyUSD on the deployed gateway), a
 // bid's price and the cost of a session on it are in the network's token (CurrencyMOR).
 //
 // The API gives no exchange rate between the two, so the SDK never converts: arithmetic and
-// comparisons between amounts in different currencies return a *ValidationError naming both,
-// instead of a number that looks right and means nothing. The zero Money, 0 with no currency, goes
+// comparisons between amounts in different currencies return an error matching
+// ErrCurrencyMismatch that names both, instead of a number that looks right and means nothing. The zero Money, 0 with no currency, goes
 // with any currency, so that a running total can start from it.
 //
-// Compare Money values with Equal (go-cmp uses it too), never with ==. On its own, Money encodes to
+// Compare Money values with Equal (go-cmp uses it too): == does not compile, as for Decimal. On its own, Money encodes to
 // JSON as {"amount":"0.45","currency":"MOR"}; inside the SDK's types it keeps the wire's shape, a
 // bare amount whose currency the type or the route gives.
 type Money struct {
-	Amount   Decimal `json:"amount"`
-	Currency string  `json:"currency"` // CurrencyUSD, CurrencyMOR, or as the server named it
+	Amount   Decimal  `json:"amount"`
+	Currency Currency `json:"currency"` // CurrencyUSD, CurrencyMOR, or as the server named it
 }
+
+// Currency names the unit of a Money: CurrencyUSD, CurrencyMOR, or another as a server names it.
+type Currency string
 
 // The currencies the gateway deals in.
 const (
 	// CurrencyUSD is the account's credits: balances and the costs of usage records.
-	CurrencyUSD = "USD"
+	CurrencyUSD Currency = "USD"
 	// CurrencyMOR is the network's token: bid prices and the cost of provider sessions.
-	CurrencyMOR = "MOR"
+	CurrencyMOR Currency = "MOR"
 )
 
-// Add returns m + x. Amounts in different currencies are not added: that is a *ValidationError.
+// Add returns m + x. Amounts in different currencies are not added: the error matches
+// ErrCurrencyMismatch.
 func (m Money) Add(x Money) (Money, error) {
 	currency, err := m.currencyWith(x, "add")
 	if err != nil {
@@ -34,7 +40,8 @@ func (m Money) Add(x Money) (Money, error) {
 	return Money{Amount: m.Amount.Add(x.Amount), Currency: currency}, nil
 }
 
-// Sub returns m - x. Amounts in different currencies are not subtracted: that is a *ValidationError.
+// Sub returns m - x. Amounts in different currencies are not subtracted: the error
+// matches ErrCurrencyMismatch.
 func (m Money) Sub(x Money) (Money, error) {
 	currency, err := m.currencyWith(x, "subtract")
 	if err != nil {
@@ -44,7 +51,7 @@ func (m Money) Sub(x Money) (Money, error) {
 }
 
 // Cmp compares m and x: -1 if m < x, 0 if they are equal, +1 if m > x. Amounts in different
-// currencies do not compare: that is a *ValidationError.
+// currencies do not compare: the error matches ErrCurrencyMismatch.
 func (m Money) Cmp(x Money) (int, error) {
 	if _, err := m.currencyWith(x, "compare"); err != nil {
 		return 0, err
@@ -74,12 +81,12 @@ func (m Money) String() string {
 	if m.Currency == "" {
 		return m.Amount.String()
 	}
-	return m.Amount.String() + " " + m.Currency
+	return m.Amount.String() + " " + string(m.Currency)
 }
 
 // currencyWith returns the currency of a result combining m and x, or the error saying they do not
 // combine. The zero Money with no currency takes the other's.
-func (m Money) currencyWith(x Money, verb string) (string, error) {
+func (m Money) currencyWith(x Money, verb string) (Currency, error) {
 	switch {
 	case m.Currency == x.Currency:
 		return m.Currency, nil
@@ -88,24 +95,24 @@ func (m Money) currencyWith(x Money, verb string) (string, error) {
 	case x.Currency == "" && x.IsZero():
 		return m.Currency, nil
 	}
-	return "", invalid("Currency", "cannot %s %s and %s: %s", verb, m, x, noExchangeRate)
+	return "", fmt.Errorf("%w: cannot %s %s and %s: %s", ErrCurrencyMismatch, verb, m, x, noExchangeRate)
 }
 
 // noExchangeRate is why amounts in two currencies never meet.
 const noExchangeRate = "the API gives no exchange rate between currencies"
 
 // currencyName names a currency in an error, the empty one included.
-func currencyName(c string) string {
+func currencyName(c Currency) string {
 	if c == "" {
 		return "no currency"
 	}
-	return c
+	return string(c)
 }
 
 // wireAmount is m's amount for a wire field whose currency is want, which the wire does not write:
 // an amount in another currency would read back as want, so it is refused. A Money with no
 // currency is taken to be in want.
-func wireAmount(field string, m Money, want string) (Decimal, error) {
+func wireAmount(field string, m Money, want Currency) (Decimal, error) {
 	if m.Currency != "" && m.Currency != want {
 		return Decimal{}, invalid(field, "is in %s; this JSON shape carries only %s amounts", m.Currency, want)
 	}

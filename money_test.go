@@ -23,12 +23,16 @@ func usd(t testing.TB, s string) Money {
 	return Money{Amount: mustDecimal(t, s), Currency: CurrencyUSD}
 }
 
-// wantCurrencyError checks that err is a *ValidationError whose text names both currencies.
+// wantCurrencyError checks that err matches ErrCurrencyMismatch, is not taken for a request refused
+// before sending, and names both currencies.
 func wantCurrencyError(t *testing.T, err error, currencies ...string) {
 	t.Helper()
+	if !errors.Is(err, ErrCurrencyMismatch) {
+		t.Fatalf("err = %v (%T), want one matching ErrCurrencyMismatch", err, err)
+	}
 	var verr *ValidationError
-	if !errors.As(err, &verr) {
-		t.Fatalf("err = %v (%T), want a *ValidationError", err, err)
+	if errors.As(err, &verr) {
+		t.Errorf("err = %v is a *ValidationError, which says a request was refused before sending", err)
 	}
 	for _, c := range currencies {
 		if !strings.Contains(err.Error(), c) {
@@ -101,7 +105,7 @@ func TestMoneyArithmetic(t *testing.T) {
 func TestMoneyAddProperty(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
-	currencies := []string{"", CurrencyUSD, CurrencyMOR}
+	currencies := []Currency{"", CurrencyUSD, CurrencyMOR}
 	for range 2000 {
 		a, b := rng.Int64N(2e9)-1e9, rng.Int64N(2e9)-1e9
 		if rng.IntN(4) == 0 {
@@ -255,10 +259,10 @@ func TestUsageRecordJSONKeepsTheWireShape(t *testing.T) {
 
 func TestRatedBidMarshalRefusesAnotherCurrency(t *testing.T) {
 	t.Parallel()
-	if _, err := json.Marshal(RatedBid{BidID: "0x1", PricePerSecond: usd(t, "1")}); err == nil {
+	if _, err := json.Marshal(RatedBid{ID: "0x1", PricePerSecond: usd(t, "1")}); err == nil {
 		t.Error("a USD price was written where the wire carries MOR")
 	}
-	out, err := json.Marshal(RatedBid{BidID: "0x1", PricePerSecond: mor(t, "0.000125")})
+	out, err := json.Marshal(RatedBid{ID: "0x1", PricePerSecond: mor(t, "0.000125")})
 	if err != nil || !strings.Contains(string(out), `"price_per_second":"0.000125"`) {
 		t.Errorf("Marshal = %s, %v", out, err)
 	}

@@ -30,7 +30,10 @@ const (
 	// drops it, so the model never sees the schema.
 	ObjectModeJSONSchema
 	// ObjectModePrompt puts the schema in a system message and reads the value out of the answer's
-	// text, past <think>...</think> blocks, Markdown fences and prose around it.
+	// text, past <think>...</think> blocks, Markdown fences and prose around it: the value the text
+	// starts with; else the first complete object or array (when T is one); else, for a string,
+	// number, boolean or null, the first Markdown fence holding one, else the only number or
+	// double-quoted string in the prose (several are refused, not guessed between).
 	ObjectModePrompt
 )
 
@@ -49,11 +52,11 @@ func (m ObjectMode) String() string {
 	return fmt.Sprintf("ObjectMode(%d)", uint8(m))
 }
 
-// DefaultObjectAttempts is the number of model turns GenerateObject takes at most by default.
-const DefaultObjectAttempts = 3
+// defaultObjectAttempts is the number of model turns GenerateObject takes at most by default.
+const defaultObjectAttempts = 3
 
-// ObjectSpec says how to ask for a value. The zero value asks in ObjectModeAuto, with up to
-// DefaultObjectAttempts model turns.
+// ObjectSpec says how to ask for a value. The zero value asks in ObjectModeAuto, with up to 3
+// model turns.
 type ObjectSpec struct {
 	// Name names the value to the model (the function's name in ObjectModeTool); it defaults to
 	// the Go type's name, made a valid function name. Letters, digits, '_' and '-', at most 64.
@@ -61,8 +64,8 @@ type ObjectSpec struct {
 	// Description tells the model what the value is for.
 	Description string
 	Mode        ObjectMode
-	// MaxAttempts bounds the model turns in all, repair turns included (default
-	// DefaultObjectAttempts); 1 means no repair turn.
+	// MaxAttempts bounds the model turns in all, repair turns included (3 when zero; a negative
+	// bound is refused); 1 means no repair turn.
 	MaxAttempts int
 }
 
@@ -117,9 +120,11 @@ var errNoJSON = errors.New("the answer holds no JSON value")
 // T's schema (see SchemaFor). An answer that is not JSON, breaks the schema or does not decode is
 // sent back to the model with what is wrong (as the call's result in ObjectModeTool, as a user
 // turn otherwise) until spec.MaxAttempts model turns; an answer cut short (finish_reason length),
-// filtered or refused ends the attempts at once. In ObjectModeTool and ObjectModeAuto, T must be a
-// struct or a map (its JSON form, an object, is the call's arguments); the request's ToolChoice
-// is replaced, and in ObjectModeJSONSchema its Extra["response_format"].
+// filtered or refused ends the attempts at once. T can be of any JSON kind: in ObjectModeTool and
+// ObjectModeAuto, where the call's arguments must be an object, a value that is not one (a string,
+// a number, a slice) is asked for as {"value": ...}, and Object.Raw is the value's JSON. The
+// request's ToolChoice is replaced, and in ObjectModeJSONSchema its Extra["response_format"] (whose
+// schema is T's, a scalar too: a server that wants an object there will refuse it).
 //
 // POST /api/v1/chat/completions, once per attempt
 func GenerateObject[T any](ctx context.Context, chat *ChatService, req ChatRequest, spec ObjectSpec, opts ...Option) (*Object[T], error) {
@@ -175,7 +180,7 @@ func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect
 	if spec.MaxAttempts < 0 {
 		return nil, invalid("ObjectSpec.MaxAttempts", "must not be negative, got %d", spec.MaxAttempts)
 	}
-	spec.MaxAttempts = positiveOr(spec.MaxAttempts, DefaultObjectAttempts)
+	spec.MaxAttempts = positiveOr(spec.MaxAttempts, defaultObjectAttempts)
 	if spec.Name == "" {
 		spec.Name = defaultObjectName(t)
 	}
@@ -185,9 +190,6 @@ func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect
 	ts := schemaOf(t)
 	if err := ts.forObjects(); err != nil {
 		return nil, invalid("type "+t.String(), "%v", err)
-	}
-	if k := deref(t).Kind(); (spec.Mode == ObjectModeAuto || spec.Mode == ObjectModeTool) && k != reflect.Struct && k != reflect.Map {
-		return nil, invalid("type "+t.String(), "must be a struct or a map in ObjectModeTool and ObjectModeAuto: a call's arguments are a JSON object")
 	}
 	if slices.ContainsFunc(req.Tools, func(tool Tool) bool { return tool.Function.Name == spec.Name }) {
 		return nil, invalid("ObjectSpec.Name", "%q is already the name of one of the request's tools", spec.Name)
@@ -229,8 +231,8 @@ func (r *objectRun) request() ChatRequest {
 	req.Messages = r.messages
 	switch r.mode {
 	case ObjectModeAuto, ObjectModeTool:
-		tool := FunctionTool(r.spec.Name, r.spec.Description, r.schema.sent)
-		if r.schema.strict {
+		tool := functionTool(r.spec.Name, r.spec.Description, r.schema.call.sent)
+		if r.schema.call.strict {
 			tool.Function.Strict = Ptr(true)
 		}
 		req.Tools = append(slices.Clone(req.Tools), tool)
@@ -261,7 +263,7 @@ func (r *objectRun) loop(ctx context.Context, turn turnFunc) (*objectAnswer, err
 		if err != nil {
 			return nil, err
 		}
-		r.usage = addUsage(r.usage, answer.TokenUsage())
+		r.usage = addUsage(r.usage, answer.UsageOrEstimate())
 		msg := firstMessage(answer, r.attempts)
 		r.messages = append(r.messages, msg)
 		got, raw, failure := r.evaluate(ctx, &msg, mode)
@@ -290,7 +292,8 @@ func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode)
 			if len(raw) == 0 {
 				raw = json.RawMessage("{}")
 			}
-			return ObjectModeTool, raw, r.check(ctx, raw)
+			raw, err := r.checkCall(ctx, raw)
+			return ObjectModeTool, raw, err
 		}
 		if mode == ObjectModeTool {
 			return mode, nil, fmt.Errorf("the model did not call %s", r.spec.Name)
@@ -301,7 +304,7 @@ func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode)
 	if err != nil {
 		return mode, nil, err
 	}
-	return mode, raw, r.check(ctx, raw)
+	return mode, raw, r.check(ctx, raw, r.schema.resolved, "the value")
 }
 
 // ownCall returns the answer's call of the object's function, nil when it has none.
@@ -321,16 +324,54 @@ func (r *objectRun) lastRaw(msg *Message) string {
 	return msg.Content
 }
 
-// check validates a value against the schema and decodes it.
-func (r *objectRun) check(ctx context.Context, raw json.RawMessage) error {
+// checkCall validates the arguments of the object's call and decodes the value they carry; it
+// returns the value's JSON (the arguments, or what their envelope holds).
+func (r *objectRun) checkCall(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	if !r.schema.wrapped {
+		return args, r.check(ctx, args, r.schema.call.resolved, "the arguments")
+	}
+	if err := r.validate(ctx, args, r.schema.call.resolved, "the arguments"); err != nil {
+		return args, err
+	}
+	var envelope map[string]json.RawMessage
+	_ = json.Unmarshal(args, &envelope) // valid: an object with its one property
+	return envelope[envelopeKey], r.decode(envelope[envelopeKey])
+}
+
+// check validates a value against a schema and decodes it.
+func (r *objectRun) check(ctx context.Context, raw json.RawMessage, schema *checkedSchema, whole string) error {
+	if err := r.validate(ctx, raw, schema, whole); err != nil {
+		return err
+	}
+	return r.decode(raw)
+}
+
+// validate checks a value against a schema; whole names the value to the model.
+func (r *objectRun) validate(ctx context.Context, raw json.RawMessage, schema *checkedSchema, whole string) error {
 	var instance any
 	if err := json.Unmarshal(raw, &instance); err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
 	}
-	if err := r.schema.resolved.validate(ctx, instance); err != nil {
+	err := schema.validate(ctx, instance)
+	if err == nil || errors.Is(err, ErrSchemaTooCostly) || ctx.Err() != nil && err == context.Cause(ctx) {
 		return err
 	}
-	return r.decode(raw)
+	return &schemaMismatch{why: explain(schema.Schema(), instance, whole, err), err: err}
+}
+
+// schemaMismatch is a value its schema refuses: Error says why in plain words, for the model (the
+// repair turn) and for people; Unwrap returns the validator's error.
+type schemaMismatch struct {
+	why string
+	err error
+}
+
+func (e *schemaMismatch) Error() string { return e.why }
+func (e *schemaMismatch) Unwrap() error { return e.err }
+
+// reason is a failure as the middle of a sentence.
+func reason(failure error) string {
+	return strings.TrimSuffix(failure.Error(), ".")
 }
 
 // repair tells the model what was wrong with its answer, and chooses the next attempt's mode.
@@ -339,7 +380,7 @@ func (r *objectRun) repair(msg *Message, mode ObjectMode, failure error) {
 	for _, call := range msg.ToolCalls {
 		result := fmt.Sprintf("error: only %s can be called here", r.spec.Name)
 		if own != nil && call.ID == own.ID {
-			result = fmt.Sprintf("error: the arguments are not valid: %v. Call %s again with corrected arguments.", failure, r.spec.Name)
+			result = fmt.Sprintf("error: the arguments are not valid: %s. Call %s again with corrected arguments.", reason(failure), r.spec.Name)
 		}
 		r.messages = append(r.messages, ToolResultMessage(call.ID, result))
 	}
@@ -351,8 +392,8 @@ func (r *objectRun) repair(msg *Message, mode ObjectMode, failure error) {
 	case mode == ObjectModeAuto:
 		// The model answered with text, which did not hold the value: ask for the text it can give.
 		r.mode = ObjectModePrompt
-		r.messages = append(r.messages, UserMessage(fmt.Sprintf("That answer is not usable: %v. %s", failure, r.instructions())))
+		r.messages = append(r.messages, UserMessage(fmt.Sprintf("That answer is not usable: %s. %s", reason(failure), r.instructions())))
 	default:
-		r.messages = append(r.messages, UserMessage(fmt.Sprintf("That answer is not usable: %v. Answer again with only the corrected JSON value.", failure)))
+		r.messages = append(r.messages, UserMessage(fmt.Sprintf("That answer is not usable: %s. Answer again with only the corrected JSON value.", reason(failure))))
 	}
 }

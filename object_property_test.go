@@ -169,6 +169,15 @@ func consistent(p, f reflect.Value, path string) error {
 // content, and checks every partial against want; it returns the last partial.
 func feedObject(t *testing.T, text string, cuts []int, asCall bool, want propValue) propValue {
 	t.Helper()
+	return feedObjectChecked(t, text, cuts, asCall, func(_ int, partial propValue) error {
+		return consistent(reflect.ValueOf(partial), reflect.ValueOf(want), "value")
+	})
+}
+
+// feedObjectChecked is feedObject with its own check of each partial, given the length of the text
+// it was made from.
+func feedObjectChecked(t *testing.T, text string, cuts []int, asCall bool, check func(end int, partial propValue) error) propValue {
+	t.Helper()
 	var partial propValue
 	mode := ObjectModePrompt
 	if asCall {
@@ -196,7 +205,7 @@ func feedObject(t *testing.T, text string, cuts []int, asCall bool, want propVal
 		if !tr.add(ChatCompletionChunk{Choices: []ChunkChoice{{Delta: d}}}) {
 			continue
 		}
-		if err := consistent(reflect.ValueOf(partial), reflect.ValueOf(want), "value"); err != nil {
+		if err := check(end, partial); err != nil {
 			t.Fatalf("cut at %v, after %q: %v", cuts, text[:end], err)
 		}
 	}
@@ -247,6 +256,78 @@ func TestPartialObjectProperty(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, final); diff != "" {
 				t.Fatalf("final value (-want +got):\n%s", diff)
+			}
+		}
+	}
+}
+
+// TestPartialObjectKeysMetAgain writes random values as objects whose keys are met more than once,
+// each time with another random value of the field, in a random order, and cuts the text at every
+// byte and at random sizes: once a key's last value has begun, no partial shows in that field what
+// the final value (encoding/json's, which merges objects and elements into the earlier values)
+// contradicts, and the last partial is the final value.
+func TestPartialObjectKeysMetAgain(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(*objectSeed, 5))
+	typ := reflect.TypeFor[propValue]()
+	for range 2 * *objectCases {
+		values := []propValue{genValue(rng), genValue(rng), genValue(rng)}
+		var fields []int // one entry per occurrence of a key, in the order of the text
+		for i := range typ.NumField() {
+			for range 1 + rng.IntN(3) {
+				fields = append(fields, i)
+			}
+		}
+		rng.Shuffle(len(fields), func(a, b int) { fields[a], fields[b] = fields[b], fields[a] })
+		var text strings.Builder
+		starts := make([]int, typ.NumField()) // where each key's last value begins
+		text.WriteString("{")
+		for n, i := range fields {
+			if n > 0 {
+				text.WriteString(",")
+			}
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			raw, err := json.Marshal(reflect.ValueOf(values[rng.IntN(len(values))]).Field(i).Interface())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&text, "%q:", name)
+			starts[i] = text.Len()
+			text.Write(raw)
+		}
+		text.WriteString("}")
+		var final propValue
+		if err := json.Unmarshal([]byte(text.String()), &final); err != nil {
+			t.Fatal(err)
+		}
+		check := func(end int, partial propValue) error {
+			for i := range typ.NumField() {
+				if starts[i] >= end {
+					continue
+				}
+				path := "value." + typ.Field(i).Name
+				if err := consistent(reflect.ValueOf(partial).Field(i), reflect.ValueOf(final).Field(i), path); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		src := text.String()
+		cutSets := [][]int{nil}
+		for i := 1; i < len(src); i++ {
+			cutSets = append(cutSets, []int{i})
+		}
+		for range 20 {
+			var cuts []int
+			for i := rng.IntN(9); i < len(src); i += 1 + rng.IntN(17) {
+				cuts = append(cuts, i)
+			}
+			cutSets = append(cutSets, cuts)
+		}
+		for _, cuts := range cutSets {
+			last := feedObjectChecked(t, src, cuts, true, check)
+			if diff := cmp.Diff(final, last); diff != "" {
+				t.Fatalf("%s\nlast partial, cut at %v (-final +partial):\n%s", src, cuts, diff)
 			}
 		}
 	}

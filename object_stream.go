@@ -6,23 +6,25 @@ import (
 	"errors"
 	"iter"
 	"reflect"
+	"sync/atomic"
 
 	"github.com/infergate/infergate-go/internal/partialjson"
 )
 
 // ObjectStream is a value being generated. Range over Partials to watch it fill in, or call Wait;
-// either runs it.
+// either runs it, and one goroutine may range over Partials while another waits in Wait.
 type ObjectStream[T any] struct {
-	ctx    context.Context
-	chat   *ChatService
-	req    ChatRequest
-	spec   ObjectSpec
-	opts   []Option
-	run    *objectRun
-	value  T
-	result *Object[T]
-	err    error
-	ran    bool
+	ctx     context.Context
+	chat    *ChatService
+	req     ChatRequest
+	spec    ObjectSpec
+	opts    []Option
+	run     *objectRun
+	value   T
+	result  *Object[T]
+	err     error
+	once    runOnce
+	attempt atomic.Int64
 }
 
 // StreamObject asks the model for a value of type T as GenerateObject does, streaming each model
@@ -37,20 +39,24 @@ func StreamObject[T any](ctx context.Context, chat *ChatService, req ChatRequest
 	return &ObjectStream[T]{ctx: ctx, chat: chat, req: req, spec: spec, opts: opts}
 }
 
-// Wait runs the stream to its end, if Partials has not, and returns the value.
+// Wait returns the value once the stream has ended, or the error that ended it: never nil and
+// nil. Called before Partials is ranged over, it runs the stream itself (ranging over Partials
+// afterwards yields nothing). Called while another goroutine ranges over Partials, it waits for
+// that run to end: at the stream's end, on ctx's cancellation (seen at the range's next step), or
+// when that loop breaks (Wait then returns context.Canceled); so it must not be called from inside
+// that loop. Every call returns the same result.
 func (s *ObjectStream[T]) Wait() (*Object[T], error) {
-	for range s.Partials() {
+	if s.once.claim() {
+		s.execute(func(T, error) bool { return true })
+	} else {
+		s.once.wait()
 	}
 	return s.result, s.err
 }
 
-// Attempt returns the model turn the stream is on, from 1 (0 before it starts).
-func (s *ObjectStream[T]) Attempt() int {
-	if s.run == nil {
-		return 0
-	}
-	return s.run.attempts
-}
+// Attempt returns the model turn the stream is on, from 1 (0 before it starts). It may be called
+// from any goroutine.
+func (s *ObjectStream[T]) Attempt() int { return int(s.attempt.Load()) }
 
 var errObjectStopped = errors.New("infergate: the caller stopped the object stream")
 
@@ -60,22 +66,36 @@ var errObjectStopped = errors.New("infergate: the caller stopped the object stre
 // candidate, JSON the model broke off and started over in prose, restarts it too). Partials share
 // slices, maps, pointers and strings with later ones: copy what you keep past an iteration. A
 // failure arrives as the last pair, with a zero T. Breaking out of the loop stops the stream; an
-// ObjectStream runs once, ranging again yields nothing.
+// ObjectStream runs once, ranging again (or after Wait, or while another goroutine ranges) yields
+// nothing.
 func (s *ObjectStream[T]) Partials() iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		if s.ran {
-			return
+		if s.once.claim() {
+			s.execute(yield)
 		}
-		s.ran = true
-		s.err = s.start(yield)
-		if s.err == errObjectStopped {
-			s.err = context.Canceled
-			return
+	}
+}
+
+// execute runs the stream, yielding partials, and ends the run with its result set; the failure
+// is yielded after that, so that a Wait on another goroutine does not wait for the loop's body.
+func (s *ObjectStream[T]) execute(yield func(T, error) bool) {
+	ended := false
+	defer func() {
+		if !ended {
+			s.err = errRangePanicked
+			s.once.end()
 		}
-		if s.err != nil {
-			var zero T
-			yield(zero, s.err)
-		}
+	}()
+	err := s.start(yield)
+	stopped := err == errObjectStopped
+	if stopped {
+		err = context.Canceled
+	}
+	s.err, ended = err, true
+	s.once.end()
+	if err != nil && !stopped {
+		var zero T
+		yield(zero, err)
 	}
 }
 
@@ -103,6 +123,7 @@ func (s *ObjectStream[T]) start(yield func(T, error) bool) error {
 
 // turn streams one model turn, yielding the partial value as it grows.
 func (s *ObjectStream[T]) turn(ctx context.Context, req ChatRequest, mode ObjectMode, yield func(T, error) bool) (*ChatCompletion, error) {
+	s.attempt.Store(int64(s.run.attempts))
 	stream, err := s.chat.Stream(ctx, req, s.opts...)
 	if err != nil {
 		return nil, err
@@ -118,27 +139,41 @@ func (s *ObjectStream[T]) turn(ctx context.Context, req ChatRequest, mode Object
 	if err := stream.Err(); err != nil {
 		return nil, err
 	}
+	if p.finish() && !yield(partial, nil) {
+		return nil, errObjectStopped
+	}
 	return stream.Completion(), nil
 }
 
 // partialTracker follows the part of a streamed turn that carries the value: the arguments of
 // the object's call, or the JSON in the text.
 type partialTracker struct {
-	root  reflect.Value
-	name  string
-	tools bool // the turn offers the call
-	call  int  // index of the object's call, -1 before it starts
-	args  *partialjson.Decoder
-	text  *textValue // nil in ObjectModeTool, where text is not read
+	root     reflect.Value
+	name     string
+	tools    bool // the turn offers the call
+	call     int  // index of the object's call, -1 before it starts
+	args     *partialjson.Decoder
+	wrapped  bool          // the call carries the value in an envelope
+	envelope reflect.Value // what args fills then
+	text     *textValue    // nil in ObjectModeTool, where text is not read
 }
 
 func newPartialTracker(root reflect.Value, mode ObjectMode, run *objectRun) *partialTracker {
 	p := &partialTracker{root: root, name: run.spec.Name, call: -1,
-		tools: mode == ObjectModeAuto || mode == ObjectModeTool}
+		tools: mode == ObjectModeAuto || mode == ObjectModeTool, wrapped: run.schema != nil && run.schema.wrapped}
 	if mode != ObjectModeTool {
 		p.text = &textValue{finder: newJSONFinder(run.t), root: root}
 	}
 	return p
+}
+
+// finish ends the turn: a value in the text that only its end settles (a number, one found in a
+// fence or in prose) is shown. It reports whether the value shows something new.
+func (p *partialTracker) finish() bool {
+	if p.text == nil || p.call >= 0 {
+		return false
+	}
+	return p.text.finish()
 }
 
 // add reads a chunk's first choice; it reports whether the value shows something new.
@@ -167,11 +202,20 @@ func (p *partialTracker) addCall(tc ToolCallDelta) bool {
 		// The value now comes from the call: whatever the text showed is dropped.
 		p.call, p.text = tc.Index, nil
 		p.root.SetZero()
-		p.args = partialjson.NewDecoder(p.root)
+		target := p.root
+		if p.wrapped {
+			field := reflect.StructField{Name: "Value", Type: p.root.Type(), Tag: `json:"` + envelopeKey + `"`}
+			p.envelope = reflect.New(reflect.StructOf([]reflect.StructField{field})).Elem()
+			target = p.envelope
+		}
+		p.args = partialjson.NewDecoder(target)
 	}
 	if tc.Index != p.call || tc.Function.Arguments == "" {
 		return false
 	}
 	changed, _ := p.args.Write([]byte(tc.Function.Arguments)) // bad JSON stops the partials; the final check reports it
+	if changed && p.envelope.IsValid() {
+		p.root.Set(p.envelope.Field(0))
+	}
 	return changed
 }

@@ -232,7 +232,6 @@ func TestObjectSpecValidation(t *testing.T) {
 	_, cases["name"] = infergate.GenerateObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{Name: "a b"})
 	_, cases["attempts"] = infergate.GenerateObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{MaxAttempts: -1})
 	_, cases["mode"] = infergate.GenerateObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{Mode: 9})
-	_, cases["not an object"] = infergate.GenerateObject[[]string](ctx, chat, recipeRequest(), infergate.ObjectSpec{})
 	_, cases["no messages"] = infergate.GenerateObject[Recipe](ctx, chat, infergate.ChatRequest{}, infergate.ObjectSpec{})
 	_, cases["stream"] = infergate.StreamObject[Recipe](ctx, chat, recipeRequest(), infergate.ObjectSpec{Name: "a b"}).Wait()
 	for name, err := range cases {
@@ -273,6 +272,40 @@ func TestStreamObjectToolFragments(t *testing.T) {
 	}
 	if diff := cmp.Diff(obj.Value, partials[len(partials)-1]); diff != "" {
 		t.Fatalf("last partial (-final +partial):\n%s", diff)
+	}
+}
+
+// A key met again starts its value over, whatever its kind: the last partial is the value, not the
+// two lists joined, and none after the key is met again shows the earlier list or enum.
+func TestStreamObjectKeyMetAgain(t *testing.T) {
+	t.Parallel()
+	args := `{"name":"Pan","steps":["mix","fry"],"diet":"vegan","steps":["stir"],"diet":"any","note":"x","name":"Crêpes"}`
+	gw := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{
+		Quirks: gatewaytest.Quirks{ArgChunkSize: 4}, ToolCalls: []gatewaytest.ToolCall{{Name: "Recipe", Arguments: args}}}))
+	st := infergate.StreamObject[Recipe](context.Background(), gw.Client().Chat, recipeRequest(), infergate.ObjectSpec{})
+	var partials []Recipe
+	for p, err := range st.Partials() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Steps = slices.Clone(p.Steps) // partials share their slices with later ones
+		partials = append(partials, p)
+	}
+	obj, err := st.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Recipe{Name: "Crêpes", Steps: []string{"stir"}, Note: "x", Diet: "any"}
+	if diff := cmp.Diff(want, obj.Value); diff != "" {
+		t.Fatalf("value (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, partials[len(partials)-1]); diff != "" {
+		t.Fatalf("last partial (-want +got):\n%s", diff)
+	}
+	for _, p := range partials {
+		if p.Note == "x" && (!slices.Equal(p.Steps, want.Steps) || p.Diet != want.Diet) {
+			t.Fatalf("partial %+v shows an earlier value after its key was met again", p)
+		}
 	}
 }
 
@@ -324,7 +357,7 @@ func BenchmarkGenerateObjectOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	plain := recipeRequest()
-	plain.Tools = []infergate.Tool{infergate.FunctionTool("Recipe", "", schema)}
+	plain.Tools = []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "Recipe", Parameters: schema}}}
 	plain.ToolChoice = infergate.ToolChoiceFunction("Recipe")
 	ctx := context.Background()
 	b.Run("Create", func(b *testing.B) {
@@ -441,11 +474,11 @@ func TestSchemaForRefusesWhatJSONSchemaCannotSay(t *testing.T) {
 		t.Fatalf("error %v, want a *ValidationError", err)
 	}
 	s, err := infergate.SchemaFor[[]string]()
-	if err != nil || s.Items == nil || s.Items.Type != "string" {
-		t.Fatalf("%v %v", s, err)
+	if err != nil || string(s) != `{"type":["null","array"],"items":{"type":"string"}}` {
+		t.Fatalf("%s %v", s, err)
 	}
-	s.Items.Type = "number" // a copy: the next caller still gets strings
-	if again, _ := infergate.SchemaFor[[]string](); again.Items.Type != "string" {
-		t.Fatal("SchemaFor handed out the cached schema")
+	s[len(s)-3] = 'X' // the caller's own bytes: the next caller still gets the schema
+	if again, _ := infergate.SchemaFor[[]string](); string(again) != `{"type":["null","array"],"items":{"type":"string"}}` {
+		t.Fatalf("SchemaFor handed out shared bytes: %s", again)
 	}
 }

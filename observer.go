@@ -47,21 +47,25 @@ func WithObserver(observers ...Observer) Option {
 	}
 }
 
+// OperationName says what an operation does: one of the Operation constants, or for the other
+// routes the service and method, e.g. "models.list" or "billing.balance".
+type OperationName string
+
 // The names of the operations that Operation.Name takes besides the routes' own.
 const (
-	OperationChat          = "chat"          // Chat.Create and Chat.Stream
-	OperationEmbeddings    = "embeddings"    // Embeddings.Create
-	OperationTranscription = "transcription" // Audio.Transcribe
-	OperationSpeech        = "speech"        // Audio.Speech and its variants
-	OperationInvokeAgent   = "invoke_agent"  // a tool loop: Chat.RunTools
-	OperationExecuteTool   = "execute_tool"  // one tool call in a loop
+	OperationChat          OperationName = "chat"          // Chat.Create and Chat.Stream
+	OperationEmbeddings    OperationName = "embeddings"    // Embeddings.Create
+	OperationTranscription OperationName = "transcription" // Audio.Transcribe
+	OperationSpeech        OperationName = "speech"        // Audio.Speech and its variants
+	OperationInvokeAgent   OperationName = "invoke_agent"  // a tool loop: Chat.RunTools
+	OperationExecuteTool   OperationName = "execute_tool"  // one tool call in a loop
 )
 
 // Operation describes an operation as it starts.
 type Operation struct {
 	// Name says what the operation does: one of the Operation constants, or for the other routes
 	// the service and method, e.g. "models.list" or "billing.balance".
-	Name string
+	Name OperationName
 	// Method and Path are the HTTP route below the API root, e.g. POST /chat/completions; empty for
 	// operations that are not one route (a tool loop, a tool call).
 	Method, Path string
@@ -289,7 +293,7 @@ func (o *observation) end(result any, err error) {
 		if r != nil {
 			e.ResponseModel = r.Model
 			if u := r.Usage; u.PromptTokens != 0 || u.TotalTokens != 0 {
-				e.Usage = &Usage{PromptTokens: u.PromptTokens, TotalTokens: u.TotalTokens}
+				e.Usage = &u
 			}
 		}
 	}

@@ -113,11 +113,11 @@ func TestObserverSeesWholeOperations(t *testing.T) {
 	if endsBefore != 1 {
 		t.Errorf("the stream's operation ended before the stream was read (%d ends)", endsBefore)
 	}
-	names := []string{}
+	names := []infergate.OperationName{}
 	for _, op := range rec.ops {
 		names = append(names, op.Name)
 	}
-	if !slices.Equal(names, []string{infergate.OperationChat, infergate.OperationChat, infergate.OperationEmbeddings}) {
+	if !slices.Equal(names, []infergate.OperationName{infergate.OperationChat, infergate.OperationChat, infergate.OperationEmbeddings}) {
 		t.Fatalf("operations = %v", names)
 	}
 	if op := rec.ops[1]; !op.Stream || op.Model != "llama-3.3-70b" || op.Path != "/chat/completions" || op.ServerAddress != "127.0.0.1" || op.ServerPort == 0 {
@@ -254,11 +254,11 @@ func TestObserverNestsToolLoops(t *testing.T) {
 	var seen []string
 	observe := func(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
 		parent, _ := ctx.Value(parentKey{}).(string)
-		name := op.Name
+		name := string(op.Name)
 		if op.Tool != nil {
 			name += " " + op.Tool.Function.Name
 		}
-		return context.WithValue(ctx, parentKey{}, op.Name), &infergate.OperationHooks{End: func(e infergate.OperationEnd) {
+		return context.WithValue(ctx, parentKey{}, string(op.Name)), &infergate.OperationHooks{End: func(e infergate.OperationEnd) {
 			mu.Lock()
 			defer mu.Unlock()
 			status := "ok"

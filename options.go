@@ -34,11 +34,13 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpCli
 // WithStreamTimeouts instead (and by their context). d must be positive.
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
-// WithMaxRetries sets how many times a failed call is retried (default 2). Zero disables retries.
-func WithMaxRetries(n int) Option { return func(c *config) { c.maxRetries = max(n, 0) } }
+// WithMaxRetries sets how many times a failed call is retried (default 2). Zero disables retries;
+// a negative count is refused, like every negative bound.
+func WithMaxRetries(n int) Option { return func(c *config) { c.maxRetries = n } }
 
 // WithMaxRetryAfter sets the longest Retry-After the client will wait out (default one minute). A
 // server asking for longer gets its error returned at once, with the wait in APIError.RetryAfter.
+// Zero waits out no Retry-After; a negative wait is refused.
 func WithMaxRetryAfter(d time.Duration) Option { return func(c *config) { c.maxRetryAfter = d } }
 
 // WithRetryBackoff sets the backoff between retries: the first wait is about base, doubling per
@@ -65,7 +67,8 @@ func WithLogger(logger *slog.Logger) Option { return func(c *config) { c.logger 
 // WithStreamTimeouts bounds a stream's silences: firstByte is the longest wait from sending the
 // request to the first byte of the answer (default 6 minutes, because a cold model can take minutes
 // to start), idle the longest gap between two reads after that (default 2 minutes). A stream that
-// stays silent longer fails with an error matching ErrStreamTimeout. Zero keeps a default; a
+// stays silent longer fails with a *TimeoutError (Bound TimeoutBoundFirstByte or TimeoutBoundIdle) matching
+// ErrStreamTimeout and context.DeadlineExceeded. Zero keeps a default; a
 // negative value makes NewClient fail.
 func WithStreamTimeouts(firstByte, idle time.Duration) Option {
 	return func(c *config) {
@@ -82,7 +85,8 @@ func WithStreamTimeouts(firstByte, idle time.Duration) Option {
 }
 
 // WithMaxLineSize sets the longest stream line accepted (default 64 MiB). A longer line ends the
-// stream with an error instead of growing memory without bound.
+// stream with an error instead of growing memory without bound. Zero keeps the default; a negative
+// size is refused.
 func WithMaxLineSize(bytes int) Option { return func(c *config) { c.maxLine = bytes } }
 
 // WithAtMostOnce(true) never sends a POST again once an attempt of it reached the server in full:

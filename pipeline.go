@@ -43,7 +43,7 @@ const (
 
 // route describes one call of an endpoint.
 type route struct {
-	op          string // what observers are told the call does; see Operation.Name
+	op          OperationName // what observers are told the call does; see Operation.Name
 	method      string
 	path        string // below the /api/v1 root, e.g. "/chat/completions"
 	query       url.Values

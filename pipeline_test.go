@@ -242,31 +242,34 @@ func (blockingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // Speech is bounded like a stream: a gateway that never sends headers ends the call with
-// ErrStreamTimeout after the first-byte limit; SpeechTo and SpeechToFile also obey WithTimeout.
+// ErrStreamTimeout after the first-byte limit; SpeechTo and SpeechToFile also obey WithTimeout. Each
+// is a *TimeoutError naming its bound and matching context.DeadlineExceeded, so one check catches
+// every timeout.
 func TestSpeechBounded(t *testing.T) {
 	t.Parallel()
 	req := infergate.SpeechRequest{Input: "hello", Model: "tts-1"}
 	for _, tc := range []struct {
-		name string
-		call func(ctx context.Context, c *infergate.Client) error
-		opt  infergate.Option
-		want error
+		name  string
+		call  func(ctx context.Context, c *infergate.Client) error
+		opt   infergate.Option
+		want  error
+		bound string
 	}{
 		{"Speech, first byte", func(ctx context.Context, c *infergate.Client) error {
 			_, err := c.Audio.Speech(ctx, req)
 			return err
-		}, infergate.WithStreamTimeouts(time.Second, time.Second), infergate.ErrStreamTimeout},
+		}, infergate.WithStreamTimeouts(time.Second, time.Second), infergate.ErrStreamTimeout, infergate.TimeoutBoundFirstByte},
 		{"SpeechTo, first byte", func(ctx context.Context, c *infergate.Client) error {
 			_, err := c.Audio.SpeechTo(ctx, io.Discard, req)
 			return err
-		}, infergate.WithStreamTimeouts(time.Second, time.Second), infergate.ErrStreamTimeout},
+		}, infergate.WithStreamTimeouts(time.Second, time.Second), infergate.ErrStreamTimeout, infergate.TimeoutBoundFirstByte},
 		{"SpeechTo, WithTimeout", func(ctx context.Context, c *infergate.Client) error {
 			_, err := c.Audio.SpeechTo(ctx, io.Discard, req)
 			return err
-		}, infergate.WithTimeout(time.Second), context.DeadlineExceeded},
+		}, infergate.WithTimeout(time.Second), context.DeadlineExceeded, infergate.TimeoutBoundCall},
 		{"SpeechToFile, WithTimeout", func(ctx context.Context, c *infergate.Client) error {
 			return c.Audio.SpeechToFile(ctx, t.TempDir()+"/out.mp3", req)
-		}, infergate.WithTimeout(time.Second), context.DeadlineExceeded},
+		}, infergate.WithTimeout(time.Second), context.DeadlineExceeded, infergate.TimeoutBoundCall},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -276,6 +279,14 @@ func TestSpeechBounded(t *testing.T) {
 				err := tc.call(context.Background(), c)
 				if !errors.Is(err, tc.want) || time.Since(start) != time.Second {
 					t.Errorf("err = %v after %v; want %v after 1s", err, time.Since(start), tc.want)
+				}
+				var timeout *infergate.TimeoutError
+				if !errors.As(err, &timeout) || timeout.Bound != tc.bound || timeout.Timeout != time.Second ||
+					!errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("err = %v; want a *TimeoutError of bound %q, 1s, matching context.DeadlineExceeded", err, tc.bound)
+				}
+				if streamed := errors.Is(err, infergate.ErrStreamTimeout); streamed != (tc.bound != infergate.TimeoutBoundCall) {
+					t.Errorf("err = %v: matches ErrStreamTimeout = %v, for bound %q", err, streamed, tc.bound)
 				}
 			})
 		})

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"html"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -242,31 +243,17 @@ func unescapeAt(text []byte, kinds escapes, buf []byte) (decoded []byte, n int) 
 	return nil, 0
 }
 
-// characterReference decodes the HTML character reference text starts with: numeric (&#115; or
-// &#x73;, the semicolon optional as browsers allow) or named (&lowbar;).
+// characterReference decodes the HTML character reference text starts with, as html.UnescapeString
+// reads it, the reference for what a reader decodes: numeric (&#115; or &#x73;, every digit read,
+// leading zeros included, the semicolon optional) or named (&lowbar;, and &amp without its
+// semicolon).
 func characterReference(text, buf []byte) (decoded []byte, n int) {
 	if len(text) > 2 && text[1] == '#' {
-		digits, base := text[2:], 10
-		if digits[0] == 'x' || digits[0] == 'X' {
-			digits, base = digits[1:], 16
-		}
-		end := 0
-		for end < len(digits) && end < 7 && digitValue(digits[end], base) >= 0 {
-			end++
-		}
-		r, ok := parseDigits(digits[:end], base)
-		if !ok || r > utf8.MaxRune {
-			return nil, 0
-		}
-		n = len(text) - len(digits) + end
-		if n < len(text) && text[n] == ';' {
-			n++
-		}
-		return utf8.AppendRune(buf, rune(r)), n
+		return numericReference(text, buf)
 	}
 	semi := bytes.IndexByte(text[:min(len(text), 34)], ';')
 	if semi < 2 {
-		return nil, 0
+		return legacyReference(text, buf)
 	}
 	switch name := text[1:semi]; string(name) { // the common ones without an allocation
 	case "amp":
@@ -281,6 +268,50 @@ func characterReference(text, buf []byte) (decoded []byte, n int) {
 	ref := string(text[:semi+1])
 	if r := html.UnescapeString(ref); r != ref {
 		return append(buf, r...), semi + 1
+	}
+	return legacyReference(text, buf)
+}
+
+// numericReference decodes &#...; reading its digits as html.UnescapeString does: all of them, the
+// value wrapping as a 32-bit rune; a value that is no character (0, a surrogate, past U+10FFFF) is
+// U+FFFD, and one of the C1 controls the Windows-1252 character HTML reads it as. Every byte of the
+// reference is read once, however many zeros pad it.
+func numericReference(text, buf []byte) (decoded []byte, n int) {
+	i, base := 2, 10
+	if text[2]|0x20 == 'x' {
+		i, base = 3, 16
+	}
+	first := i
+	var r rune
+	for ; i < len(text); i++ {
+		d := digitValue(text[i], base)
+		if d < 0 {
+			break
+		}
+		r = r*rune(base) + rune(d)
+	}
+	if i == first {
+		return nil, 0
+	}
+	if i < len(text) && text[i] == ';' {
+		i++
+	}
+	switch {
+	case 0x80 <= r && r <= 0x9f:
+		return append(buf, html.UnescapeString("&#"+strconv.Itoa(int(r))+";")...), i
+	case r <= 0 || 0xd800 <= r && r <= 0xdfff || r > utf8.MaxRune:
+		r = utf8.RuneError
+	}
+	return utf8.AppendRune(buf, r), i
+}
+
+// legacyReference decodes &amp written without its semicolon, which HTML allows (html.UnescapeString
+// reads "&amp#115;" as "&#115;"). Of the legacy names HTML reads without a semicolon, it is the one
+// that matters here: the others (&lt, &copy, &eacute) decode to characters no credential holds and
+// no escape starts with, so leaving them be changes nothing found.
+func legacyReference(text, buf []byte) (decoded []byte, n int) {
+	if len(text) >= 4 && (string(text[1:4]) == "amp" || string(text[1:4]) == "AMP") {
+		return append(buf, '&'), 4
 	}
 	return nil, 0
 }

@@ -3,6 +3,7 @@ package infergate
 import (
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -28,6 +29,11 @@ func TestEscapedCredentialsRedacted(t *testing.T) {
 		{"HTML in JSON", `\u0026#115;k_live.KEY-42`, ""},
 		{"HTML-escaped ampersand", `&amp;#115;k_live.KEY-42`, ""},
 		{"after a stray percent", `%&#115;k_live.KEY-42`, "%"},
+		{"HTML decimal, zero-padded", `&#00000115;k_live.KEY-42`, ""},
+		{"HTML hex, zero-padded, no semicolon", `&#x000000073k_live.KEY-42`, ""},
+		{"HTML, a thousand zeros", "&#" + strings.Repeat("0", 1000) + "115;k_live.KEY-42", ""},
+		{"HTML decimal past 32 bits, as html.UnescapeString wraps it", `&#4294967411;k_live.KEY-42`, ""},
+		{"legacy ampersand without semicolon", `&amp#115k_live.KEY-42`, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -54,35 +60,56 @@ func TestEscapesWithoutCredentialsKept(t *testing.T) {
 	}
 }
 
+const keyAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+
+// randomKey is a random credential of 12 to 41 bytes.
+func randomKey(rng *rand.Rand) []byte {
+	key := make([]byte, 12+rng.IntN(30))
+	for j := range key {
+		key[j] = keyAlphabet[rng.IntN(len(keyAlphabet))]
+	}
+	return key
+}
+
+// htmlSpelled writes key's byte j as an HTML character reference: decimal or hex, padded with up to
+// 40 zeros, its semicolon left out where the next byte cannot extend the number; or named.
+func htmlSpelled(w *strings.Builder, rng *rand.Rand, key []byte, j int) {
+	named := map[byte]string{'_': "&lowbar;", '.': "&period;", '-': "&#45;"}
+	b, zeros := key[j], strings.Repeat("0", rng.IntN(41))
+	hex, base := rng.IntN(2) == 0, 10
+	if hex {
+		base = 16
+	}
+	semi := ";"
+	if j+1 < len(key) && digitValue(key[j+1], base) < 0 && rng.IntN(2) == 0 {
+		semi = ""
+	}
+	switch n, ok := named[b]; {
+	case ok && rng.IntN(3) == 0:
+		w.WriteString(n)
+	case hex:
+		fmt.Fprintf(w, "&#%s%s%X%s", []string{"x", "X"}[rng.IntN(2)], zeros, b, semi)
+	default:
+		fmt.Fprintf(w, "&#%s%d%s", zeros, b, semi)
+	}
+}
+
 // A property: a random credential, each byte written in a random one of the spellings a server may
 // use, then quoted into JSON up to twice, is blanked out of any text around it, which is kept.
 func TestEscapedCredentialProperty(t *testing.T) {
 	t.Parallel()
-	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
-	named := map[byte]string{'_': "&lowbar;", '.': "&period;", '-': "&#45;"}
 	rng := rand.New(rand.NewPCG(7, 11))
 	for i := range Scaled(3000) {
-		key := make([]byte, 12+rng.IntN(30))
-		for j := range key {
-			key[j] = alphabet[rng.IntN(len(alphabet))]
-		}
+		key := randomKey(rng)
 		var spelled strings.Builder
-		for _, b := range key {
-			switch rng.IntN(7) {
+		for j, b := range key {
+			switch rng.IntN(6) {
 			case 0:
 				fmt.Fprintf(&spelled, `\u%04x`, b)
-			case 1:
-				fmt.Fprintf(&spelled, "&#%d;", b)
-			case 2:
-				fmt.Fprintf(&spelled, "&#x%X;", b)
+			case 1, 2:
+				htmlSpelled(&spelled, rng, key, j)
 			case 3:
 				fmt.Fprintf(&spelled, "%%%02X", b)
-			case 4:
-				if n, ok := named[b]; ok {
-					spelled.WriteString(n)
-					continue
-				}
-				spelled.WriteByte(b)
 			default:
 				spelled.WriteByte(b)
 			}
@@ -95,6 +122,33 @@ func TestEscapedCredentialProperty(t *testing.T) {
 		}
 		c := &config{secretForms: secretForms(newSecret(string(key)))}
 		if got := string(c.redact([]byte(body))); got != want {
+			t.Fatalf("case %d, key %s:\nredact(%s)\n = %s\nwant %s", i, key, body, got, want)
+		}
+	}
+}
+
+// A property checked against html.UnescapeString, the reference for what HTML decodes: a credential
+// spelled with character references (zero-padded, hex or decimal, with or without semicolons,
+// named), which html.UnescapeString reads back as the credential, is blanked out.
+func TestHTMLSpelledCredentialProperty(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(8, 13))
+	for i := range Scaled(2000) {
+		key := randomKey(rng)
+		var spelled strings.Builder
+		for j, b := range key {
+			if rng.IntN(4) == 0 {
+				spelled.WriteByte(b)
+				continue
+			}
+			htmlSpelled(&spelled, rng, key, j)
+		}
+		if got := html.UnescapeString(spelled.String()); got != string(key) {
+			t.Fatalf("case %d: the generator spelled %s as %s, which html.UnescapeString reads as %s", i, key, spelled.String(), got)
+		}
+		body := "<p>invalid key " + spelled.String() + "</p>"
+		c := &config{secretForms: secretForms(newSecret(string(key)))}
+		if got, want := string(c.redact([]byte(body))), "<p>invalid key "+redactedText+"</p>"; got != want {
 			t.Fatalf("case %d, key %s:\nredact(%s)\n = %s\nwant %s", i, key, body, got, want)
 		}
 	}
@@ -120,7 +174,8 @@ func jsonQuoted(s string) string {
 // FuzzRedactEscaped: redaction never panics, never lengthens text without a credential, and leaves
 // no credential that any kind of escape, undone alone or all together, still spells.
 func FuzzRedactEscaped(f *testing.F) {
-	for _, seed := range []string{`&#115;k-1234567`, `\u0073k-1234567`, `%73k-1234567`, `&`, `\u`, `&#x`, `%`, `&lowbar;`, `\\u0073k-1234567`} {
+	for _, seed := range []string{`&#115;k-1234567`, `\u0073k-1234567`, `%73k-1234567`, `&`, `\u`, `&#x`, `%`, `&lowbar;`, `\\u0073k-1234567`,
+		`&#0000000115;k-1234567`, `&#x00073k-1234567`, `&#4294967411;k-1234567`, `&amp#115k-1234567`, `&ampx&#128;&#xD800;&#0;`} {
 		f.Add(seed)
 	}
 	const key = "sk-1234567"
@@ -129,6 +184,9 @@ func FuzzRedactEscaped(f *testing.F) {
 		out := c.redactString(in)
 		if !strings.Contains(in, redactedText) && !strings.Contains(out, redactedText) && out != in {
 			t.Fatalf("changed text without a credential: %q -> %q", in, out)
+		}
+		if h := html.UnescapeString(html.UnescapeString(html.UnescapeString(out))); strings.Contains(h, key) {
+			t.Fatalf("%q -> %q still spells the key to html.UnescapeString: %q", in, out, h)
 		}
 		for _, kinds := range []escapes{allEscapes, jsonEscapes, htmlReferences, percentEscapes} {
 			u := unescaped{text: []byte(out)}
@@ -149,24 +207,26 @@ func FuzzRedactEscaped(f *testing.F) {
 // too, not only in the decoded message.
 func TestAPIErrorBodyRedactsEscapedKey(t *testing.T) {
 	t.Parallel()
-	srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = io.WriteString(w, `<html><body><p>Key &#115;k-live-SECRETKEY0123456789abcdef was refused</p></body></html>`)
-	})
-	client, _ := newTestClient(t, srv.URL, WithAPIKey(secretKey))
-	_, err := client.Models.List(t.Context())
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("err = %v, want an *APIError", err)
+	for _, s := range []string{"&#115;", "&#00000115;", "&#x0000073"} { // zero-padded, as browsers read them too
+		srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `<html><body><p>Key `+s+`k-live-SECRETKEY0123456789abcdef was refused</p></body></html>`)
+		})
+		client, _ := newTestClient(t, srv.URL, WithAPIKey(secretKey))
+		_, err := client.Models.List(t.Context())
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) {
+			t.Fatalf("%s: err = %v, want an *APIError", s, err)
+		}
+		if want := `<html><body><p>Key [redacted] was refused</p></body></html>`; string(apiErr.Body) != want {
+			t.Errorf("%s: Body = %s, want %s", s, apiErr.Body, want)
+		}
+		if apiErr.Message != "Key [redacted] was refused" {
+			t.Errorf("%s: Message = %q", s, apiErr.Message)
+		}
+		assertNoSecret(t, "error", formatted(err))
 	}
-	if want := `<html><body><p>Key [redacted] was refused</p></body></html>`; string(apiErr.Body) != want {
-		t.Errorf("Body = %s, want %s", apiErr.Body, want)
-	}
-	if apiErr.Message != "Key [redacted] was refused" {
-		t.Errorf("Message = %q", apiErr.Message)
-	}
-	assertNoSecret(t, "error", formatted(err))
 }
 
 // A large body is read in overlapping windows: a credential spelled with escapes is blanked out

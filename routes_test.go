@@ -45,7 +45,7 @@ func TestNewRoutesOnTheWire(t *testing.T) {
 			answer: `{"data":[{"index":0,"embedding":[1]},{"index":1,"embedding":[2]}]}`,
 			call: func(ctx context.Context, c *Client) error {
 				_, err := c.Embeddings.Create(ctx, EmbeddingRequest{Model: "bge-m3", Input: []string{"a", "b"},
-					EncodingFormat: EmbeddingFloat, Dimensions: Ptr(256), User: "u-1", SessionID: "0xs2"})
+					EncodingFormat: EmbeddingFormatFloat, Dimensions: Ptr(256), User: "u-1", SessionID: "0xs2"})
 				return err
 			},
 			want: wireCall{"POST", catalogAPIRoot + "/embeddings", bearerKey, jsonType, jsonType,
@@ -60,7 +60,7 @@ func TestNewRoutesOnTheWire(t *testing.T) {
 		{name: "speech, every field", answer: "RIFF",
 			call: func(ctx context.Context, c *Client) error {
 				_, err := c.Audio.SpeechTo(ctx, io.Discard, SpeechRequest{Input: "Hi", Model: "kokoro", Voice: "am_adam",
-					ResponseFormat: SpeechWAV, Speed: Ptr(1.5), SessionID: "0xs2"})
+					ResponseFormat: SpeechFormatWAV, Speed: Ptr(1.5), SessionID: "0xs2"})
 				return err
 			},
 			want: wireCall{"POST", catalogAPIRoot + "/audio/speech", bearerKey, jsonType, "audio/*, application/json;q=0.5",
@@ -98,7 +98,7 @@ func TestNewRoutesOnTheWire(t *testing.T) {
 		{name: "set default key", opts: []Option{WithAccessToken(catalogJWT)}, answer: `{"id":7}`,
 			call: func(ctx context.Context, c *Client) error { _, err := c.Keys.SetDefault(ctx, 7); return err },
 			want: wireCall{"PUT", catalogAPIRoot + "/auth/keys/7/default", bearerToken, "", jsonType, ""}},
-		{name: "default key", opts: []Option{WithAccessToken(catalogJWT)}, answer: `null`,
+		{name: "default key", opts: []Option{WithAccessToken(catalogJWT)}, answer: `{"id":7}`,
 			call: func(ctx context.Context, c *Client) error { _, err := c.Keys.Default(ctx); return err },
 			want: wireCall{"GET", catalogAPIRoot + "/auth/keys/default", bearerToken, "", jsonType, ""}},
 		{name: "health: service root, no credential", opts: []Option{WithAccessToken(catalogJWT)}, answer: `{"status":"ok"}`,

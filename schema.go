@@ -16,9 +16,22 @@ import (
 // omitzero and pointers are optional, `enum:"a,b"` lists a string's allowed values. T can be any
 // type google/jsonschema-go supports, not only a struct.
 //
-// The schema is derived once per type; each call returns a copy the caller may change.
-func SchemaFor[T any]() (*jsonschema.Schema, error) {
-	return schemaOf(reflect.TypeFor[T]()).clone()
+// The schema describes the JSON encoding/json writes and reads for T, also where that is not
+// T's structure. A type with a method JSONSchema() json.RawMessage gets the schema it returns
+// (Decimal: a string of decimal digits). A type that encodes itself, with a MarshalJSON or
+// MarshalText method, gets the schema of what its zero value writes: its JSON type, and for a
+// string the format its text has, so that time.Time is a string of format date-time; a type that
+// writes null for its zero value, or fails to, allows any value. A type that only reads itself
+// from text (UnmarshalText) is a string; a []byte is a base64 string; a ",string" field is a string.
+//
+// The schema is JSON, as NewToolFromSchema takes it and a request sends it; it is derived once
+// per type.
+func SchemaFor[T any]() (json.RawMessage, error) {
+	ts := schemaOf(reflect.TypeFor[T]())
+	if ts.err != nil {
+		return nil, ts.err
+	}
+	return json.Marshal(ts.schema)
 }
 
 // typeSchema is what one Go type's schema gives objects and tools, derived once.
@@ -29,13 +42,27 @@ type typeSchema struct {
 	// For objects, made on first use: the schema to send (the strict form when there is one) as
 	// JSON, and the resolved schema that checks answers: it lets optional properties be null, as
 	// the strict form does, but does not require them, which a server that ignores strict
-	// would leave out.
+	// would leave out. The value as a call's arguments, which must be an object, has its own:
+	// the same when the value is an object, else those of the envelope {"value": ...} (wrapped).
 	once     sync.Once
 	sent     json.RawMessage
 	strict   bool
 	resolved *checkedSchema
+	call     objectSchema
+	wrapped  bool
 	sendErr  error
 }
+
+// objectSchema is a schema in the forms an object request sends and checks.
+type objectSchema struct {
+	sent     json.RawMessage
+	strict   bool
+	resolved *checkedSchema
+}
+
+// envelopeKey names the one property of the envelope that carries a value a call's arguments,
+// an object, cannot be.
+const envelopeKey = "value"
 
 var schemaCache sync.Map // reflect.Type -> *typeSchema
 
@@ -44,9 +71,11 @@ func schemaOf(t reflect.Type) *typeSchema {
 		return ts.(*typeSchema)
 	}
 	ts := &typeSchema{}
-	ts.schema, ts.err = jsonschema.ForType(t, &jsonschema.ForOptions{})
+	own := map[reflect.Type]*jsonschema.Schema{}
+	ownSchemas(t, own, map[reflect.Type]bool{})
+	ts.schema, ts.err = jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: own})
 	if ts.err == nil {
-		ts.err = refine(t, ts.schema)
+		ts.err = refine(t, ts.schema, own)
 	}
 	actual, _ := schemaCache.LoadOrStore(t, ts)
 	return actual.(*typeSchema)
@@ -60,25 +89,51 @@ func (ts *typeSchema) clone() (*jsonschema.Schema, error) {
 	return ts.schema.CloneSchemas(), nil
 }
 
-// forObjects prepares the schema an object request sends and checks answers with.
+// forObjects prepares the schemas an object request sends and checks answers with.
 func (ts *typeSchema) forObjects() error {
 	ts.once.Do(func() {
 		if ts.err != nil {
 			ts.sendErr = ts.err
 			return
 		}
-		send, check := ts.schema.CloneSchemas(), ts.schema.CloneSchemas()
-		ts.strict = makeStrict(send, true)
-		if !ts.strict {
-			send = ts.schema
-		}
-		makeStrict(check, false)
-		if ts.sent, ts.sendErr = json.Marshal(send); ts.sendErr != nil {
+		value, err := newObjectSchema(ts.schema)
+		if err != nil {
+			ts.sendErr = err
 			return
 		}
-		ts.resolved, ts.sendErr = checkSchema(check)
+		ts.sent, ts.strict, ts.resolved = value.sent, value.strict, value.resolved
+		ts.call, ts.wrapped = value, !isObject(ts.schema)
+		if ts.wrapped {
+			envelope := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{envelopeKey: ts.schema},
+				Required: []string{envelopeKey}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+			ts.call, ts.sendErr = newObjectSchema(envelope)
+		}
 	})
 	return ts.sendErr
+}
+
+// newObjectSchema makes the forms of s: strict to send when it can be, nullable to check.
+func newObjectSchema(s *jsonschema.Schema) (objectSchema, error) {
+	var o objectSchema
+	send, check := s.CloneSchemas(), s.CloneSchemas()
+	o.strict = makeStrict(send, true)
+	if !o.strict {
+		send = s
+	}
+	makeStrict(check, false)
+	var err error
+	if o.sent, err = json.Marshal(send); err != nil {
+		return o, err
+	}
+	o.resolved, err = checkSchema(check)
+	return o, err
+}
+
+// isObject reports whether a schema's value is an object (or null), which a call's arguments can
+// be as they are.
+func isObject(s *jsonschema.Schema) bool {
+	types := typesOf(s)
+	return slices.Contains(types, "object") && !slices.ContainsFunc(types, func(t string) bool { return t != "object" && t != "null" })
 }
 
 // makeStrict rewrites s in place into the form servers that enforce schemas ("strict": true)

@@ -96,9 +96,9 @@ var costFamilies = []costFamily{
 
 // largestAccepted returns the family's costliest case within the bound: the largest n the walk
 // accepts, found by doubling n, then halving the gap.
-func largestAccepted(b *testing.B, f costFamily) (*checkedSchema, any, int) {
+func largestAccepted(b *testing.B, f costFamily) (*checkedSchema, any, int64) {
 	b.Helper()
-	try := func(n int) (*checkedSchema, any, int, bool) {
+	try := func(n int) (*checkedSchema, any, int64, bool) {
 		c, err := checkRawSchema([]byte(f.schema(n)))
 		if err != nil {
 			b.Fatalf("n=%d: %v", n, err)
@@ -150,14 +150,14 @@ func BenchmarkSchemaBound(b *testing.B) {
 					b.Fatal(err)
 				}
 				walked := cpuTime(b)
-				if checked.resolved.Validate(value) != nil {
-					explain(checked.Schema(), value)
+				if err := checked.resolved.Validate(value); err != nil {
+					explain(checked.Schema(), value, "the value", err)
 				}
 				walk, validation = walk+walked-start, validation+cpuTime(b)-walked
 			}
 			b.ReportMetric(float64(work), "units")
-			b.ReportMetric(float64(walk.Nanoseconds())/float64(b.N*work), "walk-ns/unit")
-			b.ReportMetric(float64(validation.Nanoseconds())/float64(b.N*work), "validate-ns/unit")
+			b.ReportMetric(float64(walk.Nanoseconds())/(float64(b.N)*float64(work)), "walk-ns/unit")
+			b.ReportMetric(float64(validation.Nanoseconds())/(float64(b.N)*float64(work)), "validate-ns/unit")
 		})
 	}
 }

@@ -11,21 +11,23 @@ import (
 // schemaCost is what applying one schema to a value costs the validator, beyond the subschemas it
 // applies, and what its failure costs: the validator's error quotes the value.
 type schemaCost struct {
-	values      int  // enum entries and const, each compared with the value
-	valueSize   int  // their size, in nodes and bytes
-	names       int  // properties, required and dependentRequired names looked up in an object
-	nameBytes   int  // required names, listed when missing
-	patterns    int  // patternProperties, each matched against every property name
-	patternSize int  // their compiled sizes, summed
-	pattern     int  // pattern's compiled size
-	branches    int  // anyOf and oneOf, named in their errors
-	strings     bool // minLength, maxLength or pattern: a string is measured, and quoted on failure
-	numbers     bool // numeric keywords
-	unique      bool // uniqueItems: every item is hashed
-	keys        bool // the object's properties are iterated
-	quotes      bool // a failure quotes the value: type, enum, const, contains
+	values      int   // enum entries and const, each compared with the value
+	valueSize   int64 // their size, in units (see weight)
+	valueBytes  int64 // and quoted, in bytes
+	names       int   // properties, required and dependentRequired names looked up in an object
+	nameBytes   int   // required names, listed when missing
+	patterns    int   // patternProperties, each matched against every property name
+	patternSize int   // their compiled sizes, summed
+	pattern     int   // pattern's compiled size
+	branches    int   // anyOf and oneOf, named in their errors
+	strings     bool  // minLength, maxLength or pattern: a string is measured, and quoted on failure
+	numbers     bool  // numeric keywords
+	unique      bool  // uniqueItems: every item is hashed
+	keys        bool  // the object's properties are iterated
+	quotes      bool  // a failure quotes the value: type, enum, const, contains
 }
 
+// costOf sums up what a schema's own keywords cost.
 func costOf(s *jsonschema.Schema) schemaCost {
 	c := schemaCost{
 		values: len(s.Enum), names: len(s.Properties) + len(s.Required), patterns: len(s.PatternProperties),
@@ -38,11 +40,11 @@ func costOf(s *jsonschema.Schema) schemaCost {
 	}
 	var m measurer
 	for _, v := range s.Enum {
-		c.valueSize += m.size(v).weight()
+		c.addValue(m.size(v))
 	}
 	if s.Const != nil {
 		c.values++
-		c.valueSize += m.size(*s.Const).weight()
+		c.addValue(m.size(*s.Const))
 	}
 	for _, name := range s.Required {
 		c.nameBytes += len(name) + 3
@@ -62,40 +64,46 @@ func costOf(s *jsonschema.Schema) schemaCost {
 	return c
 }
 
+func (c *schemaCost) addValue(s size) {
+	c.valueSize += s.weight()
+	c.valueBytes += s.bytes
+}
+
 // visit returns the work of applying the schema to v (in units), and of its failure: the bytes of
 // the message it makes, and the units formatting it takes. The constants are upper bounds measured
-// on the costliest shapes of each (BenchmarkSchemaBound).
-func (c *schemaCost) visit(v any, m *measurer) (work, message, format int) {
-	message = 64 + 24*c.branches
+// on the costliest shapes of each (BenchmarkSchemaBound). Products are in int64, which no JSON
+// value held in memory overflows.
+func (c *schemaCost) visit(v any, m *measurer) (work, message, format int64) {
+	message = 64 + 24*int64(c.branches)
 	work = c.valueSize / 4
 	if c.quotes {
 		size := m.size(v)
-		message += size.bytes + c.valueSize
+		message += size.bytes + c.valueBytes
 		format = size.nodes/2 + c.valueSize/2
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		work += c.names / 16
-		message += c.nameBytes
+		work += int64(c.names) / 16
+		message += int64(c.nameBytes)
 		if c.keys {
-			keyBytes := 0
+			var keyBytes int64
 			for key := range v {
-				keyBytes += len(key) + 3
+				keyBytes += int64(len(key)) + 3
 			}
-			work += len(v) / 8
+			work += int64(len(v)) / 8
 			message += keyBytes
 			if c.patterns > 0 {
-				work += len(v)*c.patterns + keyBytes*c.patternSize/32
+				work += int64(len(v))*int64(c.patterns) + keyBytes*int64(c.patternSize)/32
 			}
 		}
 	case string:
 		if c.pattern > 0 {
-			work += 1 + len(v)*c.pattern/32
+			work += 1 + int64(len(v))*int64(c.pattern)/32
 		}
 		if c.strings {
-			work += len(v) / 1024
-			message += len(v)
-			format += len(v) / 256
+			work += int64(len(v)) / 1024
+			message += int64(len(v))
+			format += int64(len(v)) / 256
 		}
 	case []any:
 		if c.unique {
@@ -110,10 +118,10 @@ func (c *schemaCost) visit(v any, m *measurer) (work, message, format int) {
 }
 
 // size is a JSON value's size: its nodes, and the bytes it takes when the validator quotes it.
-type size struct{ nodes, bytes int }
+type size struct{ nodes, bytes int64 }
 
 // weight is the value's size in units of work: a node, or 16 bytes.
-func (s size) weight() int { return s.nodes + s.bytes/16 }
+func (s size) weight() int64 { return s.nodes + s.bytes/16 }
 
 func (s *size) add(t size) {
 	s.nodes, s.bytes = s.nodes+t.nodes, s.bytes+t.bytes
@@ -122,7 +130,7 @@ func (s *size) add(t size) {
 func leafSize(v any) size {
 	switch v := v.(type) {
 	case string:
-		return size{1, 8 + len(v)}
+		return size{1, 8 + int64(len(v))}
 	case float64:
 		return size{1, 24}
 	}
@@ -151,10 +159,10 @@ type container struct {
 const remembered = 64
 
 // take returns the units of work measuring took since it was last called.
-func (m *measurer) take() int {
+func (m *measurer) take() int64 {
 	w := m.measured / 64
 	m.measured %= 64
-	return w
+	return int64(w)
 }
 
 func (m *measurer) size(v any) size {
@@ -174,7 +182,7 @@ func (m *measurer) size(v any) size {
 		case map[string]any:
 			m.measured += len(c)
 			for k, child := range c {
-				m.list[i].size.add(size{0, len(k) + 2})
+				m.list[i].size.add(size{0, int64(len(k)) + 2})
 				m.add(child, i)
 			}
 		case []any:
@@ -252,19 +260,19 @@ type pending struct {
 // contains) is not passed on, but each one costs what it costs.
 type open struct {
 	role                edgeRole
-	message, format     int // its own failure
-	wrap                int // the prefix the validator adds to a message passing through it
-	seqBytes, anyBytes  int
-	seqChain, seqFormat int
+	message, format     int64 // its own failure
+	wrap                int64 // the prefix the validator adds to a message passing through it
+	seqBytes, anyBytes  int64
+	seqChain, seqFormat int64
 }
 
 // bound walks the value the way the validator would, visiting every subschema that could apply,
 // and adds up the work, which it returns: ErrSchemaTooCostly when it exceeds maxValidationWork or
 // nests deeper than maxValidationDepth, ctx's cause when ctx ends first. The walk keeps its own
 // stack.
-func (g *schemaGraph) bound(ctx context.Context, instance any) (int, error) {
+func (g *schemaGraph) bound(ctx context.Context, instance any) (int64, error) {
 	var m measurer
-	work := 1
+	work := int64(1)
 	stack := []pending{{node: 0, role: roleCond, v: instance}}
 	var opened []open
 	for visits := 0; len(stack) > 0; {
@@ -282,13 +290,13 @@ func (g *schemaGraph) bound(ctx context.Context, instance any) (int, error) {
 			n := &g.nodes[p.node]
 			w, message, format := n.cost.visit(p.v, &m)
 			work += w
-			opened = append(opened, open{role: p.role, message: message, format: format, wrap: 16 + g.nameLen(p.node)})
+			opened = append(opened, open{role: p.role, message: message, format: format, wrap: 16 + int64(g.nameLen(p.node))})
 			stack = append(stack, pending{exit: true})
 			before := len(stack)
 			if work < maxValidationWork {
 				stack = g.children(stack, n, p)
 			}
-			work += len(stack) - before
+			work += int64(len(stack) - before)
 		}
 		if work > maxValidationWork {
 			return work, fmt.Errorf("%w: more than %d steps", ErrSchemaTooCostly, maxValidationWork)
@@ -299,7 +307,7 @@ func (g *schemaGraph) bound(ctx context.Context, instance any) (int, error) {
 
 // close ends the innermost open application and returns the work its failure would cost, if it is
 // one whose failure the validator formats and stops at (the root, an anyOf branch, a condition).
-func (g *schemaGraph) close(opened *[]open) int {
+func (g *schemaGraph) close(opened *[]open) int64 {
 	o := (*opened)[len(*opened)-1]
 	*opened = (*opened)[:len(*opened)-1]
 	message := o.wrap + max(o.message, o.seqBytes, o.anyBytes)
@@ -389,23 +397,31 @@ func (g *schemaGraph) children(stack []pending, n *schemaNode, p pending) []pend
 // as the validator does, but resolves references its own way, so the validation's bound does not
 // cover it.
 type explainBudget struct {
-	left int
-	m    measurer
+	left  int64
+	m     measurer
+	costs map[*jsonschema.Schema]*schemaCost // each schema's, worked out once
 }
 
-func newExplainBudget() *explainBudget { return &explainBudget{left: maxValidationWork / 4} }
+func newExplainBudget() *explainBudget {
+	return &explainBudget{left: maxValidationWork / 4, costs: map[*jsonschema.Schema]*schemaCost{}}
+}
 
 // spend charges applying s to v; false once the budget is spent. Beyond what the validator does,
 // the explanation encodes the value once for each enum value, and compiles each pattern it uses.
 func (b *explainBudget) spend(s *jsonschema.Schema, v any) bool {
-	c := costOf(s)
+	c := b.costs[s]
+	if c == nil {
+		cost := costOf(s)
+		c = &cost
+		b.costs[s] = c
+	}
 	work, _, format := c.visit(v, &b.m)
-	work += 1 + format + c.values*b.m.size(v).weight()/4
+	work += 1 + format + int64(c.values)*b.m.size(v).weight()/4
 	switch v := v.(type) {
 	case map[string]any:
-		work += len(v) * c.patternSize / 16
+		work += int64(len(v)) * int64(c.patternSize) / 16
 	case string:
-		work += c.pattern / 16
+		work += int64(c.pattern) / 16
 	}
 	b.left -= work + b.m.take()
 	return b.left >= 0

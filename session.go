@@ -2,8 +2,10 @@ package infergate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -19,7 +21,7 @@ import (
 // ErrSessionsUnsupported.
 type SessionsService struct{ client *Client }
 
-// SessionOptions shapes a new session.
+// SessionOptions shapes a new session. It encodes to JSON as the request sends it.
 type SessionOptions struct {
 	// Duration is how long the session lasts, sent in whole seconds; zero leaves it to the gateway.
 	Duration time.Duration
@@ -43,6 +45,29 @@ func (o SessionOptions) wire() (wireSessionOptions, error) {
 		DirectPayment: o.DirectPayment, Failover: o.Failover}, nil
 }
 
+// MarshalJSON writes the options as a request sends them: {"sessionDuration":3600,
+// "directPayment":false,"failover":true}. A duration that cannot be sent is an error.
+func (o SessionOptions) MarshalJSON() ([]byte, error) {
+	w, err := o.wire()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads the shape MarshalJSON writes.
+func (o *SessionOptions) UnmarshalJSON(data []byte) error {
+	var w wireSessionOptions
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	if w.SessionDuration < 0 || w.SessionDuration > int64(math.MaxInt64/time.Second) {
+		return fmt.Errorf("infergate: sessionDuration %d is not a duration in seconds", w.SessionDuration)
+	}
+	*o = SessionOptions{Duration: time.Duration(w.SessionDuration) * time.Second, DirectPayment: w.DirectPayment, Failover: w.Failover}
+	return nil
+}
+
 // Session is what the gateway says about a session it opened or closed.
 type Session struct {
 	ID           string `json:"session_id"`               // the session's id; empty when closing found none
@@ -56,11 +81,11 @@ type SessionState string
 
 // The states a ping reports. Other values are kept as sent.
 const (
-	SessionAlive     SessionState = "alive"      // the session is open and its provider answers
-	SessionDead      SessionState = "dead"       // the provider does not answer
-	SessionExpired   SessionState = "expired"    // the session's duration has passed
-	SessionNone      SessionState = "no_session" // the API key has no session
-	SessionUnchecked SessionState = "error"      // the gateway could not check the session
+	SessionStateAlive     SessionState = "alive"      // the session is open and its provider answers
+	SessionStateDead      SessionState = "dead"       // the provider does not answer
+	SessionStateExpired   SessionState = "expired"    // the session's duration has passed
+	SessionStateNoSession SessionState = "no_session" // the API key has no session
+	SessionStateError     SessionState = "error"      // the gateway could not check the session
 )
 
 // SessionStatus is the answer to a ping.
@@ -72,7 +97,7 @@ type SessionStatus struct {
 }
 
 // Alive reports whether the session can serve requests.
-func (s SessionStatus) Alive() bool { return s.State == SessionAlive }
+func (s *SessionStatus) Alive() bool { return s != nil && s.State == SessionStateAlive }
 
 // CreateFromBid opens a session with the provider of a bid, as returned by BidsService.Rated.
 //

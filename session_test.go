@@ -112,13 +112,13 @@ func TestSessionsPing(t *testing.T) {
 		wantAlive bool
 	}{
 		{`{"status":"alive","message":"ok","session_id":"0x5e55","success":true}`,
-			SessionStatus{State: SessionAlive, Message: "ok", SessionID: "0x5e55", Success: true}, true},
+			SessionStatus{State: SessionStateAlive, Message: "ok", SessionID: "0x5e55", Success: true}, true},
 		{`{"status":"expired","message":"Session expired","session_id":"0x5e55","success":false}`,
-			SessionStatus{State: SessionExpired, Message: "Session expired", SessionID: "0x5e55"}, false},
+			SessionStatus{State: SessionStateExpired, Message: "Session expired", SessionID: "0x5e55"}, false},
 		{`{"status":"no_session","message":"none","success":false}`,
-			SessionStatus{State: SessionNone, Message: "none"}, false},
+			SessionStatus{State: SessionStateNoSession, Message: "none"}, false},
 		{`{"status":"error","message":"lookup failed","success":false}`,
-			SessionStatus{State: SessionUnchecked, Message: "lookup failed"}, false},
+			SessionStatus{State: SessionStateError, Message: "lookup failed"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.want.State), func(t *testing.T) {

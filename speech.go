@@ -18,12 +18,12 @@ type SpeechFormat string
 
 // The speech formats the gateway produces.
 const (
-	SpeechMP3  SpeechFormat = "mp3"  // MPEG audio layer III, the default
-	SpeechOpus SpeechFormat = "opus" // Opus in Ogg, small, for streaming and voice apps
-	SpeechAAC  SpeechFormat = "aac"  // AAC, as Apple devices prefer
-	SpeechFLAC SpeechFormat = "flac" // lossless, compressed
-	SpeechWAV  SpeechFormat = "wav"  // uncompressed PCM with a WAV header
-	SpeechPCM  SpeechFormat = "pcm"  // raw samples, no header
+	SpeechFormatMP3  SpeechFormat = "mp3"  // MPEG audio layer III, the default
+	SpeechFormatOpus SpeechFormat = "opus" // Opus in Ogg, small, for streaming and voice apps
+	SpeechFormatAAC  SpeechFormat = "aac"  // AAC, as Apple devices prefer
+	SpeechFormatFLAC SpeechFormat = "flac" // lossless, compressed
+	SpeechFormatWAV  SpeechFormat = "wav"  // uncompressed PCM with a WAV header
+	SpeechFormatPCM  SpeechFormat = "pcm"  // raw samples, no header
 )
 
 // DefaultVoice is the voice the gateway speaks with when SpeechRequest.Voice is empty.
@@ -31,21 +31,21 @@ const DefaultVoice = "af_alloy"
 
 // SpeechRequest is the text to speak and how.
 type SpeechRequest struct {
-	Input string // the text to speak; required
+	Input string `json:"input"` // the text to speak; required
 	// Model is the text-to-speech model's name or hex id; empty lets the gateway choose.
-	Model string
+	Model string `json:"model,omitempty"`
 	// Voice names the voice; empty means DefaultVoice.
-	Voice string
-	// ResponseFormat is the audio format; empty means SpeechMP3.
-	ResponseFormat SpeechFormat
+	Voice string `json:"voice,omitempty"`
+	// ResponseFormat is the audio format; empty means SpeechFormatMP3.
+	ResponseFormat SpeechFormat `json:"response_format,omitempty"`
 	// Speed is the speaking rate, 0.25 to 4.0; nil means normal speed (1.0).
-	Speed *float64
+	Speed *float64 `json:"speed,omitempty"`
 	// SessionID runs the request in this provider session; empty uses the client's (WithSessionID)
 	// or, failing that, the session tied to the API key.
-	SessionID string
+	SessionID string `json:"session_id,omitempty"`
 	// Extra holds fields this type does not model (a provider's "lang_code", say), merged into the
 	// request's top-level JSON; a key the request already sends is a *ValidationError.
-	Extra map[string]any
+	Extra map[string]any `json:"-"`
 }
 
 // Validate reports the first rule the request breaks, as a *ValidationError. Speech calls it
@@ -55,7 +55,7 @@ func (r *SpeechRequest) Validate() error {
 		return invalid("Input", "the text to speak is required")
 	}
 	switch r.ResponseFormat {
-	case "", SpeechMP3, SpeechOpus, SpeechAAC, SpeechFLAC, SpeechWAV, SpeechPCM:
+	case "", SpeechFormatMP3, SpeechFormatOpus, SpeechFormatAAC, SpeechFormatFLAC, SpeechFormatWAV, SpeechFormatPCM:
 	default:
 		return invalid("ResponseFormat", "%q is not one of mp3, opus, aac, flac, wav, pcm", r.ResponseFormat)
 	}
@@ -108,7 +108,7 @@ func (c *config) speech(ctx context.Context, req SpeechRequest) (io.ReadCloser, 
 		wire.Voice = DefaultVoice
 	}
 	if wire.ResponseFormat == "" {
-		wire.ResponseFormat = SpeechMP3
+		wire.ResponseFormat = SpeechFormatMP3
 	}
 	body, err := json.Marshal(wire)
 	if err != nil {

@@ -78,7 +78,7 @@ func TestSpeechToFile(t *testing.T) {
 	t.Parallel()
 	mock, _ := recordAll(t, 200, "fLaC-audio", "audio/flac")
 	path := filepath.Join(t.TempDir(), "hello.flac")
-	err := mockClient(t, mock).Audio.SpeechToFile(t.Context(), path, SpeechRequest{Input: "x", ResponseFormat: SpeechFLAC})
+	err := mockClient(t, mock).Audio.SpeechToFile(t.Context(), path, SpeechRequest{Input: "x", ResponseFormat: SpeechFormatFLAC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func BenchmarkSpeech200MiB(b *testing.B) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		base := ms.HeapAlloc
-		audio, err := client.Audio.Speech(b.Context(), SpeechRequest{Input: "x", ResponseFormat: SpeechPCM})
+		audio, err := client.Audio.Speech(b.Context(), SpeechRequest{Input: "x", ResponseFormat: SpeechFormatPCM})
 		if err != nil {
 			b.Fatal(err)
 		}

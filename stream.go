@@ -180,7 +180,7 @@ func (s *ChatStream) Next() bool {
 			return s.end(err)
 		}
 		if ev.Kind == sse.Stray {
-			s.skip(ev.Data, false)
+			s.skipStray(ev)
 			continue
 		}
 		data := bytes.TrimSpace(ev.Data)
@@ -204,7 +204,7 @@ var errDone = errors.New("[DONE]")
 // its own, so that concatenating the deltas stays right on every stream.
 func (s *ChatStream) end(cause error) bool {
 	if cause == errDone || cause == io.EOF {
-		if chunk, ok := s.acc.releaseHeld(); ok {
+		if chunk, ok := s.acc.Flush(); ok {
 			s.cur, s.raw, s.ending = chunk, nil, cause
 			s.obs.chunk(&s.cur)
 			return true
@@ -279,10 +279,35 @@ func (f *eventFeed) Read(p []byte) (int, error) {
 // skip records an in-band error or a malformed line; neither ends the stream. errorEvent tells an
 // SSE event named "error", whose data may be a bare error object.
 func (s *ChatStream) skip(raw []byte, errorEvent bool) {
-	se := s.cfg.newStreamError(raw, errorEvent)
+	s.record(s.cfg.newStreamError(raw, raw, errorEvent))
+}
+
+// skipStray records a line that is not SSE. A line that is a field unknown to SSE whose value
+// reports an error (llama.cpp and GPUStack's llama-box end a failed stream with
+// `error: {"error":{...}}`, older llama.cpp with `error: {"code":400,"message":...}`) is read as the
+// data of an event carrying that error would be, the bare object too after a field named "error";
+// Raw keeps the whole line.
+func (s *ChatStream) skipStray(ev sse.Event) {
+	payload, bare := strayPayload(ev)
+	s.record(s.cfg.newStreamError(ev.Data, payload, bare))
+}
+
+// strayPayload is what reports the error in a stray line: the field's value when it reports one,
+// else the whole line; bare tells a field named "error".
+func strayPayload(ev sse.Event) (payload []byte, bare bool) {
+	if ev.Name != "" {
+		value, named := bytes.TrimSpace(ev.Value), ev.Name == "error"
+		if _, ok := errorFields(value, named); ok {
+			return value, named
+		}
+	}
+	return ev.Data, false
+}
+
+func (s *ChatStream) record(se *StreamError) {
 	s.skipped.add(se)
 	s.cfg.logger.Warn("infergate: skipped an error event in the stream",
-		slog.String("type", se.Type), slog.Int("status", se.Status), slog.String("message", se.Message))
+		slog.String("type", se.Type), slog.Int("status", se.StatusCode), slog.String("message", se.Message))
 }
 
 // finish ends the stream and decides, from how it ended, whether the answer is complete.

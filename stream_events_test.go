@@ -124,8 +124,8 @@ func TestStreamErrorStatusSpellings(t *testing.T) {
 			if !errors.As(got.err, &se) {
 				t.Fatalf("Err() = %v, want a *StreamError", got.err)
 			}
-			if se.Status != tt.status || se.Code != tt.code {
-				t.Errorf("Status %d, Code %q; want %d, %q", se.Status, se.Code, tt.status, tt.code)
+			if se.StatusCode != tt.status || se.Code != tt.code {
+				t.Errorf("Status %d, Code %q; want %d, %q", se.StatusCode, se.Code, tt.status, tt.code)
 			}
 			if tt.sentinel != nil && !errors.Is(se, tt.sentinel) {
 				t.Errorf("%v does not match %v", se, tt.sentinel)

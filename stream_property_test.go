@@ -1,6 +1,7 @@
 package infergate_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/internal/sse"
 )
 
 var (
@@ -24,8 +26,9 @@ var (
 // TestStreamProperty reads thousands of random valid streams, each read in random small pieces, and checks every answer against the truth the generator drew: content,
 // reasoning, finish reason, tool calls (id, name, JSON-equal arguments) and logprobs per choice,
 // usage details, and that the cleaned deltas concatenate to the same answer, placeholder "{}"
-// arguments included, also on streams where no chunk carries a finish_reason. Run more with
-// -stream.cases, another sequence with -stream.seed.
+// arguments included, also on streams where no chunk carries a finish_reason; the same events folded
+// with a ChatAccumulator of one's own (Add, then Flush) give the same answer and deltas. Run more
+// with -stream.cases, another sequence with -stream.seed.
 func TestStreamProperty(t *testing.T) {
 	t.Parallel()
 	cases := infergate.Scaled(*propertyCases)
@@ -45,7 +48,58 @@ func TestStreamProperty(t *testing.T) {
 		if msg := checkStream(stream, g); msg != "" {
 			t.Fatalf("case %d (seed %d): %s\nstream:\n%s", i, *propertySeed, msg, g.body)
 		}
+		if msg := checkAccumulated(g); msg != "" {
+			t.Fatalf("case %d (seed %d), folded with ChatAccumulator: %s\nstream:\n%s", i, *propertySeed, msg, g.body)
+		}
 	}
+}
+
+// checkAccumulated folds the stream's events as a proxy would, decoding each with json.Unmarshal
+// into ChatAccumulator.Add and forwarding what Add returns, then what Flush gives back: the
+// forwarded deltas and the completion must both be the truth's.
+func checkAccumulated(g genStream) string {
+	var acc infergate.ChatAccumulator
+	byChoice := map[int]*folded{}
+	forward := func(chunk infergate.ChatCompletionChunk) string { return foldChunk(byChoice, chunk) }
+	dec := sse.NewDecoder(strings.NewReader(g.body), 0)
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		data := bytes.TrimSpace(ev.Data)
+		if err != nil || ev.Kind != sse.Data || len(data) == 0 || string(data) == "[DONE]" {
+			if err != nil {
+				return fmt.Sprintf("reading the events: %v", err)
+			}
+			continue
+		}
+		var chunk infergate.ChatCompletionChunk
+		if err := json.Unmarshal(data, &chunk); err != nil {
+			return fmt.Sprintf("decoding %s: %v", data, err)
+		}
+		if msg := forward(acc.Add(chunk)); msg != "" {
+			return msg
+		}
+	}
+	if last, ok := acc.Flush(); ok {
+		if msg := forward(last); msg != "" {
+			return msg
+		}
+	}
+	got := acc.Completion()
+	if len(got.Choices) != len(g.choices) {
+		return fmt.Sprintf("%d choices, want %d", len(got.Choices), len(g.choices))
+	}
+	for i, want := range g.choices {
+		if msg := checkChoice(got.Choices[i], i, want); msg != "" {
+			return msg
+		}
+		if msg := checkFolded(byChoice[i], got.Choices[i].Message, i); msg != "" {
+			return msg
+		}
+	}
+	return ""
 }
 
 // pieceServer answers each request with the body last given to next, handed out in random pieces
@@ -93,30 +147,38 @@ type folded struct {
 	ids, names         map[int]string
 }
 
+// foldChunk adds a cleaned chunk's deltas to what each choice's concatenated deltas give.
+func foldChunk(byChoice map[int]*folded, chunk infergate.ChatCompletionChunk) string {
+	for _, c := range chunk.Choices {
+		f := byChoice[c.Index]
+		if f == nil {
+			f = &folded{args: map[int]*strings.Builder{}, ids: map[int]string{}, names: map[int]string{}}
+			byChoice[c.Index] = f
+		}
+		f.content.WriteString(c.Delta.Content)
+		f.reasoning.WriteString(c.Delta.Reasoning)
+		for _, tc := range c.Delta.ToolCalls {
+			if tc.Index < 0 {
+				return fmt.Sprintf("a delta of choice %d has an unresolved tool-call index", c.Index)
+			}
+			if f.args[tc.Index] == nil {
+				f.args[tc.Index] = &strings.Builder{}
+			}
+			f.args[tc.Index].WriteString(tc.Function.Arguments)
+			f.ids[tc.Index] += tc.ID
+			f.names[tc.Index] += tc.Function.Name
+		}
+	}
+	return ""
+}
+
 // checkStream reads the stream to its end and returns what differs from the truth, or "".
 func checkStream(stream *infergate.ChatStream, g genStream) string {
 	defer stream.Close()
 	byChoice := map[int]*folded{}
 	for stream.Next() {
-		for _, c := range stream.Current().Choices {
-			f := byChoice[c.Index]
-			if f == nil {
-				f = &folded{args: map[int]*strings.Builder{}, ids: map[int]string{}, names: map[int]string{}}
-				byChoice[c.Index] = f
-			}
-			f.content.WriteString(c.Delta.Content)
-			f.reasoning.WriteString(c.Delta.Reasoning)
-			for _, tc := range c.Delta.ToolCalls {
-				if tc.Index < 0 {
-					return fmt.Sprintf("a delta of choice %d has an unresolved tool-call index", c.Index)
-				}
-				if f.args[tc.Index] == nil {
-					f.args[tc.Index] = &strings.Builder{}
-				}
-				f.args[tc.Index].WriteString(tc.Function.Arguments)
-				f.ids[tc.Index] += tc.ID
-				f.names[tc.Index] += tc.Function.Name
-			}
+		if msg := foldChunk(byChoice, stream.Current()); msg != "" {
+			return msg
 		}
 	}
 	if err := stream.Err(); err != nil {
@@ -232,6 +294,9 @@ func FuzzStreamGenerated(f *testing.F) {
 		}
 		if msg := checkStream(stream, g); msg != "" {
 			t.Fatalf("%s\nstream:\n%s", msg, g.body)
+		}
+		if msg := checkAccumulated(g); msg != "" {
+			t.Fatalf("folded with ChatAccumulator: %s\nstream:\n%s", msg, g.body)
 		}
 	})
 }

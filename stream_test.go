@@ -307,7 +307,7 @@ func TestStreamErrorCarriesInBandDetails(t *testing.T) {
 	if !errors.As(stream.Err(), &se) {
 		t.Fatalf("Err() = %v, want a *StreamError", stream.Err())
 	}
-	want := infergate.StreamError{Message: "upstream died", Type: "provider_error", Code: "upstream", Status: 503,
+	want := infergate.StreamError{Message: "upstream died", Type: "provider_error", Code: "upstream", StatusCode: 503,
 		Raw: `{"error":{"message":"upstream died","type":"provider_error","status":503,"code":"upstream"}}`}
 	if diff := cmp.Diff(want, *se, cmp.AllowUnexported(infergate.StreamError{}), cmp.FilterPath(func(p cmp.Path) bool {
 		return p.Last().String() == ".ended"
@@ -453,6 +453,11 @@ func TestStreamStopsPromptly(t *testing.T) {
 		}
 		if !errors.Is(stream.Err(), infergate.ErrStreamTimeout) {
 			t.Errorf("Err() = %v, want ErrStreamTimeout", stream.Err())
+		}
+		var timeout *infergate.TimeoutError
+		if !errors.As(stream.Err(), &timeout) || timeout.Bound != infergate.TimeoutBoundIdle ||
+			timeout.Timeout != 50*time.Millisecond || !errors.Is(stream.Err(), context.DeadlineExceeded) {
+			t.Errorf("Err() = %v, want an idle *TimeoutError of 50ms matching context.DeadlineExceeded", stream.Err())
 		}
 	})
 	waitForGoroutines(t, before)

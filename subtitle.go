@@ -16,12 +16,12 @@ import (
 // that is a JSON string (what a server returning a bare string as JSON sends).
 func decodeTranscription(raw []byte, format TranscriptionFormat) (*Transcription, error) {
 	if format == "" {
-		format = TranscriptionJSON
+		format = TranscriptionFormatJSON
 	}
 	t := &Transcription{Format: format, Raw: raw}
 	trimmed := bytes.TrimSpace(raw)
 	switch {
-	case (format == TranscriptionJSON || format == TranscriptionVerboseJSON) && bytes.HasPrefix(trimmed, []byte("{")):
+	case (format == TranscriptionFormatJSON || format == TranscriptionFormatVerboseJSON) && bytes.HasPrefix(trimmed, []byte("{")):
 		var w wireTranscription
 		if err := json.Unmarshal(trimmed, &w); err != nil {
 			return nil, err
@@ -30,9 +30,9 @@ func decodeTranscription(raw []byte, format TranscriptionFormat) (*Transcription
 	default:
 		t.Text = plainText(raw, trimmed)
 		switch format {
-		case TranscriptionSRT:
+		case TranscriptionFormatSRT:
 			t.Segments = segmentsFromCues(subtitle.ParseSRT(t.Text))
-		case TranscriptionVTT:
+		case TranscriptionFormatVTT:
 			t.Segments = segmentsFromCues(subtitle.ParseVTT(t.Text))
 		}
 	}

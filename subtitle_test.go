@@ -32,20 +32,20 @@ func TestTranscriptionFormats(t *testing.T) {
 		},
 		{
 			name:   "json with usage",
-			format: infergate.TranscriptionJSON,
+			format: infergate.TranscriptionFormatJSON,
 			body:   `{"text":"Hi","usage":{"type":"tokens","input_tokens":14,"output_tokens":45,"total_tokens":59}}`,
 			want: infergate.Transcription{Text: "Hi",
 				Usage: &infergate.TranscriptionUsage{Type: "tokens", InputTokens: 14, OutputTokens: 45, TotalTokens: 59}},
 		},
 		{
 			name:   "json answered as plain text",
-			format: infergate.TranscriptionJSON,
+			format: infergate.TranscriptionFormatJSON,
 			body:   "Hello world.\n",
 			want:   infergate.Transcription{Text: "Hello world.\n"},
 		},
 		{
 			name:   "verbose_json",
-			format: infergate.TranscriptionVerboseJSON,
+			format: infergate.TranscriptionFormatVerboseJSON,
 			body:   verboseBody,
 			want: infergate.Transcription{
 				Text: "Hello there. General Kenobi.", Language: "english", Duration: 8.47, Task: "transcribe",
@@ -60,14 +60,14 @@ func TestTranscriptionFormats(t *testing.T) {
 		},
 		{
 			name:   "verbose_json with numbers as strings and nulls",
-			format: infergate.TranscriptionVerboseJSON,
+			format: infergate.TranscriptionFormatVerboseJSON,
 			body:   `{"text":"x","duration":"2.5","segments":[{"id":"3","start":"0.5","end":1,"text":"x","avg_logprob":null,"seek":"n/a"}]}`,
 			want: infergate.Transcription{Text: "x", Duration: 2.5,
 				Segments: []infergate.TranscriptionSegment{{ID: 3, Start: 0.5, End: 1, Text: "x"}}},
 		},
 		{
 			name:   "diarization labels",
-			format: infergate.TranscriptionVerboseJSON,
+			format: infergate.TranscriptionFormatVerboseJSON,
 			body: `{"text":"a b c d","segments":[{"id":0,"start":0,"end":1,"text":"a","speaker":"SPEAKER_01"},
 {"id":1,"start":1,"end":2,"text":"b","speaker_label":"B"},{"id":2,"start":2,"end":3,"text":"[SPEAKER_02]: c"},
 {"id":3,"start":3,"end":4,"text":"d","speaker":2},{"id":4,"start":4,"end":5,"text":"e","speaker":{"id":7}}],
@@ -84,19 +84,19 @@ func TestTranscriptionFormats(t *testing.T) {
 		},
 		{
 			name:   "text",
-			format: infergate.TranscriptionText,
+			format: infergate.TranscriptionFormatText,
 			body:   "Hello world.\n",
 			want:   infergate.Transcription{Text: "Hello world.\n"},
 		},
 		{
 			name:   "text sent as a JSON string",
-			format: infergate.TranscriptionText,
+			format: infergate.TranscriptionFormatText,
 			body:   `"Hello \"world\"."`,
 			want:   infergate.Transcription{Text: `Hello "world".`},
 		},
 		{
 			name:   "srt",
-			format: infergate.TranscriptionSRT,
+			format: infergate.TranscriptionFormatSRT,
 			body:   "1\n00:00:00,000 --> 00:00:02,000\nSPEAKER_00: Hello\n\n2\n00:00:02,000 --> 00:00:03,500\nWorld\n\n",
 			want: infergate.Transcription{
 				Text: "1\n00:00:00,000 --> 00:00:02,000\nSPEAKER_00: Hello\n\n2\n00:00:02,000 --> 00:00:03,500\nWorld\n\n",
@@ -108,7 +108,7 @@ func TestTranscriptionFormats(t *testing.T) {
 		},
 		{
 			name:   "vtt",
-			format: infergate.TranscriptionVTT,
+			format: infergate.TranscriptionFormatVTT,
 			body:   "WEBVTT\r\n\r\nNOTE made by a test\r\n\r\n00:00.000 --> 00:02.000 align:start\r\n<v Ana>Hello</v>\r\n",
 			want: infergate.Transcription{
 				Text:     "WEBVTT\r\n\r\nNOTE made by a test\r\n\r\n00:00.000 --> 00:02.000 align:start\r\n<v Ana>Hello</v>\r\n",
@@ -129,7 +129,7 @@ func TestTranscriptionFormats(t *testing.T) {
 			}
 			wantFormat := tt.format
 			if wantFormat == "" {
-				wantFormat = infergate.TranscriptionJSON
+				wantFormat = infergate.TranscriptionFormatJSON
 			}
 			if got.Format != wantFormat || string(got.Raw) != tt.body {
 				t.Errorf("Format %q, Raw %q; want %q and the exact body", got.Format, got.Raw, wantFormat)

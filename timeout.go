@@ -14,26 +14,47 @@ import (
 // long because a gateway's first byte can take minutes while a cold model starts.
 const DefaultTimeout = 10 * time.Minute
 
-// TimeoutError is a call that did not finish within its bound: WithTimeout's, the client's or the
-// call's (DefaultTimeout unless set). It matches context.DeadlineExceeded. A deadline of the
-// caller's own context gives context.DeadlineExceeded itself; streams end with ErrStreamTimeout.
+// TimeoutError is a call that ran past one of the SDK's bounds: WithTimeout's for a call that is
+// not a stream (DefaultTimeout unless set), or one of WithStreamTimeouts' for an answer read as it
+// arrives (a chat stream, speech). Every one matches context.DeadlineExceeded, so one errors.As or
+// errors.Is catches each timeout; the stream silences also match ErrStreamTimeout. A deadline of
+// the caller's own context gives context.DeadlineExceeded itself, not a TimeoutError.
 type TimeoutError struct {
-	Option  string        // which bound fired: "WithTimeout"
+	// Bound names the bound that fired: TimeoutBoundCall, TimeoutBoundFirstByte or TimeoutBoundIdle.
+	Bound   string
 	Timeout time.Duration // its length
 }
 
+// The bounds a TimeoutError names.
+const (
+	TimeoutBoundCall      = "WithTimeout"                   // the whole call, retries included
+	TimeoutBoundFirstByte = "WithStreamTimeouts first byte" // the wait for a stream's first byte
+	TimeoutBoundIdle      = "WithStreamTimeouts idle"       // a silence between two reads of a stream
+)
+
 // Error names the bound that fired.
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("infergate: call did not finish within %s (%s)", e.Timeout, e.Option)
+	switch e.Bound {
+	case TimeoutBoundFirstByte:
+		return fmt.Sprintf("infergate: stream timed out: no answer within %s (%s)", e.Timeout, e.Bound)
+	case TimeoutBoundIdle:
+		return fmt.Sprintf("infergate: stream timed out: no data for %s (%s)", e.Timeout, e.Bound)
+	}
+	return fmt.Sprintf("infergate: call did not finish within %s (%s)", e.Timeout, e.Bound)
 }
 
 // Unwrap makes errors.Is(err, context.DeadlineExceeded) hold.
 func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
+// Is matches ErrStreamTimeout for the stream silences.
+func (e *TimeoutError) Is(target error) bool {
+	return target == ErrStreamTimeout && (e.Bound == TimeoutBoundFirstByte || e.Bound == TimeoutBoundIdle)
+}
+
 // callContext bounds a call that is not a stream, attempts, waits between them and the read of the
 // answer included, by WithTimeout.
 func (c *config) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	bound := &TimeoutError{Option: "WithTimeout", Timeout: c.timeout}
+	bound := &TimeoutError{Bound: TimeoutBoundCall, Timeout: c.timeout}
 	return context.WithTimeoutCause(ctx, bound.Timeout, bound)
 }
 
@@ -91,14 +112,14 @@ func (w *watchdog) fire() {
 			w.timer.Reset(w.idle - silent)
 			return
 		}
-		w.cancel(fmt.Errorf("%w: no data for %s", ErrStreamTimeout, w.idle))
+		w.cancel(&TimeoutError{Bound: TimeoutBoundIdle, Timeout: w.idle})
 		return
 	}
 	if since < w.firstByte {
 		w.timer.Reset(min(w.firstByte-since, w.idle))
 		return
 	}
-	w.cancel(fmt.Errorf("%w: no answer within %s", ErrStreamTimeout, w.firstByte))
+	w.cancel(&TimeoutError{Bound: TimeoutBoundFirstByte, Timeout: w.firstByte})
 }
 
 // watchedBody tells the watchdog whenever data arrives.

@@ -75,7 +75,7 @@ func TestWithTimeoutBoundsEveryPlainCall(t *testing.T) {
 					start := time.Now()
 					err := call(context.Background(), client)
 					var bound *TimeoutError
-					if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &bound) || bound.Option != "WithTimeout" {
+					if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &bound) || bound.Bound != "WithTimeout" {
 						t.Fatalf("err = %v, want a WithTimeout *TimeoutError matching context.DeadlineExceeded", err)
 					}
 					if elapsed := time.Since(start); elapsed != 300*time.Millisecond {
@@ -84,7 +84,7 @@ func TestWithTimeoutBoundsEveryPlainCall(t *testing.T) {
 
 					client = testClient(t, "https://gw.test", fake, WithTimeout(time.Hour))
 					err = call(context.Background(), client, WithTimeout(200*time.Millisecond))
-					if !errors.As(err, &bound) || bound.Option != "WithTimeout" || bound.Timeout != 200*time.Millisecond {
+					if !errors.As(err, &bound) || bound.Bound != "WithTimeout" || bound.Timeout != 200*time.Millisecond {
 						t.Fatalf("err = %v, want the call's WithTimeout *TimeoutError", err)
 					}
 				})

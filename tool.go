@@ -37,7 +37,11 @@ type FuncTool struct {
 //     every other field is required, and properties the struct does not name are refused;
 //   - `enum:"celsius,fahrenheit"` on a string field (or a slice of strings) lists its allowed
 //     values; on any other field it is refused;
-//   - nested structs, slices, maps with string keys and time.Time (an RFC 3339 string) work.
+//   - nested structs, slices and maps with string keys work;
+//   - a ",string" field (`json:"n,string"`) is a string holding the number or boolean, as
+//     encoding/json reads and writes it;
+//   - a type that encodes itself (a json.Marshaler or encoding.TextMarshaler, such as time.Time or
+//     Decimal) is described by what it writes, see SchemaFor.
 //
 // The result is sent to the model as text: a string as it is, anything else as JSON. An error from
 // fn, arguments that do not match the schema, and a panic inside fn are all sent to the model as
@@ -71,7 +75,7 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 		}
 		return out, nil
 	}
-	return &FuncTool{def: FunctionTool(name, description, schema), schema: resolved, run: run}, nil
+	return &FuncTool{def: functionTool(name, description, schema), schema: resolved, run: run}, nil
 }
 
 // Name returns the tool's name, as the model calls it.
@@ -114,7 +118,7 @@ func (t *FuncTool) check(ctx context.Context, arguments string) ([]byte, error) 
 	case ctx.Err() != nil && err == context.Cause(ctx):
 		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageRun, Err: err}
 	default:
-		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err, feedback: explain(t.schema.Schema(), instance)}
+		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err, feedback: explain(t.schema.Schema(), instance, "the arguments", err)}
 	}
 }
 
@@ -148,24 +152,25 @@ func schemaFor(t reflect.Type) (*jsonschema.Schema, error) {
 }
 
 // refine applies to a schema jsonschema-go derived what it does not infer: pointers are optional,
-// and `enum` tags list allowed values. It walks the type beside its schema.
-func refine(t reflect.Type, s *jsonschema.Schema) error {
+// `enum` tags list allowed values, and ",string" fields are strings. It walks the type beside its
+// schema, and leaves alone the types that have a schema of their own (own, see ownSchema).
+func refine(t reflect.Type, s *jsonschema.Schema, own map[reflect.Type]*jsonschema.Schema) error {
 	t = deref(t)
-	if s == nil {
+	if _, ok := own[t]; ok || s == nil {
 		return nil
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
-		return refine(t.Elem(), s.Items)
+		return refine(t.Elem(), s.Items, own)
 	case reflect.Map:
-		return refine(t.Elem(), s.AdditionalProperties)
+		return refine(t.Elem(), s.AdditionalProperties, own)
 	case reflect.Struct:
-		return refineStruct(t, s)
+		return refineStruct(t, s, own)
 	}
 	return nil
 }
 
-func refineStruct(t reflect.Type, s *jsonschema.Schema) error {
+func refineStruct(t reflect.Type, s *jsonschema.Schema, own map[reflect.Type]*jsonschema.Schema) error {
 	for _, f := range reflect.VisibleFields(t) {
 		name, ok := jsonName(f)
 		prop := s.Properties[name]
@@ -175,12 +180,17 @@ func refineStruct(t reflect.Type, s *jsonschema.Schema) error {
 		if f.Type.Kind() == reflect.Pointer {
 			s.Required = removeString(s.Required, name)
 		}
+		quoted, isQuoted := quotedSchema(f, own)
+		if isQuoted {
+			quoted.Description = prop.Description
+			*prop = *quoted
+		}
 		if tag, ok := f.Tag.Lookup("enum"); ok {
-			if err := addEnum(f, prop, tag); err != nil {
+			if err := addEnum(f, prop, tag, isQuoted); err != nil {
 				return err
 			}
 		}
-		if err := refine(f.Type, prop); err != nil {
+		if err := refine(f.Type, prop, own); err != nil {
 			return err
 		}
 	}
@@ -189,7 +199,7 @@ func refineStruct(t reflect.Type, s *jsonschema.Schema) error {
 
 // addEnum lists a string field's allowed values (each element's, for a slice). A nullable field
 // (a pointer) also allows null, which its type admits and a model sends for "not given".
-func addEnum(f reflect.StructField, prop *jsonschema.Schema, tag string) error {
+func addEnum(f reflect.StructField, prop *jsonschema.Schema, tag string, quoted bool) error {
 	t, target := f.Type, prop
 	if k := deref(t).Kind(); (k == reflect.Slice || k == reflect.Array) && prop.Items != nil {
 		t, target = deref(t).Elem(), prop.Items
@@ -198,6 +208,9 @@ func addEnum(f reflect.StructField, prop *jsonschema.Schema, tag string) error {
 		return fmt.Errorf("field %s: an enum tag needs a string field, not %s", f.Name, t)
 	}
 	for _, v := range strings.Split(tag, ",") {
+		if quoted { // ",string": the string holds the value's JSON
+			v = jsonText(v)
+		}
 		target.Enum = append(target.Enum, v)
 	}
 	if slices.Contains(target.Types, "null") || target.Type == "null" {

@@ -13,7 +13,7 @@ const (
 	ToolStageArguments ToolStage = "arguments" // not JSON, or not what the schema allows
 	ToolStageRun       ToolStage = "run"       // the function returned an error
 	ToolStagePanic     ToolStage = "panic"     // the function panicked (or called runtime.Goexit); it was recovered
-	ToolStageUnknown   ToolStage = "unknown"   // the model called a tool that does not exist
+	ToolStageNotFound  ToolStage = "not_found" // the model called a tool that does not exist
 	ToolStageRefused   ToolStage = "refused"   // ToolLoop.Approve refused the call, which did not run
 	ToolStageTimeout   ToolStage = "timeout"   // the call outlived ToolLoop.ToolTimeout
 )
@@ -24,7 +24,7 @@ type ToolError struct {
 	Tool  string
 	Stage ToolStage
 	Err   error
-	// Available names the tools that exist, for ToolStageUnknown.
+	// Available names the tools that exist, for ToolStageNotFound.
 	Available []string
 
 	feedback string // for ToolStageArguments and ToolStageTimeout: what went wrong, in words a model acts on
@@ -37,7 +37,7 @@ func (e *ToolError) Error() string {
 		return fmt.Sprintf("infergate: tool %s: invalid arguments: %v", e.Tool, e.Err)
 	case ToolStagePanic:
 		return fmt.Sprintf("infergate: tool %s panicked: %v", e.Tool, e.Err)
-	case ToolStageUnknown:
+	case ToolStageNotFound:
 		return fmt.Sprintf("infergate: the model called an unknown tool %q", e.Tool)
 	case ToolStageRefused:
 		return fmt.Sprintf("infergate: tool %s: call refused: %v", e.Tool, e.Err)
@@ -61,7 +61,7 @@ func (e *ToolError) Feedback() string {
 			return "Invalid arguments for " + e.Tool + ": they do not match the tool's schema."
 		}
 		return "Invalid arguments for " + e.Tool + ": " + e.feedback
-	case ToolStageUnknown:
+	case ToolStageNotFound:
 		if len(e.Available) == 0 {
 			return fmt.Sprintf("There is no tool named %q, and no tools are available.", e.Tool)
 		}

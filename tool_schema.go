@@ -61,7 +61,7 @@ func NewToolFromSchema(name, description string, schema json.RawMessage, fn func
 	if err != nil {
 		return nil, invalid(field, "schema: %v", err)
 	}
-	def := FunctionTool(name, description, json.RawMessage(slices.Clone(raw)))
+	def := functionTool(name, description, json.RawMessage(slices.Clone(raw)))
 	return &FuncTool{def: def, schema: checked, run: run}, nil
 }
 

@@ -107,7 +107,7 @@ func (p *callPool) outcome(ctx context.Context, call ToolCall) (string, error) {
 	}
 	tool := p.run.tools[name]
 	if tool == nil {
-		return "", &ToolError{Tool: name, Stage: ToolStageUnknown, Available: p.run.names}
+		return "", &ToolError{Tool: name, Stage: ToolStageNotFound, Available: p.run.names}
 	}
 	// ToolTimeout bounds checking the arguments and running the function, together; not the wait
 	// for Approve.

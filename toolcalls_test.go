@@ -98,7 +98,7 @@ func TestRunToolsGoroutinesBoundWorkers(t *testing.T) {
 // loop with a typed error before any call runs; the transcript stops before that turn.
 func TestRunToolsCallLimit(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ limit, requested, wantLimit int }{{0, 65, infergate.DefaultMaxToolCalls}, {3, 4, 3}} {
+	for _, tt := range []struct{ limit, requested, wantLimit int }{{0, 65, 64}, {3, 4, 3}} {
 		gw := gatewaytest.New(t)
 		var ran atomic.Int32
 		count := mustTool(t, "count", func(context.Context, struct{}) (string, error) { ran.Add(1); return "1", nil })
@@ -109,12 +109,12 @@ func TestRunToolsCallLimit(t *testing.T) {
 		gw.Enqueue(gatewaytest.Reply{ToolCalls: calls[:1]}, gatewaytest.Reply{ToolCalls: calls})
 		res, err := gw.Client().Chat.RunTools(context.Background(), hello(),
 			infergate.ToolLoop{Tools: []*infergate.FuncTool{count}, MaxToolCalls: tt.limit}).Wait()
-		var limitErr *infergate.ToolCallLimitError
-		if !errors.As(err, &limitErr) || !errors.Is(err, infergate.ErrToolCallLimit) || limitErr.Limit != tt.wantLimit ||
-			limitErr.Requested != tt.requested || limitErr.Step != 2 {
+		var limitErr *infergate.ToolLimitError
+		if !errors.As(err, &limitErr) || !errors.Is(err, infergate.ErrToolCallLimit) || errors.Is(err, infergate.ErrToolStepLimit) ||
+			limitErr.Limit != infergate.ToolLimitCalls || limitErr.Max != tt.wantLimit || limitErr.Requested != tt.requested || limitErr.Step != 2 {
 			t.Fatalf("limit %d: err = %#v", tt.limit, err)
 		}
-		if ran.Load() != 1 || len(res.Messages) != 3 {
+		if ran.Load() != 1 || len(res.Messages) != 3 || len(limitErr.Messages) != 3 {
 			t.Errorf("limit %d: %d calls ran (want the first turn's only), transcript of %d messages (want 3)", tt.limit, ran.Load(), len(res.Messages))
 		}
 		if want := fmt.Sprintf("asked for %d tool calls; ToolLoop.MaxToolCalls allows %d", tt.requested, tt.wantLimit); !strings.Contains(err.Error(), want) {
@@ -229,8 +229,11 @@ func TestRunToolsToolTimeout(t *testing.T) {
 	if res.Answer.Text() != want {
 		t.Errorf("answer %q, want %q", res.Answer.Text(), want)
 	}
-	if _, err := gw.Client().Chat.RunTools(context.Background(), hello(), infergate.ToolLoop{ToolTimeout: -time.Second}).Wait(); !isValidation(err) {
-		t.Errorf("a negative ToolTimeout: %v, want a ValidationError", err)
+	for _, loop := range []infergate.ToolLoop{{ToolTimeout: -time.Second}, {MaxSteps: -1}, {Goroutines: -1}, {MaxToolCalls: -1}} {
+		sent := len(gw.Requests())
+		if _, err := gw.Client().Chat.RunTools(context.Background(), hello(), loop).Wait(); !isValidation(err) || len(gw.Requests()) != sent {
+			t.Errorf("a negative bound in %+v: %v, want a ValidationError before sending", loop, err)
+		}
 	}
 	gw.Close()
 	waitForGoroutines(t, before)

@@ -10,31 +10,32 @@ import (
 	"time"
 )
 
-// Defaults of the tool loop.
+// Defaults of the tool loop, documented on ToolLoop's fields.
 const (
-	DefaultMaxToolSteps   = 10 // model turns before the loop gives up
-	DefaultToolGoroutines = 4  // tool calls of one turn that run at once
-	DefaultMaxToolCalls   = 64 // tool calls one model turn may ask for
+	defaultMaxToolSteps   = 10 // model turns before the loop gives up
+	defaultToolGoroutines = 4  // tool calls of one turn that run at once
+	defaultMaxToolCalls   = 64 // tool calls one model turn may ask for
 )
 
-// ErrToolStepLimit matches the error of a tool loop that reached its step limit (a *ToolLoopError).
+// ErrToolStepLimit matches the error of a tool loop that reached its step limit (a *ToolLimitError of ToolLimitSteps).
 var ErrToolStepLimit = errors.New("infergate: tool loop reached its step limit")
 
 // ErrToolCallLimit matches the error of a tool loop whose model asked for more calls in one turn
-// than ToolLoop.MaxToolCalls allows (a *ToolCallLimitError).
+// than ToolLoop.MaxToolCalls allows (a *ToolLimitError of ToolLimitCalls).
 var ErrToolCallLimit = errors.New("infergate: a model turn asked for too many tool calls")
 
 // ToolLoop configures ChatService.RunTools. The zero value runs no tools; set Tools.
 type ToolLoop struct {
 	Tools []*FuncTool
-	// MaxSteps bounds the model turns (default DefaultMaxToolSteps). The loop then ends with a
-	// *ToolLoopError that keeps the transcript.
+	// MaxSteps bounds the model turns (10 when zero; a negative bound here
+	// or in Goroutines or MaxToolCalls is refused before anything is sent). The loop then ends with a
+	// *ToolLimitError (ToolLimitSteps) that keeps the transcript.
 	MaxSteps int
-	// Goroutines bounds how many tool calls of one turn run at once (default DefaultToolGoroutines);
+	// Goroutines bounds how many tool calls of one turn run at once (4 when zero);
 	// no more goroutines than that run the calls.
 	Goroutines int
-	// MaxToolCalls bounds the tool calls one model turn may ask for (default DefaultMaxToolCalls). A
-	// turn that asks for more ends the loop with a *ToolCallLimitError before any of its calls runs,
+	// MaxToolCalls bounds the tool calls one model turn may ask for (64 when zero). A
+	// turn that asks for more ends the loop with a *ToolLimitError (ToolLimitCalls) before any of its calls runs,
 	// and is not added to the transcript.
 	MaxToolCalls int
 	// Approve, if set, is asked before each call runs (after its arguments passed the tool's
@@ -88,40 +89,53 @@ type ToolRunResult struct {
 	Steps    int             // model turns taken
 }
 
-// ToolLoopError ends a tool loop that reached its step limit. It keeps the transcript, so that the
-// conversation can be continued.
-type ToolLoopError struct {
-	Limit    int
+// ToolLimit names the bound of ToolLoop that ended a loop.
+type ToolLimit string
+
+// The bounds a tool loop can reach.
+const (
+	ToolLimitSteps ToolLimit = "steps" // ToolLoop.MaxSteps: model turns
+	ToolLimitCalls ToolLimit = "calls" // ToolLoop.MaxToolCalls: tool calls one model turn asked for
+)
+
+// ToolLimitError ends a tool loop that reached one of its bounds. It keeps the transcript, so that
+// the conversation can be continued; errors.Is matches ErrToolStepLimit or ErrToolCallLimit by
+// Limit.
+type ToolLimitError struct {
+	Limit ToolLimit
+	Max   int // the bound: ToolLoop.MaxSteps or ToolLoop.MaxToolCalls, defaults applied
+	// Requested is the number of calls the turn asked for, for ToolLimitCalls; 0 for ToolLimitSteps.
+	Requested int
+	// Step is the model turn, from 1, at which the loop ended: the last one taken for
+	// ToolLimitSteps (equal to Max), the one that asked for too many calls for ToolLimitCalls.
+	Step int
+	// Messages is the transcript: the request's messages, every turn and tool result. For
+	// ToolLimitCalls it stops before the turn that asked for too many calls, none of which ran.
 	Messages []Message
-	Usage    Usage
+	Usage    Usage // tokens summed over all turns, the last one included
 }
 
-// Error says that the loop ran out of steps.
-func (e *ToolLoopError) Error() string {
-	return fmt.Sprintf("infergate: tool loop stopped after %d model turns without a final answer", e.Limit)
+// Error says which bound the loop reached.
+func (e *ToolLimitError) Error() string {
+	if e.Limit == ToolLimitCalls {
+		return fmt.Sprintf("infergate: model turn %d asked for %d tool calls; ToolLoop.MaxToolCalls allows %d", e.Step, e.Requested, e.Max)
+	}
+	return fmt.Sprintf("infergate: tool loop stopped after %d model turns without a final answer", e.Max)
 }
 
-// Is matches ErrToolStepLimit.
-func (e *ToolLoopError) Is(target error) bool { return target == ErrToolStepLimit }
-
-// ToolCallLimitError ends a tool loop whose model asked for more tool calls in one turn than
-// ToolLoop.MaxToolCalls allows. None of that turn's calls ran; the result's transcript ends before
-// the turn.
-type ToolCallLimitError struct {
-	Limit     int // ToolLoop.MaxToolCalls
-	Requested int // the calls the turn asked for
-	Step      int // the model turn, from 1
+// Is matches ErrToolStepLimit for ToolLimitSteps and ErrToolCallLimit for ToolLimitCalls.
+func (e *ToolLimitError) Is(target error) bool {
+	switch e.Limit {
+	case ToolLimitSteps:
+		return target == ErrToolStepLimit
+	case ToolLimitCalls:
+		return target == ErrToolCallLimit
+	}
+	return false
 }
 
-// Error says how many calls the turn asked for and how many are allowed.
-func (e *ToolCallLimitError) Error() string {
-	return fmt.Sprintf("infergate: model turn %d asked for %d tool calls; ToolLoop.MaxToolCalls allows %d", e.Step, e.Requested, e.Limit)
-}
-
-// Is matches ErrToolCallLimit.
-func (e *ToolCallLimitError) Is(target error) bool { return target == ErrToolCallLimit }
-
-// ToolRun is a tool loop in progress. Range over Events to watch it, or call Wait; either runs it.
+// ToolRun is a tool loop in progress. Range over Events to watch it, or call Wait; either runs it,
+// and one goroutine may range over Events while another waits in Wait.
 type ToolRun struct {
 	svc    *ChatService
 	ctx    context.Context
@@ -133,7 +147,7 @@ type ToolRun struct {
 	names  []string // the tools' names, in the loop's order
 	result ToolRunResult
 	err    error
-	ran    bool
+	once   runOnce
 }
 
 // RunTools runs a conversation in which the model may call tools: it streams each model turn, runs
@@ -150,38 +164,60 @@ func (s *ChatService) RunTools(ctx context.Context, req ChatRequest, loop ToolLo
 	return &ToolRun{svc: s, ctx: ctx, req: req, loop: loop, opts: opts}
 }
 
-// Wait runs the loop to its end, if Events has not, and returns how it ended. After an error the
-// result still holds the transcript so far.
+// Wait returns how the loop ended once it has: the result with its answer, or the error that
+// ended it (the result then holds the transcript so far). Called before Events is ranged over, it
+// runs the loop itself (ranging over Events afterwards yields nothing). Called while another
+// goroutine ranges over Events, it waits for that loop to end, its tools included: at the answer,
+// on ctx's cancellation, or when that range breaks (Wait then returns context.Canceled); so it
+// must not be called from inside that range. Every call returns the same result.
 func (r *ToolRun) Wait() (*ToolRunResult, error) {
-	for range r.Events() {
+	if r.once.claim() {
+		r.execute(func(ToolEvent, error) bool { return true })
+	} else {
+		r.once.wait()
 	}
 	return &r.result, r.err
 }
 
 // Events runs the loop, reporting each step as it happens; a failure arrives as the last pair.
 // Breaking out of the loop stops it: running tools see their context cancelled, and Events returns
-// only once they have. A ToolRun runs once; ranging again yields nothing.
+// only once they have. A ToolRun runs once; ranging again (or after Wait, or while another
+// goroutine ranges) yields nothing.
 func (r *ToolRun) Events() iter.Seq2[ToolEvent, error] {
 	return func(yield func(ToolEvent, error) bool) {
-		if r.ran {
-			return
+		if r.once.claim() {
+			r.execute(yield)
 		}
-		r.ran = true
-		ctx, cancel := context.WithCancel(r.ctx)
-		defer cancel()
-		var obs *observation
-		if r.cfg, r.err = r.svc.client.configure(r.opts); r.err == nil {
-			ctx, obs = r.cfg.observeLoop(ctx, &r.req)
-			r.err = r.run(ctx, yield)
+	}
+}
+
+// execute runs the loop, reporting to yield, and ends the run with its result set; the failure is
+// yielded after that, so that a Wait on another goroutine does not wait for the range's body.
+func (r *ToolRun) execute(yield func(ToolEvent, error) bool) {
+	ended := false
+	defer func() {
+		if !ended {
+			r.err = errRangePanicked
+			r.once.end()
 		}
-		stopped := r.err == errStopped
-		if stopped {
-			r.err = context.Canceled
-		}
-		obs.end(&r.result, r.err)
-		if r.err != nil && !stopped {
-			yield(ToolEvent{}, r.err)
-		}
+	}()
+	ctx, cancel := context.WithCancel(r.ctx)
+	defer cancel()
+	var obs *observation
+	var err error
+	if r.cfg, err = r.svc.client.configure(r.opts); err == nil {
+		ctx, obs = r.cfg.observeLoop(ctx, &r.req)
+		err = r.run(ctx, yield)
+	}
+	stopped := err == errStopped
+	if stopped {
+		err = context.Canceled
+	}
+	obs.end(&r.result, err)
+	r.err, ended = err, true
+	r.once.end()
+	if err != nil && !stopped {
+		yield(ToolEvent{}, err)
 	}
 }
 
@@ -196,7 +232,7 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 	res.Messages = slices.Clone(r.req.Messages)
 	for step := 1; ; step++ {
 		if step > r.loop.MaxSteps {
-			return &ToolLoopError{Limit: r.loop.MaxSteps, Messages: res.Messages, Usage: res.Usage}
+			return &ToolLimitError{Limit: ToolLimitSteps, Max: r.loop.MaxSteps, Step: step - 1, Messages: res.Messages, Usage: res.Usage}
 		}
 		req.Messages = res.Messages
 		answer, err := r.turn(ctx, req, step, yield)
@@ -204,10 +240,11 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 			return err
 		}
 		res.Steps, res.Answer = step, answer
-		res.Usage = addUsage(res.Usage, answer.TokenUsage())
+		res.Usage = addUsage(res.Usage, answer.UsageOrEstimate())
 		msg := firstMessage(answer, step)
 		if len(msg.ToolCalls) > r.loop.MaxToolCalls {
-			return &ToolCallLimitError{Limit: r.loop.MaxToolCalls, Requested: len(msg.ToolCalls), Step: step}
+			return &ToolLimitError{Limit: ToolLimitCalls, Max: r.loop.MaxToolCalls, Requested: len(msg.ToolCalls), Step: step,
+				Messages: res.Messages, Usage: res.Usage}
 		}
 		res.Messages = append(res.Messages, msg)
 		if !yield(ToolEvent{Kind: ToolEventTurn, Step: step, Message: &msg}, nil) {
@@ -229,9 +266,17 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 // prepare checks the loop and returns the request with the loop's tools added.
 func (r *ToolRun) prepare() (ChatRequest, error) {
 	req := r.req
-	r.loop.MaxSteps = positiveOr(r.loop.MaxSteps, DefaultMaxToolSteps)
-	r.loop.Goroutines = positiveOr(r.loop.Goroutines, DefaultToolGoroutines)
-	r.loop.MaxToolCalls = positiveOr(r.loop.MaxToolCalls, DefaultMaxToolCalls)
+	for _, bound := range []struct {
+		field string
+		v     int
+	}{{"MaxSteps", r.loop.MaxSteps}, {"Goroutines", r.loop.Goroutines}, {"MaxToolCalls", r.loop.MaxToolCalls}} {
+		if bound.v < 0 {
+			return req, invalid("ToolLoop."+bound.field, "must not be negative, got %d", bound.v)
+		}
+	}
+	r.loop.MaxSteps = positiveOr(r.loop.MaxSteps, defaultMaxToolSteps)
+	r.loop.Goroutines = positiveOr(r.loop.Goroutines, defaultToolGoroutines)
+	r.loop.MaxToolCalls = positiveOr(r.loop.MaxToolCalls, defaultMaxToolCalls)
 	if r.loop.ToolTimeout < 0 {
 		return req, invalid("ToolLoop.ToolTimeout", "must not be negative, got %s", r.loop.ToolTimeout)
 	}

@@ -231,9 +231,13 @@ func TestRunToolsStepLimit(t *testing.T) {
 		gw.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{Name: "weather", Arguments: `{"city":"Rome"}`}}})
 	}
 	res, err := gw.Client().Chat.RunTools(context.Background(), hello(), infergate.ToolLoop{Tools: []*infergate.FuncTool{weatherTool(t)}, MaxSteps: 3}).Wait()
-	var loopErr *infergate.ToolLoopError
-	if !errors.As(err, &loopErr) || !errors.Is(err, infergate.ErrToolStepLimit) || loopErr.Limit != 3 {
-		t.Fatalf("err = %v", err)
+	var loopErr *infergate.ToolLimitError
+	if !errors.As(err, &loopErr) || !errors.Is(err, infergate.ErrToolStepLimit) || errors.Is(err, infergate.ErrToolCallLimit) ||
+		loopErr.Limit != infergate.ToolLimitSteps || loopErr.Max != 3 || loopErr.Step != 3 || loopErr.Requested != 0 {
+		t.Fatalf("err = %#v", err)
+	}
+	if loopErr.Usage != res.Usage || loopErr.Usage.TotalTokens == 0 {
+		t.Errorf("the error's usage %+v, the result's %+v", loopErr.Usage, res.Usage)
 	}
 	if len(loopErr.Messages) != 7 || len(res.Messages) != 7 || res.Steps != 3 || gw.Pending() != 2 {
 		t.Errorf("transcript %d messages (result %d), %d steps, %d replies left", len(loopErr.Messages), len(res.Messages), res.Steps, gw.Pending())

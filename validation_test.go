@@ -51,7 +51,7 @@ func FuzzRequests(f *testing.F) {
 		header := WithHeader(headerName, headerValue)
 		chat := ChatRequest{Model: name, Messages: []Message{UserMessage(text), AssistantMessage(name)},
 			Temperature: &number, TopP: &number, N: &count, MaxTokens: &count, Stop: strings.Fields(text),
-			Tools: []Tool{FunctionTool(name, text, map[string]any{"type": "object"})}, ToolChoice: ToolChoiceFunction(text)}
+			Tools: []Tool{{Function: FunctionDefinition{Name: name, Description: text, Parameters: map[string]any{"type": "object"}}}}, ToolChoice: ToolChoiceFunction(text)}
 		audio := TranscriptionRequest{File: strings.NewReader(text), FileName: name, Temperature: &number,
 			ResponseFormat: TranscriptionFormat(text), Language: text,
 			TimestampGranularities: []TimestampGranularity{TimestampGranularity(name)}}

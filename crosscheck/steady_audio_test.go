@@ -29,7 +29,7 @@ func audioCases() []audioCase {
 		{name: "file only", req: file(infergate.TranscriptionRequest{})},
 		{name: "language, prompt and temperature", req: file(infergate.TranscriptionRequest{Language: "en", Prompt: "Infergate, Morpheus", Temperature: infergate.Ptr(0.2)})},
 	}
-	for _, f := range []infergate.TranscriptionFormat{infergate.TranscriptionJSON, infergate.TranscriptionText, infergate.TranscriptionSRT, infergate.TranscriptionVerboseJSON, infergate.TranscriptionVTT} {
+	for _, f := range []infergate.TranscriptionFormat{infergate.TranscriptionFormatJSON, infergate.TranscriptionFormatText, infergate.TranscriptionFormatSRT, infergate.TranscriptionFormatVerboseJSON, infergate.TranscriptionFormatVTT} {
 		cases = append(cases, audioCase{name: "response_format " + string(f), req: file(infergate.TranscriptionRequest{ResponseFormat: f})})
 	}
 	return append(cases,
@@ -41,12 +41,12 @@ func audioCases() []audioCase {
 			differs: "Unknown property: enable_diarization"},
 		audioCase{name: "output_content", req: file(infergate.TranscriptionRequest{OutputContent: "text"}),
 			differs: "Unknown property: output_content"},
-		audioCase{name: "one timestamp granularity", req: file(infergate.TranscriptionRequest{ResponseFormat: infergate.TranscriptionVerboseJSON,
-			TimestampGranularities: []infergate.TimestampGranularity{infergate.GranularityWord}})},
+		audioCase{name: "one timestamp granularity", req: file(infergate.TranscriptionRequest{ResponseFormat: infergate.TranscriptionFormatVerboseJSON,
+			TimestampGranularities: []infergate.TimestampGranularity{infergate.TimestampGranularityWord}})},
 		// The gateway takes timestamp_granularities as one comma-separated value; OpenAI's form takes
 		// an array, so Steady reads "word,segment" as one item that is not in the enum.
-		audioCase{name: "timestamp_granularities", req: file(infergate.TranscriptionRequest{ResponseFormat: infergate.TranscriptionVerboseJSON,
-			TimestampGranularities: []infergate.TimestampGranularity{infergate.GranularityWord, infergate.GranularitySegment}}),
+		audioCase{name: "timestamp_granularities", req: file(infergate.TranscriptionRequest{ResponseFormat: infergate.TranscriptionFormatVerboseJSON,
+			TimestampGranularities: []infergate.TimestampGranularity{infergate.TimestampGranularityWord, infergate.TimestampGranularitySegment}}),
 			differs: "timestamp_granularities"},
 		// A pre-signed URL replaces the file on the gateway; OpenAI always requires the file.
 		audioCase{name: "s3_presigned_url instead of a file", req: infergate.TranscriptionRequest{Model: "whisper-1",

@@ -22,7 +22,7 @@ func embeddingCases() []embeddingCase {
 	return []embeddingCase{
 		{name: "one text, default encoding (base64)", req: infergate.EmbeddingRequest{Model: "text-embedding-3-small", Input: texts[:1]}},
 		{name: "several texts", req: infergate.EmbeddingRequest{Model: "bge-m3", Input: texts}},
-		{name: "float encoding", req: infergate.EmbeddingRequest{Model: "m", Input: texts, EncodingFormat: infergate.EmbeddingFloat}},
+		{name: "float encoding", req: infergate.EmbeddingRequest{Model: "m", Input: texts, EncodingFormat: infergate.EmbeddingFormatFloat}},
 		{name: "dimensions and user", req: infergate.EmbeddingRequest{Model: "m", Input: texts, Dimensions: infergate.Ptr(256), User: "user-42"}},
 		// The gateway's own field; OpenAI's embeddings body allows no extra properties.
 		{name: "session_id", req: infergate.EmbeddingRequest{Model: "m", Input: texts, SessionID: "0xabc123"},
@@ -65,8 +65,8 @@ func speechCases() []speechCase {
 		{name: "no model (the gateway chooses)", req: infergate.SpeechRequest{Input: "Hi"},
 			differs: "Missing required property: model"},
 	}
-	for _, f := range []infergate.SpeechFormat{infergate.SpeechMP3, infergate.SpeechOpus, infergate.SpeechAAC,
-		infergate.SpeechFLAC, infergate.SpeechWAV, infergate.SpeechPCM} {
+	for _, f := range []infergate.SpeechFormat{infergate.SpeechFormatMP3, infergate.SpeechFormatOpus, infergate.SpeechFormatAAC,
+		infergate.SpeechFormatFLAC, infergate.SpeechFormatWAV, infergate.SpeechFormatPCM} {
 		cases = append(cases, speechCase{name: "response_format " + string(f), req: infergate.SpeechRequest{Model: "tts-1", Input: "Hi", ResponseFormat: f}})
 	}
 	return cases

@@ -158,12 +158,12 @@ func chatCases(t *testing.T) []chatCase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	weather := infergate.FunctionTool("get_weather", "Current weather in a city", map[string]any{
+	weather := infergate.Tool{Function: infergate.FunctionDefinition{Name: "get_weather", Description: "Current weather in a city", Parameters: map[string]any{
 		"type": "object", "properties": map[string]any{"city": map[string]any{"type": "string"}}, "required": []string{"city"},
-	})
+	}}}
 	strict := weather
 	strict.Function.Strict = infergate.Ptr(true)
-	bare := infergate.FunctionTool("ping", "", nil)
+	bare := infergate.Tool{Function: infergate.FunctionDefinition{Name: "ping"}}
 	user := []infergate.Message{infergate.UserMessage("What is the weather in Paris?")}
 	withTools := func(choice infergate.ToolChoice) infergate.ChatRequest {
 		return infergate.ChatRequest{Model: "llama-3.3-70b", Messages: user, Tools: []infergate.Tool{weather, bare}, ToolChoice: choice}

@@ -44,9 +44,9 @@ type UsageRecord struct {
 	ModelName    string
 	ModelID      string
 	Endpoint     string
-	TokensInput  int
-	TokensOutput int
-	TokensTotal  int
+	InputTokens  int
+	OutputTokens int
+	TotalTokens  int
 	AmountPaid   string
 	AmountStake  string
 	AmountTotal  string
@@ -86,7 +86,7 @@ type account struct {
 // token, paid from the staking allowance.
 func (s *Server) bill(r *http.Request, model, endpoint string, in, out int) {
 	rec := UsageRecord{CreatedAt: s.now(r), ModelName: model, ModelID: HexID(model), Endpoint: endpoint,
-		TokensInput: in, TokensOutput: out, TokensTotal: in + out,
+		InputTokens: in, OutputTokens: out, TotalTokens: in + out,
 		AmountPaid: "0", AmountStake: micros(in + out), AmountTotal: micros(in + out)}
 	if id, ok := r.Context().Value(recordKey{}).(*Request); ok {
 		rec.RequestID = id.RequestID
@@ -182,7 +182,7 @@ func (s *Server) listUsage(w http.ResponseWriter, r *http.Request, from, to time
 	for i, rec := range page {
 		items[i] = map[string]any{"id": rec.ID, "created_at": rec.CreatedAt.UTC().Format(TimeLayout),
 			"model_name": rec.ModelName, "model_id": rec.ModelID, "endpoint": rec.Endpoint,
-			"tokens_input": rec.TokensInput, "tokens_output": rec.TokensOutput, "tokens_total": rec.TokensTotal,
+			"tokens_input": rec.InputTokens, "tokens_output": rec.OutputTokens, "tokens_total": rec.TotalTokens,
 			"amount_paid": rec.AmountPaid, "amount_staking": rec.AmountStake, "amount_total": rec.AmountTotal,
 			"request_id": rec.RequestID, "api_key_id": rec.APIKeyID}
 	}

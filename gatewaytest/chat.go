@@ -38,7 +38,9 @@ type Reply struct {
 	Respond func(conversation []Turn) Reply
 	// Object is a value the model answers with, encoded as JSON: as the arguments of a call of
 	// the function the request forces (tool_choice naming a function), else as the content.
-	// Content and ToolCalls are ignored when it is set. A request that forces a function and finds
+	// Content and ToolCalls are ignored when it is set. When the function's parameters are the
+	// SDK's envelope for a value that is not an object ({"value": ...}, for a string, a number or
+	// a slice), a value not already so wrapped is sent in one. A request that forces a function and finds
 	// no scripted reply gets a call whose arguments are a sample of the function's parameters
 	// schema (see SampleFromSchema), so that code asking for typed values runs without scripting.
 	Object any

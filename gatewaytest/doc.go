@@ -30,8 +30,11 @@
 //
 // Names here describe the fake's side: StoredChat and CatalogModel are what
 // the fake keeps, DefaultAPIKey and WithAcceptedAPIKey are what it accepts,
-// ValidationErrorReply is a reply it sends; none is the root package's type
-// of a similar name.
+// ValidationErrorReply is a reply it sends. A few types share a name with
+// the root package's — Balance, StoredChat, StoredMessage, ToolCall, Usage
+// and UsageRecord — and are not those types: they are what a test puts in
+// the fake, in the wire's shape (amounts as decimal strings, times as the
+// fake writes them), while the root package's are what a client reads back.
 //
 // Connect serves programs rather than tests: it returns a client of the real
 // gateway when INFERGATE_API_KEY is set and of a fake otherwise, so that the

@@ -27,8 +27,8 @@ type ErrorReply struct {
 	// Request.Path reports it and the SDK's docs name it, such as
 	// "/api/v1/chat/completions" or "/health". It also matches sub-paths
 	// ("/api/v1/chat-history/chats" covers a chat's messages). Empty means
-	// every route. A path without the /api/v1 prefix, the form of earlier
-	// versions, is read as below /api/v1.
+	// every route; a path that is no route's (one without /api/v1, say)
+	// matches nothing, and New's test then reports the failure unused.
 	Route string
 }
 
@@ -195,8 +195,5 @@ func routeMatches(route, path string) bool {
 		return true
 	}
 	full := "/" + strings.Trim(route, "/")
-	if full != healthPath && full != apiPrefix && !strings.HasPrefix(full, apiPrefix+"/") {
-		full = apiPrefix + full
-	}
 	return path == full || strings.HasPrefix(path, full+"/")
 }

@@ -121,7 +121,7 @@ func TestHistoryArchivedFlag(t *testing.T) {
 	jwt(t, s, "POST", "/chat-history/chats/"+id+"/messages", `{"role":"user","content":"x"}`)
 	jwt(t, s, "DELETE", "/chat-history/chats/"+id+"?archive_only=true", "")
 	c := s.Chats()
-	if len(c) != 1 || !c[0].Archived || len(c[0].Messages) != 1 || c[0].Messages[0].Content != "x" || !c[0].CreatedAt.Equal(gatewaytest.FixedTime) {
+	if len(c) != 1 || !c[0].Archived || len(c[0].Messages) != 1 || c[0].Messages[0].Content != "x" || !c[0].CreatedAt.Equal(gatewaytest.FixedTime()) {
 		t.Errorf("Chats() = %+v", c)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 )
 
 // writeRecorder keeps every Write separately, which httptest.ResponseRecorder
@@ -22,8 +21,8 @@ func (w *writeRecorder) Write(b []byte) (int, error) {
 
 func TestChunkSizeCutsWrites(t *testing.T) {
 	for _, size := range []int{0, 1, 5, 13} {
-		s := &Server{cfg: config{chunkSize: size, clock: func() time.Time { return FixedTime }}, done: make(chan struct{})}
-		c := s.completion(Reply{Content: "one two three"}, "", 1, FixedTime)
+		s := &Server{cfg: config{chunkSize: size, clock: FixedTime}, done: make(chan struct{})}
+		c := s.completion(Reply{Content: "one two three"}, "", 1, FixedTime())
 		w := &writeRecorder{ResponseRecorder: httptest.NewRecorder()}
 		s.stream(w, httptest.NewRequest(http.MethodPost, "/", nil), c)
 		events := streamLines(c)

@@ -1,9 +1,6 @@
 package gatewaytest
 
-import (
-	"encoding/json"
-	"slices"
-)
+import "encoding/json"
 
 type requestTool struct {
 	Function struct {
@@ -43,6 +40,9 @@ func answerObject(r Reply, scripted bool, req chatRequest) Reply {
 	var text []byte
 	if r.Object != nil {
 		text = []byte(mustJSON(r.Object))
+		if forced && isEnvelopeSchema(params) && !isEnvelope(text) {
+			text = []byte(mustJSON(map[string]json.RawMessage{"value": text}))
+		}
 	} else {
 		var schema any
 		_ = json.Unmarshal(params, &schema) // no schema samples as null
@@ -58,66 +58,21 @@ func answerObject(r Reply, scripted bool, req chatRequest) Reply {
 	return r
 }
 
-// SampleFromSchema returns a value that a JSON Schema (decoded into map[string]any, as
-// json.Unmarshal gives it) accepts, for the keywords schemas derived from Go types use: an object
-// with every property, an array of one item (or of minItems), a string's first enum value or
-// "example", the number nearest 0 within minimum and maximum, false, null. Anything else samples
-// as null.
-func SampleFromSchema(schema any) any {
-	s, ok := schema.(map[string]any)
-	if !ok {
-		return nil
+// isEnvelopeSchema reports whether a function's parameters are the SDK's envelope for a value a
+// call's arguments, an object, cannot be: an object of the one property "value".
+func isEnvelopeSchema(params []byte) bool {
+	var schema struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
 	}
-	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
-		return enum[0]
-	}
-	switch schemaType(s) {
-	case "object":
-		props, _ := s["properties"].(map[string]any)
-		out := make(map[string]any, len(props))
-		for name, p := range props {
-			out[name] = SampleFromSchema(p)
-		}
-		return out
-	case "array":
-		n := 1
-		if m, ok := s["minItems"].(float64); ok && m > 1 {
-			n = int(min(m, 16))
-		}
-		out := make([]any, n)
-		for i := range out {
-			out[i] = SampleFromSchema(s["items"])
-		}
-		return out
-	case "string":
-		return "example"
-	case "integer", "number":
-		low, hasLow := s["minimum"].(float64)
-		high, hasHigh := s["maximum"].(float64)
-		switch {
-		case hasLow && low > 0:
-			return low
-		case hasHigh && high < 0:
-			return high
-		}
-		return 0
-	case "boolean":
+	if json.Unmarshal(params, &schema) != nil || schema.Type != "object" || len(schema.Properties) != 1 {
 		return false
 	}
-	return nil
+	return schema.Properties["value"] != nil
 }
 
-// schemaType is the schema's type, the first that is not null when it lists several.
-func schemaType(s map[string]any) string {
-	switch t := s["type"].(type) {
-	case string:
-		return t
-	case []any:
-		i := slices.IndexFunc(t, func(v any) bool { return v != "null" })
-		if i >= 0 {
-			name, _ := t[i].(string)
-			return name
-		}
-	}
-	return ""
+// isEnvelope reports whether JSON text is an object of the one property "value".
+func isEnvelope(text []byte) bool {
+	var object map[string]json.RawMessage
+	return json.Unmarshal(text, &object) == nil && len(object) == 1 && object["value"] != nil
 }

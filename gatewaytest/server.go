@@ -104,8 +104,9 @@ func WithFailures(n int, e ErrorReply) ServerOption {
 	return func(c *config) { c.failures = append(c.failures, failure{remaining: n, reply: e}) }
 }
 
-// FixedTime is the instant the default clock always returns.
-var FixedTime = time.Date(2025, 10, 15, 12, 34, 56, 789012000, time.UTC)
+// FixedTime returns the instant the default clock always returns. It is a function so that no test
+// can move it under another running in parallel.
+func FixedTime() time.Time { return time.Date(2025, 10, 15, 12, 34, 56, 789012000, time.UTC) }
 
 // NewServer starts a fake gateway on a loopback address. Callers should
 // defer Close.
@@ -113,7 +114,7 @@ func NewServer(opts ...ServerOption) *Server {
 	cfg := config{
 		apiKey:      DefaultAPIKey,
 		accessToken: DefaultAccessToken,
-		clock:       func() time.Time { return FixedTime },
+		clock:       FixedTime,
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -210,7 +210,7 @@ func TestFailNextEnvelopes(t *testing.T) {
 func TestFailNextScopeAndOrder(t *testing.T) {
 	s := gatewaytest.New(t, gatewaytest.WithFailures(1, gatewaytest.DetailErrorReply(500, "first")))
 	s.FailNext(1, gatewaytest.DetailErrorReply(503, "models only").On("/api/v1/models"))
-	s.FailNext(1, gatewaytest.DetailErrorReply(504, "history").On("chat-history/chats")) // the older form, below /api/v1
+	s.FailNext(1, gatewaytest.DetailErrorReply(504, "history").On("/api/v1/chat-history/chats"))
 
 	// Bad credentials do not use up a failure.
 	if resp, _ := call(t, s, "GET", "/models", "bad", nil, ""); resp.StatusCode != 401 {
@@ -232,6 +232,16 @@ func TestFailNextScopeAndOrder(t *testing.T) {
 		if resp.StatusCode != st.want {
 			t.Errorf("step %d %s %s: %d, want %d (%s)", i, st.method, st.path, resp.StatusCode, st.want, body)
 		}
+	}
+}
+
+// A route is its URL path, one way only: a path without /api/v1 names no route of the gateway.
+func TestFailNextRouteIsTheFullPath(t *testing.T) {
+	s := gatewaytest.NewServer()
+	defer s.Close()
+	s.FailNext(1, gatewaytest.DetailErrorReply(504, "history").On("chat-history/chats"))
+	if resp, body := send(t, s, "GET", "/chat-history/chats", nil); resp.StatusCode != 200 {
+		t.Errorf("a route named without /api/v1 matched /api/v1/chat-history/chats: %d %s", resp.StatusCode, body)
 	}
 }
 

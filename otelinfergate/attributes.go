@@ -152,7 +152,7 @@ func errorType(err error) string {
 		toolErr   *infergate.ToolError
 		apiErr    *infergate.APIError
 		streamErr *infergate.StreamError
-		loopErr   *infergate.ToolLoopError
+		loopErr   *infergate.ToolLimitError
 		invalid   *infergate.ValidationError
 	)
 	switch {
@@ -166,6 +166,9 @@ func errorType(err error) string {
 		}
 		return "stream_error"
 	case errors.As(err, &loopErr):
+		if loopErr.Limit == infergate.ToolLimitCalls {
+			return "tool_call_limit"
+		}
 		return "tool_step_limit"
 	case errors.As(err, &invalid):
 		return "validation"

@@ -97,7 +97,7 @@ func (t *instrumentation) observe(ctx context.Context, op infergate.Operation) (
 }
 
 // operationName maps the SDK's operations to the conventions' names; "" for the other routes.
-func operationName(name string) genaiconv.OperationNameAttr {
+func operationName(name infergate.OperationName) genaiconv.OperationNameAttr {
 	switch name {
 	case infergate.OperationChat:
 		return opChat
@@ -117,7 +117,7 @@ func operationName(name string) genaiconv.OperationNameAttr {
 func (o *operation) spanName() string {
 	switch {
 	case o.name == "":
-		return o.op.Name
+		return string(o.op.Name)
 	case o.name == opExecuteTool && o.op.Tool != nil:
 		return string(o.name) + " " + o.op.Tool.Function.Name
 	case o.name == opInvokeAgent || o.op.Model == "":

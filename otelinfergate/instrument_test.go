@@ -146,7 +146,7 @@ func TestEmbeddings(t *testing.T) {
 	tel := newTelemetry()
 	srv := gatewaytest.New(t)
 	resp, err := srv.Client(tel.option).Embeddings.Create(context.Background(), infergate.EmbeddingRequest{
-		Model: "embed-1", Input: []string{"one two", "three"}, EncodingFormat: infergate.EmbeddingFloat, Dimensions: infergate.Ptr(8)})
+		Model: "embed-1", Input: []string{"one two", "three"}, EncodingFormat: infergate.EmbeddingFormatFloat, Dimensions: infergate.Ptr(8)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func (a *app) usage(ctx context.Context, args []string) error {
 		if total, err = total.Add(rec.AmountTotal); err != nil {
 			return err
 		}
-		tokens += rec.TokensTotal
+		tokens += rec.TotalTokens
 	}
 	if f.json {
 		if records == nil {
@@ -88,7 +88,7 @@ func (a *app) usage(ctx context.Context, args []string) error {
 	}
 	t := newTable(a.stdout, "TIME (UTC)", "MODEL", "ENDPOINT", "TOKENS", "COST", "REQUEST")
 	for _, r := range records {
-		t.row(r.CreatedAt.UTC().Format(time.DateTime), orDash(r.ModelName), orDash(r.Endpoint), strconv.Itoa(r.TokensTotal),
+		t.row(r.CreatedAt.UTC().Format(time.DateTime), orDash(r.ModelName), orDash(r.Endpoint), strconv.Itoa(r.TotalTokens),
 			r.AmountTotal.String(), orDash(r.RequestID))
 	}
 	if err := t.flush(); err != nil {

@@ -15,14 +15,14 @@ func TestAccountCommands(t *testing.T) {
 	t.Parallel()
 	october := func(s *gatewaytest.Server) {
 		s.AddUsage(
-			gatewaytest.UsageRecord{CreatedAt: gatewaytest.FixedTime.Add(-2 * time.Hour), ModelName: "llama-3.3-70b",
-				Endpoint: "/chat/completions", TokensInput: 12, TokensOutput: 30, TokensTotal: 42,
+			gatewaytest.UsageRecord{CreatedAt: gatewaytest.FixedTime().Add(-2 * time.Hour), ModelName: "llama-3.3-70b",
+				Endpoint: "/chat/completions", InputTokens: 12, OutputTokens: 30, TotalTokens: 42,
 				AmountPaid: "0.000042", AmountStake: "0", AmountTotal: "0.000042", RequestID: "0000abcd"},
-			gatewaytest.UsageRecord{CreatedAt: gatewaytest.FixedTime.Add(-time.Hour), ModelName: "whisper-v3-large-turbo",
-				Endpoint: "/audio/transcriptions", TokensTotal: 0,
+			gatewaytest.UsageRecord{CreatedAt: gatewaytest.FixedTime().Add(-time.Hour), ModelName: "whisper-v3-large-turbo",
+				Endpoint: "/audio/transcriptions", TotalTokens: 0,
 				AmountPaid: "0.0125", AmountStake: "0", AmountTotal: "0.0125", RequestID: "0000abce"},
-			gatewaytest.UsageRecord{CreatedAt: gatewaytest.FixedTime.AddDate(0, -1, 0), ModelName: "llama-3.3-70b",
-				Endpoint: "/chat/completions", TokensTotal: 7, AmountPaid: "1", AmountStake: "0", AmountTotal: "1"},
+			gatewaytest.UsageRecord{CreatedAt: gatewaytest.FixedTime().AddDate(0, -1, 0), ModelName: "llama-3.3-70b",
+				Endpoint: "/chat/completions", TotalTokens: 7, AmountPaid: "1", AmountStake: "0", AmountTotal: "1"},
 		)
 	}
 	unhealthy := func(s *gatewaytest.Server) {

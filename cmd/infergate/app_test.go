@@ -52,7 +52,7 @@ func (c *cli) runTo(ctx context.Context, stdout, stderr *syncBuffer, args ...str
 	a := &app{
 		stdin: strings.NewReader(c.stdin), stdout: stdout, stderr: stderr,
 		getenv: func(name string) string { return c.env[name] },
-		now:    func() time.Time { return gatewaytest.FixedTime },
+		now:    func() time.Time { return gatewaytest.FixedTime() },
 		term:   c.term,
 	}
 	code := a.run(ctx, args)

@@ -15,8 +15,8 @@ import (
 // transcriptionFormats maps --format to what is asked of the gateway: json asks for the richest
 // answer, verbose_json, and prints it as received.
 var transcriptionFormats = map[string]infergate.TranscriptionFormat{
-	"text": infergate.TranscriptionText, "srt": infergate.TranscriptionSRT,
-	"vtt": infergate.TranscriptionVTT, "json": infergate.TranscriptionVerboseJSON,
+	"text": infergate.TranscriptionFormatText, "srt": infergate.TranscriptionFormatSRT,
+	"vtt": infergate.TranscriptionFormatVTT, "json": infergate.TranscriptionFormatVerboseJSON,
 }
 
 func (a *app) transcribe(ctx context.Context, args []string) error {
@@ -100,8 +100,8 @@ func (a *app) output(path string, write func(io.Writer) error) error {
 
 // speechFormats are the audio formats speak writes, by file extension.
 var speechFormats = map[string]infergate.SpeechFormat{
-	"mp3": infergate.SpeechMP3, "opus": infergate.SpeechOpus, "ogg": infergate.SpeechOpus,
-	"aac": infergate.SpeechAAC, "flac": infergate.SpeechFLAC, "wav": infergate.SpeechWAV, "pcm": infergate.SpeechPCM,
+	"mp3": infergate.SpeechFormatMP3, "opus": infergate.SpeechFormatOpus, "ogg": infergate.SpeechFormatOpus,
+	"aac": infergate.SpeechFormatAAC, "flac": infergate.SpeechFormatFLAC, "wav": infergate.SpeechFormatWAV, "pcm": infergate.SpeechFormatPCM,
 }
 
 func (a *app) speak(ctx context.Context, args []string) error {

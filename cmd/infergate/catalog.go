@@ -86,7 +86,7 @@ func (a *app) bids(ctx context.Context, args []string) error {
 	best, hasBest := infergate.BestBid(bids)
 	ranked := make([]rankedBid, len(bids))
 	for i, b := range bids {
-		ranked[i] = rankedBid{Bid: b, Cost: b.Cost(*duration), Best: hasBest && b.BidID == best.BidID}
+		ranked[i] = rankedBid{Bid: b, Cost: b.Cost(*duration), Best: hasBest && b.ID == best.ID}
 	}
 	if f.json {
 		return writeJSON(a.stdout, ranked)
@@ -105,14 +105,14 @@ func (a *app) bids(ctx context.Context, args []string) error {
 		if r.Bid.Rating != 0 || r.Bid.Score == 0 {
 			sessions = strconv.FormatInt(r.Bid.TotalSessions, 10)
 		}
-		t.row(mark, short(r.Bid.BidID), short(r.Bid.Provider), r.Bid.PricePerSecond.String(),
+		t.row(mark, short(r.Bid.ID), short(r.Bid.Provider), r.Bid.PricePerSecond.String(),
 			r.Cost.String(), rating(r.Bid), sessions, orDash(string(r.Bid.Availability)))
 	}
 	if err := t.flush(); err != nil {
 		return err
 	}
 	if hasBest {
-		fmt.Fprintf(a.stdout, "* best: %s, %s for %s\n", best.BidID, best.Cost(*duration).String(), durationText(*duration))
+		fmt.Fprintf(a.stdout, "* best: %s, %s for %s\n", best.ID, best.Cost(*duration).String(), durationText(*duration))
 	} else {
 		fmt.Fprintln(a.stdout, "no bid is available now")
 	}

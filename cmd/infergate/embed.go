@@ -10,9 +10,9 @@ import (
 
 // embedded is what embed prints: each text with its vector, in the order given.
 type embedded struct {
-	Model   string                   `json:"model"`
-	Vectors []embeddedText           `json:"vectors"`
-	Usage   infergate.EmbeddingUsage `json:"usage"`
+	Model   string          `json:"model"`
+	Vectors []embeddedText  `json:"vectors"`
+	Usage   infergate.Usage `json:"usage"`
 }
 
 type embeddedText struct {

@@ -51,7 +51,7 @@ func run(ctx context.Context, out io.Writer, client *infergate.Client, args ...s
 	fmt.Fprintln(tw, "BID\tPROVIDER\tMOR/SECOND\tRATING\tAVAILABILITY")
 	// The gateway does not promise an order: rank the bids the same way whatever their shape.
 	for _, b := range infergate.RankBids(bids) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", short(b.BidID), short(b.Provider), b.PricePerSecond.Amount,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", short(b.ID), short(b.Provider), b.PricePerSecond.Amount,
 			rating(b), cmp.Or(string(b.Availability), "-"))
 	}
 	if err := tw.Flush(); err != nil {
@@ -63,10 +63,10 @@ func run(ctx context.Context, out io.Writer, client *infergate.Client, args ...s
 		return nil
 	}
 	// Prices are exact decimals in MOR: the cost is the price times the seconds, with no rounding.
-	fmt.Fprintf(out, "a %d-minute session on the best bid, %s, costs %s\n", minutes, short(best.BidID),
+	fmt.Fprintf(out, "a %d-minute session on the best bid, %s, costs %s\n", minutes, short(best.ID),
 		best.Cost(minutes*time.Minute))
-	if cheapest, _ := infergate.CheapestBid(bids); cheapest.BidID != best.BidID {
-		fmt.Fprintf(out, "on the cheapest, %s, it costs %s\n", short(cheapest.BidID), cheapest.Cost(minutes*time.Minute))
+	if cheapest, _ := infergate.CheapestBid(bids); cheapest.ID != best.ID {
+		fmt.Fprintf(out, "on the cheapest, %s, it costs %s\n", short(cheapest.ID), cheapest.Cost(minutes*time.Minute))
 	}
 	return nil
 }

@@ -78,6 +78,6 @@ func rename(ctx context.Context, out io.Writer, client *infergate.Client, chatID
 func minuteTicks() func() time.Time {
 	var readings atomic.Int64
 	return func() time.Time {
-		return gatewaytest.FixedTime.Add(time.Duration(readings.Add(1)-1) * time.Minute)
+		return gatewaytest.FixedTime().Add(time.Duration(readings.Add(1)-1) * time.Minute)
 	}
 }

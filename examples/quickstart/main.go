@@ -45,8 +45,8 @@ func run(ctx context.Context, out io.Writer, client *infergate.Client) error {
 	if err != nil {
 		return err
 	}
-	// TokenUsage falls back to the gateway's own estimates when the provider sent no usage.
-	usage := resp.TokenUsage()
+	// UsageOrEstimate falls back to the gateway's own estimates when the provider sent no usage.
+	usage := resp.UsageOrEstimate()
 	fmt.Fprintln(out, resp.Text())
 	fmt.Fprintf(out, "(%s, %d prompt + %d completion tokens)\n", resp.Model, usage.PromptTokens, usage.CompletionTokens)
 	return nil

@@ -30,11 +30,11 @@ var fake = []gatewaytest.ServerOption{gatewaytest.WithReplies(
 )}
 
 // weatherTool describes get_weather to the model; its parameters are a JSON Schema.
-var weatherTool = infergate.FunctionTool("get_weather", "Current weather in a city.", map[string]any{
+var weatherTool = infergate.Tool{Function: infergate.FunctionDefinition{Name: "get_weather", Description: "Current weather in a city.", Parameters: map[string]any{
 	"type":       "object",
 	"properties": map[string]any{"city": map[string]any{"type": "string"}},
 	"required":   []string{"city"},
-})
+}}}
 
 // maxTurns bounds the loop in case the model keeps asking for tools.
 const maxTurns = 5

@@ -54,7 +54,7 @@ func run(ctx context.Context, out io.Writer, client *infergate.Client, args ...s
 	}
 	// The file is streamed from disk, not loaded; the gateway picks a transcription model.
 	t, err := client.Audio.TranscribeFile(ctx, audio, infergate.TranscriptionRequest{
-		ResponseFormat: infergate.TranscriptionSRT,
+		ResponseFormat: infergate.TranscriptionFormatSRT,
 	})
 	if err != nil {
 		return err

@@ -17,21 +17,33 @@ import (
 //   - a value that decodes itself (json.Unmarshaler, encoding.TextUnmarshaler, time.Time, []byte,
 //     interfaces, ",string" fields) is decoded by encoding/json once complete, from its own text.
 //
+// A key met again (the last one wins, as in encoding/json) starts its value over, whatever its
+// kind: the value shows only what its new text settles. encoding/json, though, decodes the new
+// value into what the earlier one left (objects keep the fields the new text does not name, arrays
+// and slices decode their elements into the earlier elements), so once the new value is complete,
+// encoding/json decodes its text into the earlier value (replay), and the value is encoding/json's.
+// Until then, a slice element that has an earlier element to merge into is decoded by encoding/json
+// into it when complete, so that an element shown is the one the final value holds.
+//
 // Every event costs time in proportion to its own text, never to what came before: strings grow
 // in an append-only strings.Builder and the value's strings view it, so a growing string is not
-// copied.
+// copied; a value met again is decoded once more, but a value met again inside it is not replayed
+// on its own, so no text is decoded more than twice.
 // Values the text does not fit (a string where an int belongs, an unknown key) are left alone;
 // encoding/json reports them when the whole text is decoded.
 type builder struct {
-	p       *Parser
-	root    reflect.Value
-	stack   []frame
-	arena   *strings.Builder // only appended to, so the strings it handed out never change
-	strAt   int              // where the open string starts in arena
-	str     reflect.Value
-	strOn   bool // the open string has a destination
-	strShow bool // and it is shown as it grows
-	changed bool
+	p         *Parser
+	root      reflect.Value
+	stack     []frame
+	arena     *strings.Builder // only appended to, so the strings it handed out never change
+	strAt     int              // where the open string starts in arena
+	str       reflect.Value
+	strOn     bool // the open string has a destination
+	strShow   bool // and it is shown as it grows
+	changed   bool
+	replaying bool // a value met again is open, and will be decoded whole when it completes
+	// litVal and litBase: the open literal's destination and what an earlier key left there.
+	litVal, litBase reflect.Value
 }
 
 type frameKind uint8
@@ -57,6 +69,10 @@ type frame struct {
 	start  int           // fOpaque: where its text starts
 	fd     *field        // fStruct: the pending key's field, nil when it names none
 	quoted bool          // fStruct: the pending field is ",string"; fOpaque: its value is
+	// base is what an earlier value left at this place, which encoding/json decodes this one into;
+	// invalid when there was none. slotBase is the pending key's field of it (fStruct).
+	base, slotBase reflect.Value
+	replay         bool // decode the text (from start) into base once complete
 }
 
 var (
@@ -93,7 +109,12 @@ func (b *builder) target() (dst reflect.Value, shown, quoted, ok bool) {
 	switch f.kind {
 	case fStruct:
 		return f.slot, f.shown, f.quoted, f.fd != nil
-	case fMap, fSlice:
+	case fMap:
+		return f.slot, false, false, true
+	case fSlice:
+		if prior := b.prior(); prior.IsValid() {
+			f.slot.Set(prior) // the element decodes into the earlier one, as in encoding/json
+		}
 		return f.slot, false, false, true
 	case fArray:
 		if f.index < f.v.Len() {
@@ -144,31 +165,61 @@ func (b *builder) beginContainer(at int, object bool) {
 		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
 	}
+	_, base := b.again(derefBase(dst), shown)
 	if decodesItself(deref(dst.Type())) {
+		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at, base: base})
+		return
+	}
+	prior := b.prior()
+	if prior.IsValid() && b.top().kind == fSlice {
+		// An element decoded into the earlier one (target put it in the slot), which encoding/json
+		// does its own way: it is shown once complete, and then it is what the final value holds.
 		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at})
 		return
 	}
 	v := b.deref(dst, shown)
-	f := frame{kind: fSkip, v: v, shown: shown, depth: 1}
-	switch {
-	case object && v.Kind() == reflect.Struct:
-		f.kind, f.plan = fStruct, planOf(v.Type())
-	case object && v.Kind() == reflect.Map:
+	f := frame{kind: containerKind(v.Kind(), object), v: v, shown: shown, depth: 1, base: derefBase(prior)}
+	if f.kind == fSkip {
+		b.stack = append(b.stack, f)
+		return
+	}
+	if base.IsValid() {
+		f.base = base
+		if !b.replaying {
+			f.replay, f.start, b.replaying = true, at, true
+		}
+	}
+	switch f.kind {
+	case fStruct:
+		f.plan = planOf(v.Type())
+	case fMap:
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
 			b.changed = b.changed || shown
 		}
-		f.kind, f.slot = fMap, reflect.New(v.Type().Elem()).Elem()
-	case !object && v.Kind() == reflect.Slice:
+		f.slot = reflect.New(v.Type().Elem()).Elem()
+	case fSlice:
 		if v.IsNil() {
 			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 			b.changed = b.changed || shown
 		}
-		f.kind, f.slot = fSlice, reflect.New(v.Type().Elem()).Elem()
-	case !object && v.Kind() == reflect.Array:
-		f.kind = fArray
+		f.slot = reflect.New(v.Type().Elem()).Elem()
 	}
 	b.stack = append(b.stack, f)
+}
+
+func containerKind(k reflect.Kind, object bool) frameKind {
+	switch {
+	case object && k == reflect.Struct:
+		return fStruct
+	case object && k == reflect.Map:
+		return fMap
+	case !object && k == reflect.Slice:
+		return fSlice
+	case !object && k == reflect.Array:
+		return fArray
+	}
+	return fSkip
 }
 
 func deref(t reflect.Type) reflect.Type {
@@ -191,6 +242,9 @@ func (b *builder) Key(key []byte) {
 				return
 			}
 			f.quoted = f.fd.quoted && isScalar(deref(f.slot.Type()).Kind())
+			if f.base.IsValid() {
+				f.slotBase = baseField(f.base, f.fd.index)
+			}
 		}
 	case fMap:
 		f.key = reflect.ValueOf(string(key)).Convert(f.v.Type().Key())
@@ -216,14 +270,22 @@ func (b *builder) End(at int) {
 		}
 	}
 	b.stack = b.stack[:len(b.stack)-1]
-	if f.kind == fOpaque { // f still points at the popped frame, which nothing overwrites before this
+	// f still points at the popped frame, which nothing overwrites before this.
+	if f.kind == fOpaque || f.replay {
 		b.decodeOpaque(f, b.p.Text()[f.start:at+1])
+	}
+	if f.replay {
+		b.replaying = false
 	}
 	b.done()
 }
 
-// decodeOpaque lets encoding/json decode a complete value that decodes itself.
+// decodeOpaque lets encoding/json decode a complete value that decodes itself, or a value met
+// again, into what the earlier one left.
 func (b *builder) decodeOpaque(f *frame, text []byte) {
+	if f.base.IsValid() {
+		f.v.Set(f.base)
+	}
 	if f.quoted {
 		decodeQuoted(text, f.v)
 		return
@@ -280,8 +342,9 @@ func (b *builder) BeginString(at int) {
 	if !ok {
 		return
 	}
+	_, base := b.again(derefBase(dst), shown) // a string replaces the earlier one; base serves the others
 	if quoted || decodesItself(deref(dst.Type())) {
-		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), start: at, quoted: quoted})
+		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), start: at, quoted: quoted, base: base})
 		return
 	}
 	if deref(dst.Type()).Kind() != reflect.String {
@@ -294,12 +357,6 @@ func (b *builder) BeginString(at int) {
 		b.arena = new(strings.Builder)
 	}
 	b.strOn, b.strShow, b.strAt = true, shown && !whole, b.arena.Len()
-	if b.strShow && b.str.Len() > 0 {
-		// A key met again (the last one wins, as in encoding/json): its string starts over, also
-		// when it stays empty.
-		b.str.SetString("")
-		b.changed = true
-	}
 }
 
 // StringPart implements Handler.
@@ -344,10 +401,28 @@ func (b *builder) EndString(at int) {
 	b.done()
 }
 
+// BeginLiteral implements Handler.
+func (b *builder) BeginLiteral(int) {
+	b.litVal, b.litBase = reflect.Value{}, reflect.Value{}
+	if b.passive() {
+		return
+	}
+	if dst, shown, _, ok := b.target(); ok {
+		// The field itself, not what its pointer leads to: null makes the pointer nil.
+		b.litVal, b.litBase = b.again(dst, shown)
+	}
+}
+
 // Literal implements Handler.
 func (b *builder) Literal(text []byte, at int) {
 	if b.passive() {
 		return
+	}
+	if b.litBase.IsValid() {
+		// A key met again: encoding/json sets the literal into what the earlier value left (null
+		// keeps a number, say).
+		b.litVal.Set(b.litBase)
+		b.litVal, b.litBase = reflect.Value{}, reflect.Value{}
 	}
 	dst, shown, quoted, ok := b.target()
 	if ok && !quoted {

@@ -52,6 +52,14 @@ var decoderCases = []string{
 	`{"name":5,"inner":"wrong","list":{"s":1},"u":-1,"quoted":"x","fixed":[1],"when":12}`,
 	`{"list":null,"inner":null,"ptrs":[],"any":null}`,
 	`{}`, `[]`, `"str"`, `12`, `null`,
+	// Keys met again, of every kind: the last wins, merging as encoding/json merges.
+	`{"list":[{"s":"a","xs":[1,2]},{"s":"b"}],"list":[{"n":3,"xs":[9]}],"list":[{},{}],"name":"x","name":"",
+	  "inner":{"s":"a","m":{"k":{"s":"x"}}},"inner":{"n":1,"m":{"j":{}}},"fixed":[true,true,true],"fixed":[false],
+	  "deep":[[{"a":1}],[{"b":1}]],"deep":[[{"b":2}]],"u":1,"u":2,"Shadowed":4,"Shadowed":null,"ptrs":[{"s":"p"}],"ptrs":[null],
+	  "int_keys":{"1":"a"},"int_keys":{"2":"b"},"any":{"a":1},"any":[1],"num":1,"num":2,"when":"2025-01-02T03:04:05Z",
+	  "when":"2026-01-02T03:04:05Z","raw":[1,2,3],"raw":{}}`,
+	`{"list":[{"s":"a"}],"list":[],"list":[{"n":1}],"inner":{"xs":[1]},"inner":null,"ptrs":[{"s":"a"}],"ptrs":[{"n":2}],
+	  "inner":{"m":{"a":{"s":"x","xs":[1,2]}}},"inner":{"m":{"a":{"n":1}}},"fixed":[true],"fixed":[]}`,
 }
 
 // decodeInPieces feeds text to a Decoder cut at random places, and returns the value it built.

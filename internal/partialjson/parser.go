@@ -21,6 +21,7 @@ type Handler interface {
 	BeginString(at int)          // a string value opens
 	StringPart(part []byte)      // more of the open string, unescaped
 	EndString(at int)            // the open string closes at this offset
+	BeginLiteral(at int)         // a number, true, false or null opens
 	Literal(text []byte, at int) // a complete number, true, false or null starting at at
 }
 
@@ -225,6 +226,7 @@ func (p *Parser) value(c byte) error {
 	case c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n':
 		p.start, p.state = at, sLiteral
 		p.pos++
+		p.h.BeginLiteral(at)
 	default:
 		return p.syntax("looking for the beginning of a value, found %q", c)
 	}
@@ -416,4 +418,5 @@ func (discard) End(int)             {}
 func (discard) BeginString(int)     {}
 func (discard) StringPart([]byte)   {}
 func (discard) EndString(int)       {}
+func (discard) BeginLiteral(int)    {}
 func (discard) Literal([]byte, int) {}

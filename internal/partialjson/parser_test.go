@@ -49,6 +49,7 @@ func (t *tree) End(int) {
 func (t *tree) BeginString(int)     { t.str = t.str[:0] }
 func (t *tree) StringPart(p []byte) { t.str = append(t.str, p...) }
 func (t *tree) EndString(int)       { t.put(string(t.str)) }
+func (t *tree) BeginLiteral(int)    {}
 func (t *tree) Literal(b []byte, _ int) {
 	switch string(b) {
 	case "true", "false":

@@ -13,9 +13,10 @@ import (
 
 // decodedEvent is an Event with its data copied, since Event.Data is only valid until the next call.
 type decodedEvent struct {
-	Kind Kind
-	Name string
-	Data string
+	Kind  Kind
+	Name  string
+	Data  string
+	Value *string // nil when the event has none
 }
 
 // decodeAll reads every event, refusing to loop forever: each event consumes at least one input byte,
@@ -29,10 +30,35 @@ func decodeEvents(t *testing.T, r io.Reader, size, maxLine int) ([]decodedEvent,
 		if err != nil {
 			return events, err
 		}
-		events = append(events, decodedEvent{ev.Kind, ev.Name, string(ev.Data)})
+		de := decodedEvent{Kind: ev.Kind, Name: ev.Name, Data: string(ev.Data)}
+		if ev.Value != nil {
+			v := string(ev.Value)
+			de.Value = &v
+		}
+		checkStray(t, ev)
+		events = append(events, de)
 		if len(events) > size+1 {
 			t.Fatalf("decoder returned %d events from %d bytes: it is not making progress", len(events), size)
 		}
+	}
+}
+
+// checkStray checks that a stray field's name and value are the line's: the name, a colon, an
+// optional space, the value.
+func checkStray(t *testing.T, ev Event) {
+	t.Helper()
+	if ev.Kind != Stray || ev.Name == "" {
+		if ev.Value != nil || (ev.Kind == Stray && ev.Name != "") {
+			t.Fatalf("event %+v has a value but no field name", ev)
+		}
+		return
+	}
+	rest, ok := bytes.CutPrefix(ev.Data, []byte(ev.Name+":"))
+	if ok && !bytes.Equal(rest, ev.Value) {
+		rest, ok = bytes.CutPrefix(rest, []byte(" "))
+	}
+	if !ok || !bytes.Equal(rest, ev.Value) || !isFieldName([]byte(ev.Name)) {
+		t.Fatalf("stray line %q read as field %q with value %q", ev.Data, ev.Name, ev.Value)
 	}
 }
 
@@ -65,6 +91,9 @@ func addSeeds(f *testing.F) {
 		"\r\n\r\n\n\r",
 		"data\n\ndata:\n\n",
 		"event: e\n\nevent: f\ndata: g\n\n",
+		"data: {\"id\":\"c1\"}\n\nerror: {\"error\":{\"code\":500,\"message\":\"boom\",\"type\":\"server_error\"}}\n",
+		"error: {\"code\":400,\"message\":\"too long\",\"type\":\"invalid_request_error\"}\r\n\r\ndata: [DONE]\r\n\r\n",
+		"error:x\nweird-field_2: \nnot a field: y\n:\n",
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), uint64(i))

@@ -29,12 +29,16 @@ const (
 	Stray
 )
 
-// Event is one decoded event. Its Data aliases the decoder's buffer: it is valid until the next call
-// to Next.
+// Event is one decoded event. Its Data and Value alias the decoder's buffer: they are valid until
+// the next call to Next.
 type Event struct {
 	Kind Kind
-	Name string // the event: field, when the server sent one
-	Data []byte
+	// Name is the event: field, when the server sent one. For a Stray line that reads as an unknown
+	// field ("error: {...}", as llama.cpp and llama-box write an error), it is that field's name.
+	Name string
+	Data []byte // the joined data lines; for a Stray line, the whole line
+	// Value is what follows a Stray field's colon (and one space); nil when the line is no field.
+	Value []byte
 }
 
 // Decoder reads events from a stream.
@@ -124,9 +128,24 @@ func (d *Decoder) field(line []byte) (Event, bool) {
 	case "id", "retry":
 	default:
 		d.stray = append(d.stray[:0], line...)
-		return Event{Kind: Stray, Data: d.stray}, true
+		ev := Event{Kind: Stray, Data: d.stray}
+		if len(name) < len(line) && isFieldName(name) {
+			ev.Name, ev.Value = string(name), d.stray[len(line)-len(value):]
+		}
+		return ev, true
 	}
 	return Event{}, false
+}
+
+// isFieldName tells a name that reads as a field's (letters, digits, '_' and '-') from the start of
+// a line that is something else, such as a JSON object's first key.
+func isFieldName(name []byte) bool {
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return len(name) > 0
 }
 
 func (d *Decoder) dispatch() Event {

@@ -49,6 +49,8 @@ func TestDecoder(t *testing.T) {
 		{"last event without a blank line", "data: a\n\ndata: b", []got{{Data, "", "a"}, {Data, "", "b"}}},
 		{"stray line", "{\"error\":\"x\"}\n\n", []got{{Stray, "", "{\"error\":\"x\"}"}}},
 		{"stray line inside an event keeps the event", "data: a\n{junk}\ndata: b\n\n", []got{{Stray, "", "{junk}"}, {Data, "", "a\nb"}}},
+		{"stray field, as llama-box ends a failed stream", "data: a\n\nerror: {\"error\":{}}\n", []got{{Data, "", "a"}, {Stray, "error", "error: {\"error\":{}}"}}},
+		{"a line that is no field has no name", "not a field: x\n", []got{{Stray, "", "not a field: x"}}},
 	}
 	for _, tt := range tests {
 		for _, reader := range []struct {
