@@ -242,3 +242,31 @@ func TestNewToolFromSchemaRefToNothing(t *testing.T) {
 		}
 	}
 }
+
+// selfish is a type whose own schema applies itself to the same value.
+type selfish struct{}
+
+// JSONSchema gives selfish its schema.
+func (selfish) JSONSchema() json.RawMessage {
+	return json.RawMessage(`{"$anchor":"me","type":"object","allOf":[{"$ref":"#me"}]}`)
+}
+
+// TestNewToolRefusesCycles: a Go type's own schema goes through the same check as a raw one: a
+// cycle in it is refused when the tool is made, for typed tools as for GenerateObject.
+func TestNewToolRefusesCycles(t *testing.T) {
+	t.Parallel()
+	type args struct {
+		S selfish `json:"s"`
+	}
+	_, err := infergate.NewTool("selfish", "", func(context.Context, args) (string, error) { return "", nil })
+	var v *infergate.ValidationError
+	const cycle = "#/properties/s → #/properties/s/allOf/0 → #/properties/s"
+	if !errors.As(err, &v) || v.Field != "tool selfish" || !strings.Contains(v.Reason, cycle) {
+		t.Errorf("NewTool: %v, want a ValidationError naming the cycle", err)
+	}
+	gw := gatewaytest.New(t)
+	if _, err := infergate.GenerateObject[args](context.Background(), gw.Client().Chat, hello(), infergate.ObjectSpec{}); !errors.As(err, &v) ||
+		!strings.Contains(v.Reason, cycle) {
+		t.Errorf("GenerateObject: %v, want a ValidationError naming the cycle", err)
+	}
+}
