@@ -19,9 +19,10 @@ import (
 // (github.com/google/jsonschema-go, JSON Schema draft 2020-12 and draft-07) can resolve it. A
 // schema it cannot resolve — a $ref to another document, a $dynamicRef without its anchor, a $ref
 // to a keyword that holds no schema, another $schema version, JSON nested more than 256 levels
-// deep (the validator takes time quadratic in the depth to read it) — is still sent to the model, and the
-// tool then validates nothing but that the arguments are JSON: fn must expect anything. Failures
-// are *ToolError values with the same stages as NewTool's, and reach the model the same way.
+// deep (the validator takes time quadratic in the depth to read it) — is still sent to the model,
+// and the tool then validates nothing but that the arguments are JSON: fn must expect anything.
+// Failures are *ToolError values with the same stages as NewTool's, and reach the model the same
+// way.
 //
 // A schema that applies itself to the same value — {"allOf":[{"$ref":"#"}]}, or a cycle through
 // $defs, $anchor or $id — is refused with a *ValidationError naming the tool and the cycle: no
