@@ -65,7 +65,9 @@
 //	                 toolrun.go: RunTools, the tool loop; toolcalls.go: a turn's calls on a pool;
 //	                 runonce.go: the one run of a ToolRun or ObjectStream, which Wait may await
 //	schema.go        SchemaFor: the JSON Schema of a Go type, for tools and objects; schema_types.go:
-//	                 types whose JSON is not their structure (MarshalJSON, ",string")
+//	                 types whose JSON is not their structure (MarshalJSON, ",string");
+//	                 schema_graph.go, schema_pointer.go, schema_bound.go, schema_cost.go: the checked
+//	                 schema every validation goes through (cycles refused, each one's work bounded)
 //	object.go        GenerateObject, typed answers; object_stream.go: StreamObject and its partial
 //	                 values (internal/partialjson); object_text.go: a value found in prose
 //	audio.go         Audio.Transcribe; upload.go: the multipart upload; progress.go: its progress

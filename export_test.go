@@ -48,5 +48,5 @@ func ObjectSchemasOf(t reflect.Type) (sent json.RawMessage, check *jsonschema.Re
 	if err := ts.forObjects(); err != nil {
 		return nil, nil, false, err
 	}
-	return ts.call.sent, ts.call.resolved, ts.wrapped, nil
+	return ts.call.sent, ts.call.resolved.resolved, ts.wrapped, nil
 }

@@ -10,8 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // ObjectMode says how GenerateObject and StreamObject ask the model for a value.
@@ -268,7 +266,7 @@ func (r *objectRun) loop(ctx context.Context, turn turnFunc) (*objectAnswer, err
 		r.usage = addUsage(r.usage, answer.UsageOrEstimate())
 		msg := firstMessage(answer, r.attempts)
 		r.messages = append(r.messages, msg)
-		got, raw, failure := r.evaluate(&msg, mode)
+		got, raw, failure := r.evaluate(ctx, &msg, mode)
 		if failure == nil {
 			return &objectAnswer{raw: raw, completion: answer, mode: got}, nil
 		}
@@ -284,7 +282,7 @@ func (r *objectRun) loop(ctx context.Context, turn turnFunc) (*objectAnswer, err
 
 // evaluate reads the value out of an answer: it returns the mode that produced it and its JSON,
 // or why there is none.
-func (r *objectRun) evaluate(msg *Message, mode ObjectMode) (ObjectMode, json.RawMessage, error) {
+func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode) (ObjectMode, json.RawMessage, error) {
 	if msg.Refusal != "" {
 		return mode, nil, fmt.Errorf("the model refused: %s", msg.Refusal)
 	}
@@ -294,7 +292,7 @@ func (r *objectRun) evaluate(msg *Message, mode ObjectMode) (ObjectMode, json.Ra
 			if len(raw) == 0 {
 				raw = json.RawMessage("{}")
 			}
-			raw, err := r.checkCall(raw)
+			raw, err := r.checkCall(ctx, raw)
 			return ObjectModeTool, raw, err
 		}
 		if mode == ObjectModeTool {
@@ -306,7 +304,7 @@ func (r *objectRun) evaluate(msg *Message, mode ObjectMode) (ObjectMode, json.Ra
 	if err != nil {
 		return mode, nil, err
 	}
-	return mode, raw, r.check(raw, r.schema.resolved, "the value")
+	return mode, raw, r.check(ctx, raw, r.schema.resolved, "the value")
 }
 
 // ownCall returns the answer's call of the object's function, nil when it has none.
@@ -328,11 +326,11 @@ func (r *objectRun) lastRaw(msg *Message) string {
 
 // checkCall validates the arguments of the object's call and decodes the value they carry; it
 // returns the value's JSON (the arguments, or what their envelope holds).
-func (r *objectRun) checkCall(args json.RawMessage) (json.RawMessage, error) {
+func (r *objectRun) checkCall(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 	if !r.schema.wrapped {
-		return args, r.check(args, r.schema.call.resolved, "the arguments")
+		return args, r.check(ctx, args, r.schema.call.resolved, "the arguments")
 	}
-	if err := r.validate(args, r.schema.call.resolved, "the arguments"); err != nil {
+	if err := r.validate(ctx, args, r.schema.call.resolved, "the arguments"); err != nil {
 		return args, err
 	}
 	var envelope map[string]json.RawMessage
@@ -341,23 +339,24 @@ func (r *objectRun) checkCall(args json.RawMessage) (json.RawMessage, error) {
 }
 
 // check validates a value against a schema and decodes it.
-func (r *objectRun) check(raw json.RawMessage, resolved *jsonschema.Resolved, whole string) error {
-	if err := r.validate(raw, resolved, whole); err != nil {
+func (r *objectRun) check(ctx context.Context, raw json.RawMessage, schema *checkedSchema, whole string) error {
+	if err := r.validate(ctx, raw, schema, whole); err != nil {
 		return err
 	}
 	return r.decode(raw)
 }
 
 // validate checks a value against a schema; whole names the value to the model.
-func (r *objectRun) validate(raw json.RawMessage, resolved *jsonschema.Resolved, whole string) error {
+func (r *objectRun) validate(ctx context.Context, raw json.RawMessage, schema *checkedSchema, whole string) error {
 	var instance any
 	if err := json.Unmarshal(raw, &instance); err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
 	}
-	if err := resolved.Validate(instance); err != nil {
-		return &schemaMismatch{why: explain(resolved.Schema(), instance, whole, err), err: err}
+	err := schema.validate(ctx, instance)
+	if err == nil || errors.Is(err, ErrSchemaTooCostly) || ctx.Err() != nil && err == context.Cause(ctx) {
+		return err
 	}
-	return nil
+	return &schemaMismatch{why: explain(schema.Schema(), instance, whole, err), err: err}
 }
 
 // schemaMismatch is a value its schema refuses: Error says why in plain words, for the model (the

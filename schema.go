@@ -47,7 +47,7 @@ type typeSchema struct {
 	once     sync.Once
 	sent     json.RawMessage
 	strict   bool
-	resolved *jsonschema.Resolved
+	resolved *checkedSchema
 	call     objectSchema
 	wrapped  bool
 	sendErr  error
@@ -57,7 +57,7 @@ type typeSchema struct {
 type objectSchema struct {
 	sent     json.RawMessage
 	strict   bool
-	resolved *jsonschema.Resolved
+	resolved *checkedSchema
 }
 
 // envelopeKey names the one property of the envelope that carries a value a call's arguments,
@@ -125,7 +125,7 @@ func newObjectSchema(s *jsonschema.Schema) (objectSchema, error) {
 	if o.sent, err = json.Marshal(send); err != nil {
 		return o, err
 	}
-	o.resolved, err = check.Resolve(nil)
+	o.resolved, err = checkSchema(check)
 	return o, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -12,6 +13,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// tooCostly is what the model reads about arguments not checked because checking them would take
+// too much work.
+const tooCostly = "they could not be checked: checking them against the tool's schema takes too much work. " +
+	"Send smaller, less nested arguments, or do without this tool."
+
 // FuncTool is a Go function the model can call. Its arguments' JSON Schema comes from the Go type
 // of its input (NewTool) or is given as JSON (NewToolFromSchema), and a call's arguments are
 // checked against that schema before the function runs.
@@ -19,7 +25,7 @@ import (
 // with Call. A FuncTool is safe for concurrent use if its function is.
 type FuncTool struct {
 	def    Tool
-	schema *jsonschema.Resolved
+	schema *checkedSchema // nil: the arguments are not checked
 	run    func(ctx context.Context, arguments []byte) (any, error)
 }
 
@@ -39,7 +45,9 @@ type FuncTool struct {
 //
 // The result is sent to the model as text: a string as it is, anything else as JSON. An error from
 // fn, arguments that do not match the schema, and a panic inside fn are all sent to the model as
-// the tool's result, so that it can correct itself; none of them stops the loop.
+// the tool's result, so that it can correct itself; none of them stops the loop. Checking the
+// arguments has the work bound NewToolFromSchema describes: arguments too large to check are
+// refused with an error matching ErrSchemaTooCostly.
 func NewTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (*FuncTool, error) {
 	field := "tool " + name
 	if !functionName.MatchString(name) {
@@ -52,7 +60,7 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, invalid(field, "%v", err)
 	}
-	resolved, err := schema.Resolve(nil)
+	resolved, err := checkSchema(schema)
 	if err != nil {
 		return nil, invalid(field, "schema: %v", err)
 	}
@@ -79,9 +87,9 @@ func (t *FuncTool) Definition() Tool { return t.def }
 // Call runs the tool on the arguments a model sent (a JSON object as text; empty means {}) and
 // returns the text to send back as the tool's result. The error is a *ToolError that says whether
 // the arguments were refused, the function failed, or it panicked; its Feedback is the text to
-// send back instead. Call never panics.
+// send back instead. ctx bounds checking the arguments too. Call never panics.
 func (t *FuncTool) Call(ctx context.Context, arguments string) (string, error) {
-	args, err := t.check(arguments)
+	args, err := t.check(ctx, arguments)
 	if err != nil {
 		return "", err
 	}
@@ -89,7 +97,7 @@ func (t *FuncTool) Call(ctx context.Context, arguments string) (string, error) {
 }
 
 // check parses a call's arguments and validates them against the tool's schema, if it has one.
-func (t *FuncTool) check(arguments string) ([]byte, error) {
+func (t *FuncTool) check(ctx context.Context, arguments string) ([]byte, error) {
 	args := bytes.TrimSpace([]byte(arguments))
 	if len(args) == 0 {
 		args = []byte("{}")
@@ -102,10 +110,16 @@ func (t *FuncTool) check(arguments string) ([]byte, error) {
 	if t.schema == nil {
 		return args, nil
 	}
-	if err := t.schema.Validate(instance); err != nil {
+	switch err := t.schema.validate(ctx, instance); {
+	case err == nil:
+		return args, nil
+	case errors.Is(err, ErrSchemaTooCostly):
+		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err, feedback: tooCostly}
+	case ctx.Err() != nil && err == context.Cause(ctx):
+		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageRun, Err: err}
+	default:
 		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err, feedback: explain(t.schema.Schema(), instance, "the arguments", err)}
 	}
-	return args, nil
 }
 
 // invoke runs the tool's function on checked arguments.

@@ -22,7 +22,7 @@ import (
 // where it finds nothing to say, it says what err, the validator's error, says, without the
 // validator's "validating <schema location>" prefixes.
 func explain(root *jsonschema.Schema, instance any, whole string, err error) string {
-	e := &explainer{root: root, whole: whole, budget: maxExplainSteps}
+	e := &explainer{root: root, whole: whole, budget: maxExplainSteps, work: newExplainBudget()}
 	if why := e.walk(root, instance, "", 0); why != "" {
 		return why
 	}
@@ -32,7 +32,8 @@ func explain(root *jsonschema.Schema, instance any, whole string, err error) str
 type explainer struct {
 	root   *jsonschema.Schema
 	whole  string
-	budget int // schemas left to look at
+	budget int            // schemas left to look at
+	work   *explainBudget // and the work left to do on them: the walk gives up when it is spent
 }
 
 const (
@@ -45,6 +46,10 @@ const (
 
 func (e *explainer) walk(s *jsonschema.Schema, v any, path string, depth int) string {
 	if s == nil || depth > maxExplainDepth || e.budget <= 0 {
+		return ""
+	}
+	if !e.work.spend(s, v) {
+		e.budget = 0 // nothing more is looked at, and nothing is concluded from what was not
 		return ""
 	}
 	e.budget--

@@ -142,7 +142,7 @@ func TestExplainProperty(t *testing.T) {
 			t.Fatalf("schema %v: %v", s, err)
 		}
 		verr := resolved.Validate(v)
-		e := &explainer{root: s, whole: "the value", budget: maxExplainSteps}
+		e := &explainer{root: s, whole: "the value", budget: maxExplainSteps, work: newExplainBudget()}
 		why := e.walk(s, v, "", 0)
 		if verr == nil {
 			if why != "" {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
@@ -82,6 +84,10 @@ func TestNewToolFromSchemaUnsupported(t *testing.T) {
 		"dynamic_ref": `{"type":"object","properties":{"a":{"$dynamicRef":"#missing"}},"required":["a"]}`,
 		"draft_04":    `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","required":["a"]}`,
 		"bad_type":    `{"type":"object","properties":{"a":{"type":7}},"required":["a"]}`,
+		// the validator would take seconds to read it: the depth of JSON it reads is bounded
+		"deep": `{"type":"object","required":["a"],"properties":{"x":` + strings.Repeat(`{"not":`, 3000) + `{}` +
+			strings.Repeat(`}`, 3000) + `}}`,
+		"nil_target": `{"type":"object","properties":{"a":{"$ref":"#/not"}},"required":["a"]}`,
 	} {
 		tool, err := infergate.NewToolFromSchema(name, "", json.RawMessage(schema), echoArguments)
 		if err != nil {
@@ -141,14 +147,23 @@ func TestRunToolsWithSchemaTool(t *testing.T) {
 }
 
 // FuzzNewToolFromSchema: any schema bytes and any arguments give a tool or a ValidationError, and
-// a call that either runs or fails with a *ToolError; never a panic.
+// a call that either runs or fails with a *ToolError, in bounded time; never a panic, and never the
+// stack overflow of a schema that applies itself to the same value.
 func FuzzNewToolFromSchema(f *testing.F) {
 	f.Add(searchSchema, `{"query":"go"}`)
 	f.Add(`{"type":"object","properties":{"a":{"$ref":"#"}}}`, `{"a":{"a":{"a":1}}}`)
 	f.Add(`{"type":"object","patternProperties":{"^x":{"type":"integer"}},"additionalProperties":false}`, `{"xy":1.5,"z":1}`)
 	f.Add(`{"allOf":[{"required":["a"]},{"properties":{"a":{"const":[1]}}}]}`, `{"a":[2]}`)
 	f.Add(`{"type":["string","null"],"pattern":"("}`, `"x"`)
+	f.Add(`{"type":"object","allOf":[{"$ref":"#"}]}`, `{}`)
+	f.Add(`{"$ref":"#n","$defs":{"x":{"$anchor":"n","not":{"$ref":"#n"}}}}`, `{}`)
+	f.Add(`{"$id":"https://e.test/r","$ref":"l","$defs":{"l":{"$id":"https://e.test/l","oneOf":[{"$ref":"r"}]}}}`, `{}`)
+	f.Add(`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"anyOf":[{"$ref":"#/$defs/a"}]}}}`, `{}`)
+	f.Add(doublingSchema(27), `{"a":1}`)
+	f.Add(`{"properties":{"a":{"$ref":"#/not"}}}`, `{"a":1}`)
+	f.Add(`{"anyOf":[{"type":"string"},{"type":"object","properties":{"a":{"$ref":"#"}}}]}`, `{"a":{"a":{"a":{"a":1}}}}`)
 	f.Fuzz(func(t *testing.T, schema, args string) {
+		start := time.Now()
 		tool, err := infergate.NewToolFromSchema("fuzz", "", json.RawMessage(schema), echoArguments)
 		if err != nil {
 			if !isValidation(err) {
@@ -163,6 +178,9 @@ func FuzzNewToolFromSchema(f *testing.F) {
 		}
 		if err == nil && !json.Valid([]byte(out)) {
 			t.Fatalf("Call(%q) = %q", args, out)
+		}
+		if elapsed := time.Since(start); elapsed > 10*time.Second { // a sanity bound: the work is bounded far below
+			t.Fatalf("Call(%q) on %q took %v", args, schema, elapsed)
 		}
 	})
 }

@@ -109,23 +109,38 @@ func (p *callPool) outcome(ctx context.Context, call ToolCall) (string, error) {
 	if tool == nil {
 		return "", &ToolError{Tool: name, Stage: ToolStageNotFound, Available: p.run.names}
 	}
-	args, err := tool.check(call.Function.Arguments)
+	// ToolTimeout bounds checking the arguments and running the function, together; not the wait
+	// for Approve.
+	start := time.Now()
+	args, err := withinTimeout(ctx, name, loop.ToolTimeout, loop.ToolTimeout, func(ctx context.Context) ([]byte, error) {
+		return tool.check(ctx, call.Function.Arguments)
+	})
 	if err != nil {
 		return "", err
 	}
+	spent := time.Since(start)
 	if err := p.approve(ctx, call); err != nil {
 		return "", &ToolError{Tool: name, Stage: ToolStageRefused, Err: err}
 	}
-	if loop.ToolTimeout <= 0 {
+	return withinTimeout(ctx, name, loop.ToolTimeout, loop.ToolTimeout-spent, func(ctx context.Context) (string, error) {
 		return tool.invoke(ctx, args)
+	})
+}
+
+// withinTimeout runs fn with a context that ends after left when the loop has a ToolTimeout (limit); a
+// call it cut short fails with stage ToolStageTimeout.
+func withinTimeout[T any](ctx context.Context, name string, limit, left time.Duration, fn func(context.Context) (T, error)) (T, error) {
+	if limit <= 0 {
+		return fn(ctx)
 	}
-	callCtx, cancel := context.WithTimeoutCause(ctx, loop.ToolTimeout, errToolTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, left, errToolTimeout)
 	defer cancel()
-	out, err := tool.invoke(callCtx, args)
-	if context.Cause(callCtx) == errToolTimeout {
-		return "", &ToolError{Tool: name, Stage: ToolStageTimeout,
-			Err:      fmt.Errorf("no result within %s: %w", loop.ToolTimeout, context.DeadlineExceeded),
-			feedback: fmt.Sprintf("it did not finish within %s.", loop.ToolTimeout)}
+	out, err := fn(ctx)
+	if context.Cause(ctx) == errToolTimeout {
+		var zero T
+		return zero, &ToolError{Tool: name, Stage: ToolStageTimeout,
+			Err:      fmt.Errorf("no result within %s: %w", limit, context.DeadlineExceeded),
+			feedback: fmt.Sprintf("it did not finish within %s.", limit)}
 	}
 	return out, err
 }

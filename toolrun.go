@@ -45,10 +45,12 @@ type ToolLoop struct {
 	// Approve is never called concurrently: the calls of a turn wait for it one at a time, which
 	// suits asking a person. ctx is the loop's.
 	Approve func(ctx context.Context, call ToolCall) error
-	// ToolTimeout, if positive, bounds each tool call: the call's context is cancelled when it
-	// expires (an MCP call is then cancelled on its server too), and the call's result is a
-	// *ToolError of stage ToolStageTimeout that the model reads; the loop goes on. A tool that ignores
-	// its context is waited for, since a goroutine cannot be stopped from outside.
+	// ToolTimeout, if positive, bounds each tool call: the check of its arguments against the
+	// tool's schema and the function's run together (not the wait for Approve). The call's context
+	// is cancelled when it expires (an MCP call is then cancelled on its server too), and the
+	// call's result is a *ToolError of stage ToolStageTimeout that the model reads; the loop goes
+	// on. A tool that ignores its context is waited for, since a goroutine cannot be stopped from
+	// outside.
 	ToolTimeout time.Duration
 }
 

@@ -43,7 +43,12 @@ func WithFilter(keep func(*mcp.Tool) bool) Option { return func(o *options) { o.
 // with spaces, one over 64 characters, one already taken) is given a valid one, unique within the
 // returned tools: invalid characters become '_', and a short hash of the MCP name is added when
 // needed. The description is the server's (or the tool's title when it has none). A tool whose
-// input schema is not a JSON object makes FromSession fail; WithFilter can leave it out.
+// input schema is not a JSON object, or one that applies itself to the same value (which
+// infergate.NewToolFromSchema refuses: no check against it could end), makes FromSession fail with
+// an error that names the tool; WithFilter can leave it out. The whole listing fails rather than
+// the tool being dropped, so that the tools a program hands the model are never silently fewer
+// than the server announced. Checking a call's arguments is bounded as NewToolFromSchema says: a
+// schema too costly to check them against fails that call, as the tool's failure the model reads.
 //
 // What a call returns is sent to the model as text: the text contents joined by newlines, with
 // images, audio and resources described rather than dropped (an embedded text resource is

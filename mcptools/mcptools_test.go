@@ -405,3 +405,61 @@ func TestRunToolsWithMCPServer(t *testing.T) {
 		t.Errorf("tools sent to the model: %s", sent)
 	}
 }
+
+// TestFromSessionSchemaCycle: a server's tool whose schema applies itself to the same value would
+// crash the program on its first call (a stack overflow no recover catches): FromSession fails,
+// naming the tool and the cycle, and WithFilter can leave the tool out to use the others.
+func TestFromSessionSchemaCycle(t *testing.T) {
+	t.Parallel()
+	s := newServer(0)
+	addTool(s, "fine", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult("fine"), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "loops", InputSchema: json.RawMessage(`{"type":"object","allOf":[{"$ref":"#"}]}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("never"), nil
+		})
+	cs, _ := connect(t, s)
+	tools, err := mcptools.FromSession(context.Background(), cs)
+	var v *infergate.ValidationError
+	if !errors.As(err, &v) || !strings.Contains(err.Error(), `tool "loops"`) || !strings.Contains(err.Error(), "# → #/allOf/0 → #") {
+		t.Fatalf("FromSession: %d tools, %v; want an error naming the tool and its cycle", len(tools), err)
+	}
+	tools, err = mcptools.FromSession(context.Background(), cs, mcptools.WithFilter(func(tool *mcp.Tool) bool { return tool.Name != "loops" }))
+	if err != nil || len(tools) != 1 || tools[0].Name() != "fine" {
+		t.Fatalf("without the tool: %v, %v", tools, err)
+	}
+}
+
+// TestRunToolsMCPCostlySchema: a server's tool whose 2 KB schema would take minutes to check
+// arguments against fails the call, promptly, as the tool's failure the model reads; the call
+// never reaches the server, and the loop answers.
+func TestRunToolsMCPCostlySchema(t *testing.T) {
+	t.Parallel()
+	var schema strings.Builder
+	schema.WriteString(`{"type":"object","allOf":[{"$ref":"#/$defs/d0"}],"$defs":{`)
+	for i := range 27 {
+		fmt.Fprintf(&schema, `"d%d":{"allOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]},`, i, i+1, i+1)
+	}
+	schema.WriteString(`"d27":{"type":"object"}}}`)
+	s := newServer(0)
+	var called atomic.Bool
+	s.AddTool(&mcp.Tool{Name: "costly", InputSchema: json.RawMessage(schema.String())},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			called.Store(true)
+			return textResult("called"), nil
+		})
+	cs, _ := connect(t, s)
+	gw := gatewaytest.New(t)
+	gw.Enqueue(gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{ID: "c", Name: "costly", Arguments: `{}`}}},
+		gatewaytest.Reply{Respond: echoResults})
+	res, err := gw.Client().Chat.RunTools(context.Background(), hello(), infergate.ToolLoop{
+		Tools: slicesOf(fromSession(t, cs)), ToolTimeout: 500 * time.Millisecond,
+	}).Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Answer.Text(), "c=Invalid arguments for costly: they could not be checked") || called.Load() {
+		t.Errorf("answer %q (the server was called: %v)", res.Answer.Text(), called.Load())
+	}
+}
