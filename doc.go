@@ -37,6 +37,7 @@
 //	ToolLoop.MaxSteps            the default (10 model turns)
 //	ToolLoop.Goroutines          the default (4 calls at once)
 //	ToolLoop.MaxToolCalls        the default (64 calls per turn)
+//	ToolLoop.MaxTokens           no token budget
 //	ToolLoop.ToolTimeout         no bound on a tool call
 //	ObjectSpec.MaxAttempts       the default (3 model turns)
 //

@@ -24,11 +24,15 @@ var ErrToolStepLimit = errors.New("infergate: tool loop reached its step limit")
 // than ToolLoop.MaxToolCalls allows (a *ToolLimitError of ToolLimitCalls).
 var ErrToolCallLimit = errors.New("infergate: a model turn asked for too many tool calls")
 
+// ErrToolTokenLimit matches the error of a tool loop whose turns spent more tokens than
+// ToolLoop.MaxTokens allows (a *ToolLimitError of ToolLimitTokens).
+var ErrToolTokenLimit = errors.New("infergate: tool loop spent its token budget")
+
 // ToolLoop configures ChatService.RunTools. The zero value runs no tools; set Tools.
 type ToolLoop struct {
 	Tools []*FuncTool
-	// MaxSteps bounds the model turns (10 when zero; a negative bound here
-	// or in Goroutines or MaxToolCalls is refused before anything is sent). The loop then ends with a
+	// MaxSteps bounds the model turns (10 when zero; a negative bound here or in Goroutines,
+	// MaxToolCalls or MaxTokens is refused before anything is sent). The loop then ends with a
 	// *ToolLimitError (ToolLimitSteps) that keeps the transcript.
 	MaxSteps int
 	// Goroutines bounds how many tool calls of one turn run at once (4 when zero);
@@ -38,6 +42,13 @@ type ToolLoop struct {
 	// turn that asks for more ends the loop with a *ToolLimitError (ToolLimitCalls) before any of its calls runs,
 	// and is not added to the transcript.
 	MaxToolCalls int
+	// MaxTokens is a token budget for the whole loop (none when zero). The tokens of every turn
+	// are summed (each turn's total, or its input plus output where the total is absent, as
+	// UsageOrEstimate gives them); once the sum exceeds MaxTokens, the loop starts no new model
+	// turn and ends with a *ToolLimitError (ToolLimitTokens) that keeps the transcript, in which
+	// the tool calls of the turn that crossed the budget have run. Reaching it exactly is not
+	// exceeding it.
+	MaxTokens int
 	// Approve, if set, is asked before each call runs (after its arguments passed the tool's
 	// schema; calls of unknown tools are not asked about). A nil error runs the call; an error skips
 	// it, and the error's text is sent to the model as the call's result, so that it learns the call
@@ -94,8 +105,9 @@ type ToolLimit string
 
 // The bounds a tool loop can reach.
 const (
-	ToolLimitSteps ToolLimit = "steps" // ToolLoop.MaxSteps: model turns
-	ToolLimitCalls ToolLimit = "calls" // ToolLoop.MaxToolCalls: tool calls one model turn asked for
+	ToolLimitSteps  ToolLimit = "steps"  // ToolLoop.MaxSteps: model turns
+	ToolLimitCalls  ToolLimit = "calls"  // ToolLoop.MaxToolCalls: tool calls one model turn asked for
+	ToolLimitTokens ToolLimit = "tokens" // ToolLoop.MaxTokens: tokens spent by all turns
 )
 
 // ToolLimitError ends a tool loop that reached one of its bounds. It keeps the transcript, so that
@@ -103,11 +115,12 @@ const (
 // Limit.
 type ToolLimitError struct {
 	Limit ToolLimit
-	Max   int // the bound: ToolLoop.MaxSteps or ToolLoop.MaxToolCalls, defaults applied
+	Max   int // the bound: ToolLoop.MaxSteps, MaxToolCalls or MaxTokens, defaults applied
 	// Requested is the number of calls the turn asked for, for ToolLimitCalls; 0 for ToolLimitSteps.
 	Requested int
 	// Step is the model turn, from 1, at which the loop ended: the last one taken for
-	// ToolLimitSteps (equal to Max), the one that asked for too many calls for ToolLimitCalls.
+	// ToolLimitSteps (equal to Max) and ToolLimitTokens, the one that asked for too many calls for
+	// ToolLimitCalls.
 	Step int
 	// Messages is the transcript: the request's messages, every turn and tool result. For
 	// ToolLimitCalls it stops before the turn that asked for too many calls, none of which ran.
@@ -117,19 +130,24 @@ type ToolLimitError struct {
 
 // Error says which bound the loop reached.
 func (e *ToolLimitError) Error() string {
-	if e.Limit == ToolLimitCalls {
+	switch e.Limit {
+	case ToolLimitCalls:
 		return fmt.Sprintf("infergate: model turn %d asked for %d tool calls; ToolLoop.MaxToolCalls allows %d", e.Step, e.Requested, e.Max)
+	case ToolLimitTokens:
+		return fmt.Sprintf("infergate: tool loop stopped after %d model turns, which spent more tokens than ToolLoop.MaxTokens allows (%d)", e.Step, e.Max)
 	}
 	return fmt.Sprintf("infergate: tool loop stopped after %d model turns without a final answer", e.Max)
 }
 
-// Is matches ErrToolStepLimit for ToolLimitSteps and ErrToolCallLimit for ToolLimitCalls.
+// Is matches ErrToolStepLimit, ErrToolCallLimit or ErrToolTokenLimit, by Limit.
 func (e *ToolLimitError) Is(target error) bool {
 	switch e.Limit {
 	case ToolLimitSteps:
 		return target == ErrToolStepLimit
 	case ToolLimitCalls:
 		return target == ErrToolCallLimit
+	case ToolLimitTokens:
+		return target == ErrToolTokenLimit
 	}
 	return false
 }
@@ -230,7 +248,11 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 	}
 	res := &r.result
 	res.Messages = slices.Clone(r.req.Messages)
+	spent := 0
 	for step := 1; ; step++ {
+		if r.loop.MaxTokens > 0 && spent > r.loop.MaxTokens {
+			return &ToolLimitError{Limit: ToolLimitTokens, Max: r.loop.MaxTokens, Step: step - 1, Messages: res.Messages, Usage: res.Usage}
+		}
 		if step > r.loop.MaxSteps {
 			return &ToolLimitError{Limit: ToolLimitSteps, Max: r.loop.MaxSteps, Step: step - 1, Messages: res.Messages, Usage: res.Usage}
 		}
@@ -240,7 +262,9 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 			return err
 		}
 		res.Steps, res.Answer = step, answer
-		res.Usage = addUsage(res.Usage, answer.UsageOrEstimate())
+		turnUsage := answer.UsageOrEstimate()
+		res.Usage = addUsage(res.Usage, turnUsage)
+		spent += usageTokens(turnUsage)
 		msg := firstMessage(answer, step)
 		if len(msg.ToolCalls) > r.loop.MaxToolCalls {
 			return &ToolLimitError{Limit: ToolLimitCalls, Max: r.loop.MaxToolCalls, Requested: len(msg.ToolCalls), Step: step,
@@ -269,7 +293,7 @@ func (r *ToolRun) prepare() (ChatRequest, error) {
 	for _, bound := range []struct {
 		field string
 		v     int
-	}{{"MaxSteps", r.loop.MaxSteps}, {"Goroutines", r.loop.Goroutines}, {"MaxToolCalls", r.loop.MaxToolCalls}} {
+	}{{"MaxSteps", r.loop.MaxSteps}, {"Goroutines", r.loop.Goroutines}, {"MaxToolCalls", r.loop.MaxToolCalls}, {"MaxTokens", r.loop.MaxTokens}} {
 		if bound.v < 0 {
 			return req, invalid("ToolLoop."+bound.field, "must not be negative, got %d", bound.v)
 		}
@@ -331,6 +355,15 @@ func firstMessage(answer *ChatCompletion, step int) Message {
 }
 
 // addUsage sums two turns' usage, details included when either turn sent them.
+// usageTokens is what a turn's usage counts against ToolLoop.MaxTokens: its total, or its input
+// plus output where the total is absent.
+func usageTokens(u Usage) int {
+	if u.TotalTokens > 0 {
+		return u.TotalTokens
+	}
+	return u.PromptTokens + u.CompletionTokens
+}
+
 func addUsage(a, b Usage) Usage {
 	sum := Usage{PromptTokens: a.PromptTokens + b.PromptTokens, CompletionTokens: a.CompletionTokens + b.CompletionTokens,
 		TotalTokens: a.TotalTokens + b.TotalTokens}

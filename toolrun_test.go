@@ -332,3 +332,57 @@ func BenchmarkManualToolStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/step")
 }
+
+// MaxTokens bounds the tokens of all turns: the turn that crosses the budget still has its calls
+// run, then no new turn starts; reaching the budget exactly goes on; a turn without a total counts
+// its input plus output.
+func TestRunToolsTokenBudget(t *testing.T) {
+	t.Parallel()
+	call := []gatewaytest.ToolCall{{Name: "weather", Arguments: `{"city":"Rome"}`}}
+	for _, tc := range []struct {
+		name      string
+		maxTokens int
+		second    gatewaytest.Usage
+		wantLimit bool
+	}{
+		{"crossed", 100, gatewaytest.Usage{PromptTokens: 40, CompletionTokens: 10, TotalTokens: 50}, true},
+		{"reached exactly", 100, gatewaytest.Usage{PromptTokens: 30, CompletionTokens: 10, TotalTokens: 40}, false},
+		{"no total", 100, gatewaytest.Usage{PromptTokens: 40, CompletionTokens: 10}, true},
+		{"no budget", 0, gatewaytest.Usage{PromptTokens: 4000, CompletionTokens: 1000, TotalTokens: 5000}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gw := gatewaytest.New(t)
+			second := tc.second
+			gw.Enqueue(
+				gatewaytest.Reply{ToolCalls: call, Usage: &gatewaytest.Usage{PromptTokens: 50, CompletionTokens: 10, TotalTokens: 60}},
+				gatewaytest.Reply{ToolCalls: call, Usage: &second},
+				gatewaytest.Reply{Content: "sunny", Usage: &gatewaytest.Usage{TotalTokens: 1}},
+			)
+			res, err := gw.Client().Chat.RunTools(context.Background(), hello(),
+				infergate.ToolLoop{Tools: []*infergate.FuncTool{weatherTool(t)}, MaxTokens: tc.maxTokens}).Wait()
+			if !tc.wantLimit {
+				if err != nil || res.Answer.Text() != "sunny" {
+					t.Fatalf("err = %v, answer %q", err, res.Answer.Text())
+				}
+				return
+			}
+			var limit *infergate.ToolLimitError
+			if !errors.As(err, &limit) || !errors.Is(err, infergate.ErrToolTokenLimit) || errors.Is(err, infergate.ErrToolStepLimit) ||
+				limit.Limit != infergate.ToolLimitTokens || limit.Max != 100 || limit.Step != 2 {
+				t.Fatalf("err = %#v", err)
+			}
+			// The request, two turns and both turns' tool results; the third turn never started.
+			if len(limit.Messages) != 5 || limit.Messages[4].Role != infergate.RoleTool || gw.Pending() != 1 {
+				t.Errorf("transcript of %d messages, %d replies left", len(limit.Messages), gw.Pending())
+			}
+			if limit.Usage != res.Usage || res.Usage.PromptTokens != 90 {
+				t.Errorf("usage %+v, result's %+v", limit.Usage, res.Usage)
+			}
+		})
+	}
+	gw := gatewaytest.New(t)
+	if _, err := gw.Client().Chat.RunTools(context.Background(), hello(), infergate.ToolLoop{MaxTokens: -1}).Wait(); !isValidation(err) || len(gw.Requests()) != 0 {
+		t.Errorf("a negative MaxTokens: %v", err)
+	}
+}

@@ -166,8 +166,11 @@ func errorType(err error) string {
 		}
 		return "stream_error"
 	case errors.As(err, &loopErr):
-		if loopErr.Limit == infergate.ToolLimitCalls {
+		switch loopErr.Limit {
+		case infergate.ToolLimitCalls:
 			return "tool_call_limit"
+		case infergate.ToolLimitTokens:
+			return "tool_token_limit"
 		}
 		return "tool_step_limit"
 	case errors.As(err, &invalid):
