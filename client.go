@@ -48,6 +48,10 @@ func NewClient(opts ...Option) (*Client, error) {
 	if cfg.responseInfo != nil {
 		return nil, invalid("ResponseInfo", "WithResponseInfo is an option for one call: pass it to the method")
 	}
+	if cfg.maxConcurrency > 0 {
+		cfg.slots = make(chan struct{}, cfg.maxConcurrency)
+	}
+	cfg.concurrencyGiven = false
 	cfg.retrier = transport.NewRetrier(cfg.transportClient(cfg.middleware))
 	c := &Client{cfg: cfg, catalog: &catalogCache{}}
 	c.Chat = &ChatService{client: c}

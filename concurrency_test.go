@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -225,3 +226,96 @@ func TestLoad(t *testing.T) {
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// WithMaxConcurrency holds calls beyond the bound before anything is sent: with a bound of 2 and
+// five calls (plain calls and streams) against a server that holds every answer, exactly two
+// reach the server; each one that ends lets one more in; a stream holds its place until it is
+// closed; a call whose context ends while it waits returns the context's error, never sent.
+func TestMaxConcurrencyBoundsCallsInFlight(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var arrived, inFlight, peak atomic.Int32
+		gate := make(chan struct{})
+		handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			arrived.Add(1)
+			n := inFlight.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			defer inFlight.Add(-1)
+			<-gate
+			if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+				return
+			}
+			io.WriteString(w, `{"data":[]}`)
+		})
+		c := testClient(t, "https://gw.test", WithHTTPClient(inProcess{handler}.Client()), WithMaxConcurrency(2))
+		var wg sync.WaitGroup
+		errs := make(chan error, 5)
+		for i := range 5 {
+			wg.Go(func() {
+				if i%2 == 0 {
+					_, err := c.Models.List(context.Background())
+					errs <- err
+					return
+				}
+				stream, err := c.Chat.Stream(context.Background(), ChatRequest{Model: "m", Messages: []Message{UserMessage("x")}})
+				if err == nil {
+					for stream.Next() {
+					}
+					err = stream.Err()
+				}
+				errs <- err
+			})
+		}
+		synctest.Wait()
+		if got := arrived.Load(); got != 2 {
+			t.Fatalf("%d calls reached the server with a bound of 2", got)
+		}
+
+		// A call whose context ends while it waits sends nothing.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if _, err := c.Models.List(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("waiting call: err = %v, want context.DeadlineExceeded", err)
+		}
+		if got := arrived.Load(); got != 2 {
+			t.Errorf("the call that gave up while waiting was sent (%d arrivals)", got)
+		}
+
+		for range 5 {
+			gate <- struct{}{}
+			synctest.Wait()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("call: %v", err)
+			}
+		}
+		if arrived.Load() != 5 || peak.Load() != 2 {
+			t.Errorf("%d arrivals, peak in flight %d; want 5 and 2", arrived.Load(), peak.Load())
+		}
+	})
+}
+
+// WithMaxConcurrency belongs to a client: a call given it is refused before sending, as is a
+// negative bound; zero means no bound.
+func TestMaxConcurrencyIsAClientOption(t *testing.T) {
+	t.Parallel()
+	c := testClient(t, "https://gw.test", WithHTTPClient(inProcess{http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, `{"data":[]}`)
+	})}.Client()))
+	var invalid *ValidationError
+	if _, err := c.Models.List(context.Background(), WithMaxConcurrency(3)); !errors.As(err, &invalid) || invalid.Field != "MaxConcurrency" {
+		t.Errorf("a call given WithMaxConcurrency: err = %v, want a *ValidationError", err)
+	}
+	if _, err := NewClient(WithAPIKey("sk-test-key"), WithMaxConcurrency(-1)); !errors.As(err, &invalid) || invalid.Field != "MaxConcurrency" {
+		t.Errorf("WithMaxConcurrency(-1): err = %v, want a *ValidationError", err)
+	}
+	if _, err := NewClient(WithAPIKey("sk-test-key"), WithMaxConcurrency(0)); err != nil {
+		t.Errorf("WithMaxConcurrency(0): %v", err)
+	}
+}

@@ -40,8 +40,11 @@ type config struct {
 	atMostOnce          bool
 	catalogTTL          time.Duration
 	responseInfo        *ResponseInfo
-	optionErrs          []error  // values an Option refused, reported by NewClient
-	secretForms         []secret // the credentials as a server may write them back; see redact
+	maxConcurrency      int
+	concurrencyGiven    bool          // WithMaxConcurrency was applied, which only a client may be given
+	slots               chan struct{} // the client's places for calls in flight; nil for no bound
+	optionErrs          []error       // values an Option refused, reported by NewClient
+	secretForms         []secret      // the credentials as a server may write them back; see redact
 
 	// retrier carries the requests: made once per client from httpClient and the client's
 	// middleware, and shared by every call that does not bring its own HTTP client.
@@ -224,6 +227,7 @@ func (c *config) derive(opts []Option) (*config, error) {
 	out.middleware = slices.Clip(c.middleware)
 	out.observers = slices.Clip(c.observers)
 	out.optionErrs = nil
+	out.concurrencyGiven = false
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&out)
@@ -231,6 +235,9 @@ func (c *config) derive(opts []Option) (*config, error) {
 	}
 	if err := out.finish(); err != nil {
 		return nil, err
+	}
+	if out.concurrencyGiven {
+		return nil, invalid("MaxConcurrency", "WithMaxConcurrency bounds a client's calls: pass it to NewClient, not to one call")
 	}
 	if out.httpClient != c.httpClient {
 		out.retrier = transport.NewRetrier(out.transportClient(out.middleware))
@@ -262,6 +269,8 @@ func (c *config) check() error {
 		return invalid("MaxRetries", "must not be negative, got %d", c.maxRetries)
 	case c.catalogTTL < 0:
 		return invalid("CatalogTTL", "must not be negative, got %v", c.catalogTTL)
+	case c.maxConcurrency < 0:
+		return invalid("MaxConcurrency", "must not be negative, got %d", c.maxConcurrency)
 	}
 	if !validHeaderValue(c.apiKey.reveal()) {
 		return invalid("APIKey", "holds a control character such as a line break; it cannot be sent in a header")

@@ -34,6 +34,7 @@
 //	WithStreamTimeouts           the default (6 minutes to the first byte, 2 minutes of silence)
 //	WithMaxLineSize              the default (64 MiB)
 //	WithCatalogTTL               the catalogue is downloaded every time
+//	WithMaxConcurrency           no bound on calls in flight
 //	ToolLoop.MaxSteps            the default (10 model turns)
 //	ToolLoop.Goroutines          the default (4 calls at once)
 //	ToolLoop.MaxToolCalls        the default (64 calls per turn)

@@ -89,6 +89,17 @@ func WithStreamTimeouts(firstByte, idle time.Duration) Option {
 // size is refused.
 func WithMaxLineSize(bytes int) Option { return func(c *config) { c.maxLine = bytes } }
 
+// WithMaxConcurrency bounds the client's calls in flight at once, every route's counted: at most n
+// are sent or being answered, and the others wait for a place, bounded by their context (and, for
+// a call that is not a stream, by WithTimeout). A call whose context ends while it waits returns
+// the context's error and sends nothing. A stream, or the audio of Audio.Speak, holds its place
+// until it ends or is closed; a call holds it through its retries. Zero means no bound (the
+// default); a negative n is refused. It is an option of the client: given to one call, the call
+// is refused with a *ValidationError.
+func WithMaxConcurrency(n int) Option {
+	return func(c *config) { c.maxConcurrency, c.concurrencyGiven = n, true }
+}
+
 // WithAtMostOnce(true) never sends a POST again once an attempt of it reached the server in full:
 // when the connection fails after that, the call ends with the error instead of a retry, because the
 // server may already be running (and billing) it. Answers that say the request was not run (429,

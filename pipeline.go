@@ -86,6 +86,10 @@ func do[T any](ctx context.Context, c *config, r route, out *T) error {
 func exchange(ctx context.Context, c *config, r *route, decode func(*http.Response, []byte) (any, error)) error {
 	ctx, cancel := c.callContext(ctx)
 	defer cancel()
+	if err := c.takePlace(ctx); err != nil {
+		return timedOut(ctx, err)
+	}
+	defer c.leavePlace()
 	ctx, obs := c.observe(ctx, r)
 	result, err := c.read(ctx, r, obs, decode)
 	err = timedOut(ctx, err)
@@ -371,6 +375,9 @@ type openCall struct {
 // silence after it are bounded by WithStreamTimeouts, and ctx by the caller; the call lives until
 // release. Retries happen only before the answer starts.
 func (c *config) open(ctx context.Context, r route) (*openCall, error) {
+	if err := c.takePlace(ctx); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	ctx, obs := c.observe(ctx, &r)
 	dog := &watchdog{firstByte: c.firstByteTimeout, idle: c.idleTimeout, cancel: cancel}
@@ -378,6 +385,7 @@ func (c *config) open(ctx context.Context, r route) (*openCall, error) {
 	release := sync.OnceFunc(func() {
 		dog.stop()
 		cancel(nil)
+		c.leavePlace()
 	})
 	resp, err := c.send(ctx, &r, obs)
 	if err != nil {
@@ -395,4 +403,30 @@ func (c *config) open(ctx context.Context, r route) (*openCall, error) {
 	}
 	return &openCall{resp: resp, body: &watchedBody{ReadCloser: resp.Body, dog: dog}, ctx: ctx,
 		release: release, obs: obs}, nil
+}
+
+// takePlace waits for one of the client's places for a call in flight (WithMaxConcurrency), or
+// returns ctx's error when it ends first; nothing is sent then. Without a bound it returns at once.
+func (c *config) takePlace(ctx context.Context) error {
+	if c.slots == nil {
+		return nil
+	}
+	select {
+	case c.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case c.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// leavePlace gives back the place takePlace took.
+func (c *config) leavePlace() {
+	if c.slots != nil {
+		<-c.slots
+	}
 }
