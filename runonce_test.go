@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -339,6 +341,51 @@ func TestObjectStreamWaitAfterTheRangePanicked(t *testing.T) {
 		obj, err := st.Wait()
 		if obj != nil || err == nil {
 			t.Fatalf("Wait returned %v, %v", obj, err)
+		}
+		if r := <-panicked; r != "render failed" {
+			t.Fatalf("recovered %v", r)
+		}
+	})
+}
+
+// A range over Events whose body panics ends the loop only once its tools have: a Wait on another
+// goroutine returns after a tool still running was cancelled and returned, never before.
+func TestToolRunWaitAfterTheRangePanicked(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, toolDelta(`{"index":0,"id":"a","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Rome\"}"}}`, "")+
+				toolDelta(`{"index":1,"id":"b","type":"function","function":{"name":"slow","arguments":"{}"}}`, "tool_calls")+done)
+		})
+		client := testClient(t, "https://gw.test", infergate.WithHTTPClient(infergate.InProcessClient(handler)))
+		var slowReturned atomic.Bool
+		slow := mustTool(t, "slow", func(ctx context.Context, _ struct{}) (string, error) {
+			<-ctx.Done()
+			time.Sleep(time.Second) // a tool slow to notice; the fake clock makes it instant
+			slowReturned.Store(true)
+			return "", ctx.Err()
+		})
+		run := client.Chat.RunTools(context.Background(), hello(), infergate.ToolLoop{Tools: []*infergate.FuncTool{weatherTool(t), slow}})
+		panicked := make(chan any)
+		started := make(chan struct{})
+		go func() {
+			defer func() { panicked <- recover() }()
+			first := true
+			for ev, err := range run.Events() {
+				if first {
+					first = false
+					close(started)
+				}
+				if err == nil && ev.Kind == infergate.ToolEventResult {
+					panic("render failed")
+				}
+			}
+		}()
+		<-started // the range runs the loop; Wait comes second
+		res, err := run.Wait()
+		if err == nil || !slowReturned.Load() {
+			t.Fatalf("Wait returned %v, %v while the slow tool had returned: %v", res, err, slowReturned.Load())
 		}
 		if r := <-panicked; r != "render failed" {
 			t.Fatalf("recovered %v", r)

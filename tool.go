@@ -64,6 +64,12 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, invalid(field, "schema: %v", err)
 	}
+	// The definition carries the schema as JSON: a caller changing Definition()'s parameters must
+	// not reach the schema the arguments are checked against.
+	sent, err := json.Marshal(schema)
+	if err != nil {
+		return nil, invalid(field, "schema: %v", err)
+	}
 	run := func(ctx context.Context, arguments []byte) (any, error) {
 		var in In
 		if err := json.Unmarshal(arguments, &in); err != nil {
@@ -75,14 +81,22 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 		}
 		return out, nil
 	}
-	return &FuncTool{def: functionTool(name, description, schema), schema: resolved, run: run}, nil
+	return &FuncTool{def: functionTool(name, description, json.RawMessage(sent)), schema: resolved, run: run}, nil
 }
 
 // Name returns the tool's name, as the model calls it.
 func (t *FuncTool) Name() string { return t.def.Function.Name }
 
-// Definition returns the tool as a ChatRequest sends it, with its JSON Schema.
-func (t *FuncTool) Definition() Tool { return t.def }
+// Definition returns the tool as a ChatRequest sends it, with its JSON Schema as JSON
+// (json.RawMessage). The schema is the caller's own copy: changing it changes neither the tool
+// nor what its arguments are checked against.
+func (t *FuncTool) Definition() Tool {
+	def := t.def
+	if raw, ok := def.Function.Parameters.(json.RawMessage); ok {
+		def.Function.Parameters = slices.Clone(raw)
+	}
+	return def
+}
 
 // Call runs the tool on the arguments a model sent (a JSON object as text; empty means {}) and
 // returns the text to send back as the tool's result. The error is a *ToolError that says whether

@@ -214,3 +214,23 @@ func TestNewToolEnums(t *testing.T) {
 		t.Errorf("an enum on an int field: %v, want a ValidationError", err)
 	}
 }
+
+// A typed tool's definition carries its schema as JSON, a copy: what a caller does to
+// Definition() never reaches the schema the arguments are checked against.
+func TestToolDefinitionIsACopy(t *testing.T) {
+	t.Parallel()
+	tool := weatherTool(t)
+	params, ok := tool.Definition().Function.Parameters.(json.RawMessage)
+	if !ok {
+		t.Fatalf("Parameters is %T, want json.RawMessage", tool.Definition().Function.Parameters)
+	}
+	for i := range params {
+		params[i] = ' '
+	}
+	if _, err := tool.Call(context.Background(), `{"city":42}`); err == nil {
+		t.Error("a number was accepted as the city after the definition's bytes were changed")
+	}
+	if again := tool.Definition().Function.Parameters.(json.RawMessage); !json.Valid(again) {
+		t.Errorf("the definition was changed through an earlier copy: %q", again)
+	}
+}

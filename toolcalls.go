@@ -19,8 +19,13 @@ var errGoexit = errors.New("it called runtime.Goexit")
 // returns them in the order the model asked for them. It returns only when every call has.
 func (r *ToolRun) runCalls(ctx context.Context, step int, calls []ToolCall, yield func(ToolEvent, error) bool) ([]ToolResult, error) {
 	callCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	p := &callPool{run: r, ctx: callCtx, calls: calls, results: make([]ToolResult, len(calls)), done: make(chan int, len(calls))}
+	// Also when the range's body panics in yield: the calls are cancelled and waited for, so that
+	// the loop ends only once its tools have.
+	defer func() {
+		cancel()
+		p.workers.Wait()
+	}()
 	for range min(r.loop.Goroutines, len(calls)) {
 		p.startWorker()
 	}

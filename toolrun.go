@@ -213,15 +213,16 @@ func (r *ToolRun) Events() iter.Seq2[ToolEvent, error] {
 // yielded after that, so that a Wait on another goroutine does not wait for the range's body.
 func (r *ToolRun) execute(yield func(ToolEvent, error) bool) {
 	ended := false
+	var obs *observation
 	defer func() {
 		if !ended {
 			r.err = errRangePanicked
+			obs.end(&r.result, errRangePanicked)
 			r.once.end()
 		}
 	}()
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
-	var obs *observation
 	var err error
 	if r.cfg, err = r.svc.client.configure(r.opts); err == nil {
 		ctx, obs = r.cfg.observeLoop(ctx, &r.req)
