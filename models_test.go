@@ -291,7 +291,7 @@ func TestModelsErrorEnvelopes(t *testing.T) {
 	})
 }
 
-func TestIsHexID(t *testing.T) {
+func TestIsBlockchainID(t *testing.T) {
 	t.Parallel()
 	tests := map[string]bool{
 		llamaHex: true, "0xAbC": true, "0X12": true, "0x": false, "0xg1": false, "llama-3.3-70b": false,

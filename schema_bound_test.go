@@ -51,8 +51,8 @@ func TestNewToolFromSchemaRefusesCycles(t *testing.T) {
 }
 
 // TestNewToolFromSchemaRecursiveSchemas: schemas that refer to themselves through properties or
-// items descend into the value at each turn, so they are accepted and validate as before, deep
-// values included.
+// items descend into the value at each turn, so they are accepted and validate, deep values
+// included.
 func TestNewToolFromSchemaRecursiveSchemas(t *testing.T) {
 	t.Parallel()
 	deep := func(levels int, leaf string) string {

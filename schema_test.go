@@ -90,7 +90,7 @@ func TestToolTakesTheJSONItsTypesWrite(t *testing.T) {
 		!cmp.Equal(got.Shelf.books, []string{"Dune"}) || got.Extra["oven"] != 180 {
 		t.Fatalf("decoded %+v", got)
 	}
-	// What the schema now refuses is what encoding/json refuses too.
+	// What the schema refuses is what encoding/json refuses too.
 	for name, bad := range map[string]string{
 		"an unquoted ,string number":   strings.Replace(raw, `"lines":"3"`, `"lines":3`, 1),
 		"a decimal with a unit":        strings.Replace(raw, `"total":"1234.5"`, `"total":"1234.5 USD"`, 1),
@@ -148,7 +148,7 @@ func TestSchemaOfSelfEncodingTypes(t *testing.T) {
 }
 
 // A typed answer holding amounts and times is accepted in the JSON encoding/json writes for it, in
-// every mode (before, a Decimal's schema was an object no string could satisfy).
+// every mode: a Decimal's schema is a string, never an object no string could satisfy.
 func TestGenerateObjectAcceptsTheJSONItsTypesWrite(t *testing.T) {
 	t.Parallel()
 	want, raw := invoiceJSON(t)

@@ -74,7 +74,7 @@ func TestSpeechTruncatedAudioIsAnError(t *testing.T) {
 	}
 }
 
-func TestSpeechToFile(t *testing.T) {
+func TestSpeakToFile(t *testing.T) {
 	t.Parallel()
 	mock, _ := recordAll(t, 200, "fLaC-audio", "audio/flac")
 	path := filepath.Join(t.TempDir(), "hello.flac")

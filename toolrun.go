@@ -111,11 +111,11 @@ const (
 )
 
 // ToolLimitError ends a tool loop that reached one of its bounds. It keeps the transcript, so that
-// the conversation can be continued; errors.Is matches ErrToolStepLimit or ErrToolCallLimit by
-// Limit.
+// the conversation can be continued; errors.Is matches ErrToolStepLimit, ErrToolCallLimit or
+// ErrToolTokenLimit by Limit.
 type ToolLimitError struct {
-	Limit ToolLimit
-	Max   int // the bound: ToolLoop.MaxSteps, MaxToolCalls or MaxTokens, defaults applied
+	Limit ToolLimit // which bound: ToolLimitSteps, ToolLimitCalls or ToolLimitTokens
+	Max   int       // the bound: ToolLoop.MaxSteps, MaxToolCalls or MaxTokens, defaults applied
 	// Requested is the number of calls the turn asked for, for ToolLimitCalls; 0 for ToolLimitSteps.
 	Requested int
 	// Step is the model turn, from 1, at which the loop ended: the last one taken for

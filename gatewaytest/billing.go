@@ -39,19 +39,19 @@ func (s *Server) SetBalance(b Balance) {
 
 // UsageRecord is one billed call as GET /billing/usage lists it.
 type UsageRecord struct {
-	ID           string
-	CreatedAt    time.Time
-	ModelName    string
-	ModelID      string
-	Endpoint     string
-	InputTokens  int
-	OutputTokens int
-	TotalTokens  int
-	AmountPaid   string
-	AmountStake  string
-	AmountTotal  string
-	RequestID    string
-	APIKeyID     *int
+	ID                string
+	CreatedAt         time.Time
+	ModelName         string
+	ModelBlockchainID string
+	Endpoint          string
+	InputTokens       int
+	OutputTokens      int
+	TotalTokens       int
+	AmountPaid        string
+	AmountStake       string
+	AmountTotal       string
+	RequestID         string
+	APIKeyID          *int
 }
 
 // AddUsage appends billed calls to the usage list, as if they had just been
@@ -85,7 +85,7 @@ type account struct {
 // bill records a call of r to model at a fixed price of one millionth per
 // token, paid from the staking allowance.
 func (s *Server) bill(r *http.Request, model, endpoint string, in, out int) {
-	rec := UsageRecord{CreatedAt: s.now(r), ModelName: model, ModelID: HexID(model), Endpoint: endpoint,
+	rec := UsageRecord{CreatedAt: s.now(r), ModelName: model, ModelBlockchainID: HexID(model), Endpoint: endpoint,
 		InputTokens: in, OutputTokens: out, TotalTokens: in + out,
 		AmountPaid: "0", AmountStake: micros(in + out), AmountTotal: micros(in + out)}
 	if id, ok := r.Context().Value(recordKey{}).(*Request); ok {
@@ -181,7 +181,7 @@ func (s *Server) listUsage(w http.ResponseWriter, r *http.Request, from, to time
 	items := make([]map[string]any, len(page))
 	for i, rec := range page {
 		items[i] = map[string]any{"id": rec.ID, "created_at": rec.CreatedAt.UTC().Format(TimeLayout),
-			"model_name": rec.ModelName, "model_id": rec.ModelID, "endpoint": rec.Endpoint,
+			"model_name": rec.ModelName, "model_id": rec.ModelBlockchainID, "endpoint": rec.Endpoint,
 			"tokens_input": rec.InputTokens, "tokens_output": rec.OutputTokens, "tokens_total": rec.TotalTokens,
 			"amount_paid": rec.AmountPaid, "amount_staking": rec.AmountStake, "amount_total": rec.AmountTotal,
 			"request_id": rec.RequestID, "api_key_id": rec.APIKeyID}

@@ -268,10 +268,6 @@ func build(b *strings.Builder, re *syntax.Regexp, variant, depth int) {
 		if variant%2 == 1 {
 			build(b, re.Sub[0], variant, depth+1)
 		}
-	case syntax.OpRepeat:
-		for i := 0; i < re.Min && b.Len() <= maxPatternSample; i++ {
-			build(b, re.Sub[0], variant, depth+1)
-		}
 	case syntax.OpConcat:
 		for i := 0; i < len(re.Sub) && b.Len() <= maxPatternSample; i++ {
 			build(b, re.Sub[i], variant, depth+1)

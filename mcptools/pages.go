@@ -40,7 +40,7 @@ func listTools(ctx context.Context, session *mcp.ClientSession, keep func(*mcp.T
 			return nil, fmt.Errorf("mcptools: listing the server's tools: %w", err)
 		}
 		if res == nil {
-			return nil, &PaginationError{Page: page, Reason: "the server sent no result"}
+			return nil, fmt.Errorf("mcptools: listing the server's tools: page %d: the server sent no result", page)
 		}
 		for _, tool := range res.Tools {
 			if tool != nil && (keep == nil || keep(tool)) {

@@ -26,7 +26,8 @@
 // (cached and reasoning tokens when the answer reports them), gen_ai.response.time_to_first_chunk
 // for streams, server.address, server.port and infergate.request.id (the gateway's X-Request-Id).
 // A failure sets error.type (the HTTP status, the *StreamError's type, tool_<stage> for a
-// *ToolError, canceled, timeout, incomplete_stream, validation, or _OTHER) and an error status.
+// *ToolError, tool_step_limit, tool_call_limit or tool_token_limit for a *ToolLimitError,
+// canceled, timeout, incomplete_stream, validation, or _OTHER) and an error status.
 //
 // Each HTTP attempt, retries included, is a CLIENT span named after its method, without
 // gen_ai.operation.name; its context is written into the request's headers by the propagator.
