@@ -3,7 +3,7 @@
 //
 // Create a Client once and share it: it is safe for concurrent use by many goroutines.
 //
-//	client, err := infergate.NewClient() // reads INFERGATE_API_KEY and INFERGATE_BASE_URL
+//	client, err := infergate.NewClient() // reads INFERGATE_API_KEY, INFERGATE_BASE_URL, INFERGATE_ACCESS_TOKEN
 //	resp, err := client.Chat.Create(ctx, infergate.ChatRequest{
 //		Model:    "llama-3.3-70b",
 //		Messages: []infergate.Message{infergate.UserMessage("Hello!")},
