@@ -8,11 +8,14 @@
 #   ROUNDS=3 benchmarks/run.sh                 # fewer rounds, quicker, noisier
 #   TOOLCHAINS=local benchmarks/run.sh         # the installed Go only
 #   KEEP=dir benchmarks/run.sh                 # keep the raw benchmark output and binaries in dir
+#   CHARTS=docs benchmarks/run.sh              # also draw each toolchain's times as an SVG bar chart,
+#                                              # docs/performance-<go version>.svg
 #
 # The rounds interleave the contenders and the toolchains, so that a noisy neighbour slows them all
 # alike, and each table shows each figure's median over the rounds. The time to first delta is
 # measured with the contenders in a new random order for every sample.
 set -euo pipefail
+charts=${CHARTS:+$(mkdir -p "$CHARTS" && cd "$CHARTS" && pwd)}
 cd "$(dirname "$0")"
 
 rounds=${ROUNDS:-5}
@@ -62,7 +65,12 @@ for tc in $toolchains; do
   version=$(GOTOOLCHAIN=$tc go version | cut -d' ' -f3-)
   echo "### $version"
   echo
-  go run ./cmd/benchtable -bench "$work/bench-$tc.txt" -sizes "$work/sizes-$tc.txt"
+  chart=()
+  if [ -n "$charts" ]; then
+    chart=(-svg "$charts/performance-${version%% *}.svg" -title "Time per operation, $version, $(nproc) cores (shorter is better)")
+    log "chart: $charts/performance-${version%% *}.svg"
+  fi
+  go run ./cmd/benchtable -bench "$work/bench-$tc.txt" -sizes "$work/sizes-$tc.txt" ${chart[@]+"${chart[@]}"}
   echo
   echo "_${version}, $(nproc) cores; median of $rounds rounds; ratio = infergate ÷ the other, below 1× is better for infergate._"
   echo

@@ -2,9 +2,10 @@
 // footprint sizes into one markdown table: each contender's figure, the median over the rounds,
 // and infergate's figure divided by each other contender's.
 //
-//	benchtable -bench bench.txt -sizes sizes.txt
+//	benchtable -bench bench.txt -sizes sizes.txt [-svg chart.svg -title "go1.26.8 linux/amd64"]
 //
-// sizes.txt holds one "name bytes" line per footprint program.
+// sizes.txt holds one "name bytes" line per footprint program. With -svg it also draws the time
+// figures as bars, one group per workload, where the ratios read faster than in the table.
 package main
 
 import (
@@ -63,6 +64,8 @@ var rows = []row{
 func main() {
 	benchPath := flag.String("bench", "", "output of go test -bench, any number of rounds")
 	sizesPath := flag.String("sizes", "", `footprint sizes, one "name bytes" line each`)
+	svgPath := flag.String("svg", "", "also write the time figures as an SVG bar chart to this file")
+	title := flag.String("title", "Time per operation (shorter is better)", "the chart's title")
 	flag.Parse()
 	samples := samples{}
 	if err := readFile(*benchPath, samples.addBench); err != nil {
@@ -74,6 +77,11 @@ func main() {
 		}
 	}
 	fmt.Print(render(samples))
+	if *svgPath != "" {
+		if err := os.WriteFile(*svgPath, []byte(renderSVG(samples, *title)), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
 }
 
 func readFile(path string, add func(io.Reader) error) error {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/xml"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,5 +45,51 @@ PASS
 				t.Errorf("table lacks\n%s\ngot:\n%s", tt.line, table)
 			}
 		})
+	}
+}
+
+func TestRenderSVG(t *testing.T) {
+	bench := `BenchmarkTextStream/infergate-2   24   1 ns/op   500 ns/chunk
+BenchmarkTextStream/openai-go-2   7   1 ns/op   12000 ns/chunk
+BenchmarkTextStream/go-openai-2   7   1 ns/op   6000 ns/chunk
+BenchmarkEncode/infergate-2   13000   92000 ns/op
+BenchmarkEncode/floor-2   13000   184000 ns/op
+`
+	s := samples{}
+	if err := s.addBench(strings.NewReader(bench)); err != nil {
+		t.Fatal(err)
+	}
+	svg := renderSVG(s, `go1.26 <amd64> & "2 cores"`)
+
+	dec := xml.NewDecoder(strings.NewReader(svg))
+	var widths []string
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v\n%s", err, svg)
+		}
+		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == "rect" {
+			for _, a := range el.Attr {
+				if a.Name.Local == "width" && a.Value != "760" {
+					widths = append(widths, a.Value)
+				}
+			}
+		}
+	}
+	// The slowest bar of a group is the longest (520); the others are in proportion to it.
+	want := []string{"22", "520", "260", "260", "520"}
+	if !slices.Equal(widths, want) {
+		t.Errorf("bar widths %v, want %v", widths, want)
+	}
+	for _, label := range []string{"500 ns/chunk", "12,000 ns/chunk", "92.0 µs", "184 µs"} {
+		if !strings.Contains(svg, ">"+label+"<") {
+			t.Errorf("chart lacks the label %q", label)
+		}
+	}
+	if strings.Contains(svg, "Completion") {
+		t.Error("a workload without samples has a group")
 	}
 }
