@@ -263,7 +263,12 @@ func (l *lister) interfaceType(head string, t *ast.InterfaceType) {
 	hidden := false
 	for _, f := range t.Methods.List {
 		if len(f.Names) == 0 {
-			l.add("%s interface, embedded %s", head, typeString(f.Type))
+			switch f.Type.(type) {
+			case *ast.BinaryExpr, *ast.UnaryExpr: // a constraint's union or ~T: a type set, not an embedding
+				l.add("%s interface, %s", head, typeString(f.Type))
+			default:
+				l.add("%s interface, embedded %s", head, typeString(f.Type))
+			}
 			names = append(names, typeString(f.Type))
 			continue
 		}
