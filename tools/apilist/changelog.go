@@ -131,17 +131,11 @@ var identRE = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*`)
 
 func identPrefix(s string) string { return identRE.FindString(s) }
 
-// mentioned says whether the changelog text names the declaration. A member Type.Name counts as
-// named by "Type.Name" or by any selector ending in ".Name" ("client.Audio.Speech" for
-// AudioService.Speech); a top-level name must appear as a whole word.
+// mentioned says whether the changelog text names the declaration, as a whole word, maybe after a
+// package's name ("gatewaytest.FixedTime"): "Name" for a top-level name, "Type.Name" for a field or a
+// method. A bare member name is not enough: "Status" appears in many a changelog line that is not
+// about StreamError.Status.
 func mentioned(text, name string) bool {
-	word := func(s string) *regexp.Regexp {
-		return regexp.MustCompile(`(^|[^\p{L}\p{N}_])` + regexp.QuoteMeta(s) + `($|[^\p{L}\p{N}_])`)
-	}
-	typ, member, isMember := strings.Cut(name, ".")
-	if !isMember {
-		return word(name).MatchString(text)
-	}
-	return word(typ+"."+member).MatchString(text) ||
-		regexp.MustCompile(`[\p{L}\p{N}_)\]]\.`+regexp.QuoteMeta(member)+`($|[^\p{L}\p{N}_])`).MatchString(text)
+	const before = `(^|[^\p{L}\p{N}_.])(\p{Ll}[\p{L}\p{N}_]*\.)?`
+	return regexp.MustCompile(before + regexp.QuoteMeta(name) + `($|[^\p{L}\p{N}_])`).MatchString(text)
 }

@@ -127,7 +127,7 @@ func TestLineName(t *testing.T) {
 
 func TestMentioned(t *testing.T) {
 	t.Parallel()
-	text := "- `OldFunc` → `NewFunc`\n- `RatedBid.BidID` → `ID`; `client.Audio.Speech` → `Speak`\n- Stat is gone\n"
+	text := "- `OldFunc` → `NewFunc`, `pkg.Moved`, `Type.pkg.Odd`\n- `RatedBid.BidID` → `ID`; `client.Audio.Speech` → `Speak`\n- Stat is gone\n"
 	tests := []struct {
 		name string
 		want bool
@@ -137,11 +137,13 @@ func TestMentioned(t *testing.T) {
 		{"Old", false},  // a prefix of a word is not the word
 		{"Func", false}, // nor a suffix
 		{"RatedBid.BidID", true},
-		{"Other.BidID", true},         // a selector ending in .BidID names it
-		{"AudioService.Speech", true}, // as client.Audio.Speech does
-		{"StreamError.Stat", false},   // the bare member name is not enough
+		{"Other.BidID", false},         // another type's field of that name is not named
+		{"AudioService.Speech", false}, // client.Audio.Speech does not name the method's type
+		{"StreamError.Stat", false},    // the bare member name is not enough
 		{"RatedBid.ModelID", false},
 		{"Stat", true},
+		{"Moved", true}, // after a package's name
+		{"Odd", false},  // after something that is not a package's name
 	}
 	for _, tt := range tests {
 		if got := mentioned(text, tt.name); got != tt.want {
