@@ -237,9 +237,11 @@ func diff(want, got []string) (removed, added []string) {
 	return removed, added
 }
 
-const hint = `If the change is meant, run (cd tools && go run ./apilist -w -root ..) and commit api/ with it.
-A removed line or a changed signature must also be named under "### Breaking" in the
-"## [Unreleased]" section of CHANGELOG.md.`
+const (
+	hintWrite    = "If the change is meant, run (cd tools && go run ./apilist -w -root ..) and commit api/ with it."
+	hintBreaking = `A removed line or a changed signature must also be named under "### Breaking" in the
+"## [Unreleased]" section of CHANGELOG.md (see api/README.md).`
+)
 
 // checkListings compares each module's API with its listing, and the removals since the last
 // release with the changelog. It reports every difference before saying whether there was one.
@@ -271,8 +273,11 @@ func checkListings(mods []module, root string, out io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if !ok {
+		fmt.Fprintln(out, hintWrite)
+	}
 	if !ok || !breakingOK {
-		fmt.Fprintln(out, hint)
+		fmt.Fprintln(out, hintBreaking)
 	}
 	return ok && breakingOK, nil
 }
