@@ -120,7 +120,7 @@ func modules(root string) ([]module, error) {
 		return nil, fmt.Errorf("no go.mod under %s", root)
 	}
 	for i := range mods {
-		if mods[i].lines, err = listModule(mods[i]); err != nil {
+		if mods[i].lines, err = listModule(root, mods[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -159,15 +159,16 @@ func modulePath(gomod string) (string, error) {
 	return "", fmt.Errorf("%s: no module directive", gomod)
 }
 
-// listModule lists every package of the module, leaving out nested modules' directories.
-func listModule(m module) ([]string, error) {
+// listModule lists every package of the module, leaving out nested modules' directories and those
+// skipDir leaves out of the repository at root.
+func listModule(root string, m module) ([]string, error) {
 	var all []string
 	err := filepath.WalkDir(m.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
 		}
 		if p != m.dir {
-			if skipDir(m.dir, p) {
+			if skipDir(root, p) {
 				return filepath.SkipDir
 			}
 			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
