@@ -1,0 +1,6 @@
+package main
+
+// Run is in a command.
+func Run() {}
+
+func main() {}

@@ -1,0 +1,4 @@
+package decls
+
+// TestOnly is in a test file.
+func TestOnly() {}

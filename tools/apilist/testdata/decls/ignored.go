@@ -1,0 +1,6 @@
+//go:build ignore
+
+package decls
+
+// Ignored is never built.
+func Ignored() {}

@@ -1,0 +1,3 @@
+module github.com/infergate/infergate-go/tools
+
+go 1.25
