@@ -21,7 +21,7 @@ var transcriptionFormats = map[string]infergate.TranscriptionFormat{
 
 func (a *app) transcribe(ctx context.Context, args []string) error {
 	f := a.newFlags("transcribe")
-	format := f.String("format", "text", "text, srt, vtt or json (the whole answer, with segments)")
+	format := f.String("format", "", "text, srt, vtt or json (the whole answer, with segments); default the -o file's extension (.txt, .srt, .vtt, .json), else text")
 	out := f.String("o", "", "write the transcript to this file instead of stdout")
 	model := f.String("m", "", "the transcription model (default: the gateway's choice)")
 	language := f.String("language", "", "the spoken language, such as en (default: detected)")
@@ -29,8 +29,11 @@ func (a *app) transcribe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.json {
+	switch {
+	case f.json:
 		*format = "json"
+	case *format == "":
+		*format = transcriptFormatOf(*out)
 	}
 	asked, ok := transcriptionFormats[*format]
 	if !ok {
@@ -76,6 +79,16 @@ func (a *app) transcribe(ctx context.Context, args []string) error {
 		_, err := io.WriteString(w, text)
 		return err
 	})
+}
+
+// transcriptFormatOf is the --format a transcript written to path takes from its extension, as
+// speak's audio does: text for stdout or an extension that names no format.
+func transcriptFormatOf(path string) string {
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if _, ok := transcriptionFormats[ext]; ok {
+		return ext
+	}
+	return "text"
 }
 
 // output writes with write to the file path, or to stdout when path is empty.

@@ -138,3 +138,40 @@ func TestEmbed(t *testing.T) {
 		{name: "embed-nothing", args: []string{"embed"}},
 	})
 }
+
+// TestTranscribeFormatFromTheFileName: -o picks the transcript's format from the file's extension,
+// as speak's -o does; --format, when given, wins.
+func TestTranscribeFormatFromTheFileName(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, flag, sent, starts string
+	}{
+		{"talk.vtt", "", "vtt", "WEBVTT"},
+		{"talk.SRT", "", "srt", "1\n00:00:00,000 --> "},
+		{"talk.json", "", "verbose_json", "{"},
+		{"talk.txt", "", "text", ""},
+		{"talk.log", "", "text", ""},
+		{"talk.vtt", "srt", "srt", "1\n00:00:00,000 --> "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+tt.flag, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t)
+			out := filepath.Join(t.TempDir(), tt.file)
+			args := []string{"transcribe", clip(t, 64), "-o", out}
+			if tt.flag != "" {
+				args = append(args, "--format", tt.flag)
+			}
+			if r := c.run(context.Background(), args...); r.code != exitOK {
+				t.Fatalf("transcribe -o %s = %+v", tt.file, r)
+			}
+			last, _ := c.srv.LastRequest()
+			written, err := os.ReadFile(out)
+			if err != nil || last.Form["response_format"] != tt.sent || !strings.HasPrefix(string(written), tt.starts) ||
+				(tt.sent == "text" && strings.HasPrefix(string(written), "WEBVTT")) {
+				t.Errorf("-o %s --format %q sent response_format %q and wrote %q (%v); want %q, starting %q",
+					tt.file, tt.flag, last.Form["response_format"], written, err, tt.sent, tt.starts)
+			}
+		})
+	}
+}

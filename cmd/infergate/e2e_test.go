@@ -78,4 +78,19 @@ func TestBuiltBinary(t *testing.T) {
 			t.Errorf("infergate chat < %s: %v\n%s; want exit status %d and %q", os.DevNull, err, stderr.String(), exitUsage, want)
 		}
 	})
+	t.Run("transcribe to a .vtt file", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		audio, out := filepath.Join(dir, "x.wav"), filepath.Join(dir, "out.vtt")
+		if err := os.WriteFile(audio, []byte("RIFF0000WAVE"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := command("transcribe", audio, "-o", out)
+		if output, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("infergate transcribe x.wav -o out.vtt: %v\n%s", err, output)
+		}
+		if written, err := os.ReadFile(out); err != nil || !strings.HasPrefix(string(written), "WEBVTT\n") {
+			t.Errorf("out.vtt holds %q (%v), want WebVTT subtitles", written, err)
+		}
+	})
 }
