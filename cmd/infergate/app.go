@@ -54,7 +54,7 @@ func init() {
 		{"chat", "[MESSAGE...]", "ask a model, streaming the answer; without a message, a conversation", `infergate chat -m llama-3.3-70b "What is the capital of Portugal?"`, (*app).chat},
 		{"transcribe", "FILE|URL", "turn speech into text or subtitles", "infergate transcribe meeting.mp3 --format srt -o meeting.srt", (*app).transcribe},
 		{"speak", "TEXT", "turn text into speech", `infergate speak "Hello from the gateway." -o hello.mp3`, (*app).speak},
-		{"embed", "[TEXT...]", "embed texts (the arguments, or the lines of stdin) as JSON vectors", `infergate embed "first text" "second text"`, (*app).embed},
+		{"embed", "[TEXT...]", "embed texts (the arguments, or the lines of stdin); --json prints the vectors", `infergate embed "first text" "second text"`, (*app).embed},
 		{"balance", "", "show the account's balance", "infergate balance", (*app).balance},
 		{"usage", "", "list this month's billed calls", "infergate usage --month 2025-10", (*app).usage},
 		{"health", "", "check the gateway's health (exit status 1 when not healthy)", "infergate health", (*app).health},
@@ -113,7 +113,8 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Every command takes --json (output for scripts) and --base-url URL, and -h for its help.")
+	fmt.Fprintln(w, "Every command takes --base-url URL and -h for its help; all but speak, which writes audio,")
+	fmt.Fprintln(w, "take --json (output for scripts).")
 	fmt.Fprintln(w, "Configuration: INFERGATE_API_KEY, INFERGATE_BASE_URL, INFERGATE_ACCESS_TOKEN. Without a key")
 	fmt.Fprintln(w, "or an address the commands run against an in-process fake gateway, and say so on stderr;")
 	fmt.Fprintln(w, "an address is always the one called (health needs no key).")

@@ -124,9 +124,13 @@ func (a *app) speak(ctx context.Context, args []string) error {
 	voice := f.String("voice", "", "the voice (default "+infergate.DefaultVoice+")")
 	model := f.String("m", "", "the text-to-speech model (default: the gateway's choice)")
 	speed := f.Float64("speed", 1, "the speaking rate, 0.25 to 4")
+	f.Lookup("json").Usage = "refused: speak writes audio, not JSON"
 	rest, err := f.parse(args, 1, -1)
 	if err != nil {
 		return err
+	}
+	if f.json {
+		return usagef("--json is not taken: speak writes audio (give -o FILE, or pipe stdout)")
 	}
 	req := infergate.SpeechRequest{Input: strings.Join(rest, " "), Model: *model, Voice: *voice}
 	if *speed != 1 {

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"slices"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	infergate "github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -127,6 +130,7 @@ func TestSpeakUsage(t *testing.T) {
 	runGolden(t, []goldenCase{
 		{name: "speak-to-a-terminal", args: []string{"speak", "Hello."}, term: terminals{out: true}},
 		{name: "speak-unknown-format", args: []string{"speak", "Hello.", "-o", "hello.xyz"}},
+		{name: "speak-json", args: []string{"speak", "--json", "Hello.", "-o", "hello.mp3"}},
 	})
 }
 
@@ -136,7 +140,43 @@ func TestEmbed(t *testing.T) {
 		{name: "embed", args: []string{"embed", "-m", "bge-m3", "first text", "second text"}},
 		{name: "embed-stdin", args: []string{"embed"}, stdin: "one\n\n  two  \n"},
 		{name: "embed-nothing", args: []string{"embed"}},
+		{name: "embed-json", args: []string{"embed", "--json", "first text", "second text"}},
 	})
+}
+
+// TestEmbedJSONHoldsTheVectors: embed --json, one line per vector, is JSON that holds each text
+// with the vector the gateway gave it.
+func TestEmbedJSONHoldsTheVectors(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	texts := []string{"alpha", "beta gamma", `quote " and \ back`}
+	r := c.run(context.Background(), append([]string{"embed", "--json"}, texts...)...)
+	var got struct {
+		Model   string         `json:"model"`
+		Vectors []embeddedText `json:"vectors"`
+		Usage   struct {
+			TotalTokens int `json:"total_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != exitOK {
+		t.Fatalf("embed --json = %+v: %v", r, err)
+	}
+	client := c.srv.Client()
+	want, err := client.Embeddings.Create(context.Background(), infergate.EmbeddingRequest{Input: texts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Vectors) != len(texts) || got.Model != want.Model || got.Usage.TotalTokens != want.Usage.TotalTokens {
+		t.Fatalf("embed --json = %+v, want %d vectors of %s", got, len(texts), want.Model)
+	}
+	for i, v := range got.Vectors {
+		if v.Text != texts[i] || !slices.Equal(v.Embedding, want.Data[i].Embedding) {
+			t.Errorf("vector %d = %+v, want %q and %v", i, v, texts[i], want.Data[i].Embedding)
+		}
+	}
+	if lines := strings.Count(r.stdout, "\n"); lines != len(texts)+10 {
+		t.Errorf("embed --json is %d lines, want one per vector and ten more:\n%s", lines, r.stdout)
+	}
 }
 
 // TestTranscribeFormatFromTheFileName: -o picks the transcript's format from the file's extension,

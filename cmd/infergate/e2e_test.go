@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,23 @@ func TestBuiltBinary(t *testing.T) {
 		return cmd
 	}
 	const fake = "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)\n"
+	// run runs the binary with stdin (nil: the null device) and returns what it wrote and its
+	// exit status.
+	run := func(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr string, code int) {
+		t.Helper()
+		cmd := command(args...)
+		var out, errs strings.Builder
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errs
+		err := cmd.Run()
+		var exit *exec.ExitError
+		switch {
+		case errors.As(err, &exit):
+			code = exit.ExitCode()
+		case err != nil:
+			t.Fatalf("infergate %s: %v", strings.Join(args, " "), err)
+		}
+		return out.String(), errs.String(), code
+	}
 
 	t.Run("models from the fake", func(t *testing.T) {
 		t.Parallel()
@@ -91,6 +109,30 @@ func TestBuiltBinary(t *testing.T) {
 		}
 		if written, err := os.ReadFile(out); err != nil || !strings.HasPrefix(string(written), "WEBVTT\n") {
 			t.Errorf("out.vtt holds %q (%v), want WebVTT subtitles", written, err)
+		}
+	})
+
+	t.Run("embed --json", func(t *testing.T) {
+		t.Parallel()
+		stdout, stderr, code := run(t, nil, "embed", "--json", "one", "two")
+		var got struct {
+			Vectors []embeddedText `json:"vectors"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil || code != exitOK || len(got.Vectors) != 2 ||
+			len(got.Vectors[0].Embedding) == 0 || strings.Count(stdout, "\n") != 12 {
+			t.Errorf("infergate embed --json one two = %d, %q (%v)\n%s; want two vectors, a line each", code, stdout, err, stderr)
+		}
+		stdout, _, code = run(t, nil, "embed", "one", "two")
+		if code != exitOK || !strings.HasPrefix(stdout, "TEXT ") || strings.Count(stdout, "\n") != 4 {
+			t.Errorf("infergate embed one two = %d, %q; want a table", code, stdout)
+		}
+	})
+
+	t.Run("speak --json is refused", func(t *testing.T) {
+		t.Parallel()
+		stdout, stderr, code := run(t, nil, "speak", "--json", "hello")
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, "--json is not taken") {
+			t.Errorf("infergate speak --json hello = %d, %q, %q; want exit status 2 and why", code, stdout, stderr)
 		}
 	})
 }
