@@ -135,4 +135,52 @@ func TestBuiltBinary(t *testing.T) {
 			t.Errorf("infergate speak --json hello = %d, %q, %q; want exit status 2 and why", code, stdout, stderr)
 		}
 	})
+
+	t.Run("one JSON casing", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		audio := filepath.Join(dir, "x.wav")
+		if err := os.WriteFile(audio, []byte("RIFF0000WAVE"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"models"}, {"bids", "llama-3.3-70b"}, {"chat", "hi"}, {"transcribe", audio}, {"embed", "hi"},
+			{"balance"}, {"usage"}, {"health"},
+		} {
+			stdout, stderr, code := run(t, nil, append(args, "--json")...)
+			var doc any
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != exitOK {
+				t.Errorf("infergate %s --json = %d, %q (%v)\n%s", args[0], code, stdout, err, stderr)
+				continue
+			}
+			if key, ok := notSnakeCase(doc); ok {
+				t.Errorf("infergate %s --json has the key %q, want the wire's snake_case:\n%s", args[0], key, stdout)
+			}
+			if args[0] == "bids" && strings.Contains(stdout, `"rating"`) {
+				t.Errorf("bids --json of marketplace bids, which carry no rating, shows one:\n%s", stdout)
+			}
+		}
+	})
+}
+
+// notSnakeCase finds an object key in a JSON document that is not lower snake_case.
+func notSnakeCase(doc any) (string, bool) {
+	switch v := doc.(type) {
+	case map[string]any:
+		for key, value := range v {
+			if strings.ToLower(key) != key || strings.Contains(key, "-") {
+				return key, true
+			}
+			if key, ok := notSnakeCase(value); ok {
+				return key, true
+			}
+		}
+	case []any:
+		for _, value := range v {
+			if key, ok := notSnakeCase(value); ok {
+				return key, true
+			}
+		}
+	}
+	return "", false
 }
