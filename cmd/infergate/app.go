@@ -29,6 +29,7 @@ type app struct {
 	getenv         func(string) string
 	now            func() time.Time
 	term           terminals
+	interrupts     *interrupter // where Ctrl-C goes; nil in tests that cancel ctx themselves
 }
 
 // terminals says which of the standard streams are terminals.

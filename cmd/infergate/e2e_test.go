@@ -11,11 +11,9 @@ import (
 	"testing"
 )
 
-// TestBuiltBinary builds the tool and runs it as a newcomer would, with no key, and as cron and
-// systemd would, with the null device for its streams (what exec gives a command whose streams are
-// not set). It is the one test that is not run in process.
-func TestBuiltBinary(t *testing.T) {
-	t.Parallel()
+// buildTool builds the tool into a temporary directory and returns its path.
+func buildTool(t *testing.T) string {
+	t.Helper()
 	goTool, err := exec.LookPath("go") // go test puts its own toolchain first on PATH
 	if err != nil {
 		t.Fatal(err)
@@ -25,15 +23,27 @@ func TestBuiltBinary(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	command := func(args ...string) *exec.Cmd {
-		cmd := exec.Command(bin, args...)
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "INFERGATE_") {
-				cmd.Env = append(cmd.Env, kv)
-			}
+	return bin
+}
+
+// toolCommand runs the built tool with the environment of the test but none of INFERGATE_*.
+func toolCommand(bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "INFERGATE_") {
+			cmd.Env = append(cmd.Env, kv)
 		}
-		return cmd
 	}
+	return cmd
+}
+
+// TestBuiltBinary builds the tool and runs it as a newcomer would, with no key, and as cron and
+// systemd would, with the null device for its streams (what exec gives a command whose streams are
+// not set). It and TestBuiltBinaryAtATerminal are the tests that are not run in process.
+func TestBuiltBinary(t *testing.T) {
+	t.Parallel()
+	bin := buildTool(t)
+	command := func(args ...string) *exec.Cmd { return toolCommand(bin, args...) }
 	const fake = "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)\n"
 	// run runs the binary with stdin (nil: the null device) and returns what it wrote and its
 	// exit status.
