@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -66,7 +67,7 @@ func (a *app) transcribe(ctx context.Context, args []string) error {
 		bar.done()
 	}
 	if err != nil {
-		return err
+		return aboutFile(source, err)
 	}
 	return a.output(*out, func(w io.Writer) error {
 		if *format == "json" {
@@ -79,6 +80,28 @@ func (a *app) transcribe(ctx context.Context, args []string) error {
 		_, err := io.WriteString(w, text)
 		return err
 	})
+}
+
+// fileError is an error about a file the user named: the SDK's checks name the request's field
+// (File), which the user did not write, so the command puts the file's name before it.
+type fileError struct {
+	name string
+	err  error
+}
+
+func (e *fileError) Error() string {
+	return e.name + ": " + strings.TrimPrefix(e.err.Error(), "infergate: ")
+}
+
+func (e *fileError) Unwrap() error { return e.err }
+
+// aboutFile names the file name in err when err is the SDK refusing the request's file.
+func aboutFile(name string, err error) error {
+	var invalid *infergate.ValidationError
+	if errors.As(err, &invalid) && strings.HasPrefix(invalid.Field, "File") {
+		return &fileError{name: name, err: err}
+	}
+	return err
 }
 
 // transcriptFormatOf is the --format a transcript written to path takes from its extension, as

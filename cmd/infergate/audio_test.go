@@ -101,6 +101,21 @@ func TestTranscribeMissingFile(t *testing.T) {
 	}
 }
 
+// TestTranscribeEmptyFile: a file the SDK refuses is named in the error, as the user typed it.
+func TestTranscribeEmptyFile(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	path := clip(t, 0)
+	r := c.run(context.Background(), "transcribe", path)
+	want := "infergate: " + path + ": invalid File: is empty"
+	if r.code != exitFailed || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "\n") != 2 {
+		t.Errorf("transcribe of an empty file = %+v, want one line with %q", r, want)
+	}
+	if n := len(c.srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
 func TestSpeak(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

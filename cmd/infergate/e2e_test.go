@@ -171,6 +171,18 @@ func TestBuiltBinary(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("an empty file is named", func(t *testing.T) {
+		t.Parallel()
+		empty := filepath.Join(t.TempDir(), "empty.wav")
+		if err := os.WriteFile(empty, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := run(t, nil, "transcribe", empty)
+		if want := "infergate: " + empty + ": invalid File: is empty"; code != exitFailed || !strings.Contains(stderr, want) {
+			t.Errorf("infergate transcribe empty.wav = %d, %q; want exit status 1 and %q", code, stderr, want)
+		}
+	})
 }
 
 // notSnakeCase finds an object key in a JSON document that is not lower snake_case.
