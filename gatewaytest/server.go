@@ -74,6 +74,7 @@ type config struct {
 	contractBids bool
 	noSessions   bool
 	transcript   *Transcript
+	responder    func(Request) Reply
 }
 
 // WithAcceptedAPIKey makes the server accept key instead of DefaultAPIKey.
@@ -175,8 +176,8 @@ func (s *Server) Close() {
 }
 
 // Enqueue appends scripted replies to the chat-completion queue. Each chat
-// completion takes the oldest one; an empty queue yields the default reply,
-// which echoes the last user message.
+// completion takes the oldest one; an empty queue yields the responder's reply
+// (WithResponder), else the default one, DefaultAnswer of the last user message.
 func (s *Server) Enqueue(replies ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
