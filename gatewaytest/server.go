@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	infergate "github.com/infergate/infergate-go"
 )
 
 // DefaultAPIKey is the API key the fake gateway accepts unless WithAcceptedAPIKey says otherwise.
@@ -75,6 +77,7 @@ type config struct {
 	noSessions   bool
 	transcript   *Transcript
 	responder    func(Request) Reply
+	clientOpts   []infergate.Option // WithClientOptions
 }
 
 // WithAcceptedAPIKey makes the server accept key instead of DefaultAPIKey.
