@@ -52,7 +52,7 @@ func init() {
 	commands = []command{
 		{"models", "", "list the models the gateway serves", "infergate models --type llm", (*app).models},
 		{"bids", "MODEL", "list the providers' bids for a model, best first, with a session's cost", "infergate bids llama-3.3-70b --duration 30m", (*app).bids},
-		{"chat", "[MESSAGE...]", "ask a model, streaming the answer; without a message, a conversation", `infergate chat -m llama-3.3-70b "What is the capital of Portugal?"`, (*app).chat},
+		{"chat", "[MESSAGE...]", "ask a model, streaming the answer; without a message, a conversation at a terminal", `infergate chat -m llama-3.3-70b "What is the capital of Portugal?"`, (*app).chat},
 		{"transcribe", "FILE|URL", "turn speech into text or subtitles", "infergate transcribe meeting.mp3 --format srt -o meeting.srt", (*app).transcribe},
 		{"speak", "TEXT", "turn text into speech", `infergate speak "Hello from the gateway." -o hello.mp3`, (*app).speak},
 		{"embed", "[TEXT...]", "embed texts (the arguments, or the lines of stdin); --json prints the vectors", `infergate embed "first text" "second text"`, (*app).embed},
@@ -89,7 +89,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 
 // stdinHelp is what the help of the commands that read stdin says of it.
 var stdinHelp = map[string]string{
-	"chat":  "Stdin is read up to " + stdinBound + " (in a conversation, per line); more is refused with exit status 2.",
+	"chat": "Without a message, stdin is the message; at a terminal (and without --json), a conversation:\n" +
+		"one line per turn, Ctrl-C cancels the answer streaming, Ctrl-D ends it.\n" +
+		"Stdin is read up to " + stdinBound + " (in a conversation, per line); more is refused with exit status 2.",
 	"embed": "Stdin is read up to " + stdinBound + " in all; more is refused with exit status 2.",
 }
 
