@@ -35,7 +35,7 @@ func (in *interrupter) interrupt() {
 	}
 }
 
-// turn returns the context of one answer of a conversation, which a Ctrl-C cancels without
+// answer returns the context of one answer of a conversation, which a Ctrl-C cancels without
 // ending the run; end releases it, and reports whether a Ctrl-C cancelled it. An app without an
 // interrupter (one a test makes) gives ctx itself.
 func (in *interrupter) answer(ctx context.Context) (turnCtx context.Context, end func() (interrupted bool)) {
