@@ -28,7 +28,7 @@ func ExampleOption_perCall() {
 	fmt.Println("tenant b:", resp.Text(), err)
 	// Output:
 	// tenant a: infergate: 401 Unauthorized: Invalid API key (request 00000001)
-	// tenant b: hello <nil>
+	// tenant b: This is the fake gateway's answer to "hello": a real model would answer here. <nil>
 }
 
 // A middleware sees every attempt, retries included: the hook for tracing and metrics.

@@ -177,7 +177,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	reply, scripted := s.nextReply(lastUser)
+	reply, scripted := s.nextReply(*rec, lastUser)
 	if reply.Respond != nil {
 		reply = reply.Respond(turns(req.Messages))
 	}
@@ -243,17 +243,23 @@ func validImageURL(u string) bool {
 	return strings.HasPrefix(u, "https://") || dataURI.MatchString(u)
 }
 
-// nextReply pops the scripted queue, falling back to an echo so tests that
-// script nothing still get a predictable answer.
-func (s *Server) nextReply(lastUser string) (r Reply, scripted bool) {
+// nextReply pops the scripted queue, falling back to the responder, and
+// without one to DefaultAnswer, so that tests that script nothing still get a
+// predictable answer. The responder is called without the server's lock, so
+// that it may use the server.
+func (s *Server) nextReply(rec Request, lastUser string) (r Reply, scripted bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.replies) == 0 {
-		return Reply{Content: lastUser}, false
+	if len(s.replies) > 0 {
+		r = s.replies[0]
+		s.replies = s.replies[1:]
+		s.mu.Unlock()
+		return r, true
 	}
-	r = s.replies[0]
-	s.replies = s.replies[1:]
-	return r, true
+	s.mu.Unlock()
+	if s.cfg.responder != nil {
+		return s.cfg.responder(rec), true
+	}
+	return Reply{Content: DefaultAnswer(lastUser)}, false
 }
 
 // completion is a reply with every default resolved.

@@ -8,7 +8,7 @@ import (
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
-func TestChatDefaultEchoAndShape(t *testing.T) {
+func TestChatDefaultAnswerAndShape(t *testing.T) {
 	s := gatewaytest.New(t)
 	resp, body := send(t, s, "POST", "/chat/completions", map[string]any{
 		"messages": []any{
@@ -24,11 +24,12 @@ func TestChatDefaultEchoAndShape(t *testing.T) {
 		"object": "chat.completion",
 		"created": 1760531696,
 		"model": "llama-3.3-70b",
-		"choices": [{"index": 0, "message": {"role": "assistant", "content": "hello there"},
+		"choices": [{"index": 0, "message": {"role": "assistant",
+			"content": "This is the fake gateway's answer to \"hello there\": a real model would answer here."},
 			"finish_reason": "stop", "logprobs": null}],
-		"usage": {"prompt_tokens": 4, "completion_tokens": 2, "total_tokens": 6},
-		"usage_from_provider": {"prompt_tokens": 4, "completion_tokens": 2, "total_tokens": 6},
-		"usage_from_consumer": {"prompt_tokens": 4, "completion_tokens": 2, "total_tokens": 6},
+		"usage": {"prompt_tokens": 4, "completion_tokens": 15, "total_tokens": 19},
+		"usage_from_provider": {"prompt_tokens": 4, "completion_tokens": 15, "total_tokens": 19},
+		"usage_from_consumer": {"prompt_tokens": 4, "completion_tokens": 15, "total_tokens": 19},
 		"system_fingerprint": ""
 	}`)
 }
@@ -58,8 +59,8 @@ func TestChatImagesAccepted(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.want, body)
 			}
 			if tt.want == 200 {
-				if got := choice0(decode(t, body))["message"].(map[string]any)["content"]; got != "what is this?" {
-					t.Errorf("echo = %q", got)
+				if got := choice0(decode(t, body))["message"].(map[string]any)["content"]; got != gatewaytest.DefaultAnswer("what is this?") {
+					t.Errorf("answer = %q, want the default answer to the text parts", got)
 				}
 				if m := decode(t, body)["model"]; m != "qwen2.5-vl-72b" {
 					t.Errorf("model = %v", m)
@@ -89,7 +90,7 @@ func TestChatScriptedQueue(t *testing.T) {
 			t.Errorf("usage = %v", m["usage"])
 		}
 	}
-	want := []string{"one/stop/provider-model", "two/length/llama-3.3-70b", "echo me/stop/llama-3.3-70b"}
+	want := []string{"one/stop/provider-model", "two/length/llama-3.3-70b", gatewaytest.DefaultAnswer("echo me") + "/stop/llama-3.3-70b"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("replies = %v, want %v", got, want)
 	}

@@ -10,8 +10,8 @@ import (
 // server's API key and access token, an HTTP client that trusts the server,
 // and retry backoff in milliseconds (1 ms doubling up to 10 ms) instead of
 // the production default, so a test that injects a failure does not sleep.
-// opts are applied after those, so a test can still change retries, backoff,
-// credentials or the HTTP client. A Retry-After the server sends still wins
+// The server's WithClientOptions are applied after those, and opts last, so a
+// test can still change retries, backoff, credentials or the HTTP client. A Retry-After the server sends still wins
 // over the backoff: script short waits with ErrorReply.RetryAfter. It panics if infergate.NewClient fails,
 // which can only happen when opts themselves are invalid (such as a bad
 // WithBaseURL): a test bug, not a runtime condition.
@@ -27,6 +27,7 @@ func (s *Server) Client(opts ...infergate.Option) *infergate.Client {
 		infergate.WithHTTPClient(s.srv.Client()),
 		infergate.WithRetryBackoff(time.Millisecond, 10*time.Millisecond),
 	}
+	base = append(base, s.cfg.clientOpts...)
 	c, err := infergate.NewClient(append(base, opts...)...)
 	if err != nil {
 		panic("gatewaytest: Server.Client: " + err.Error())

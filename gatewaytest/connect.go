@@ -22,6 +22,10 @@ import (
 // key gives a client without one: the health check, which takes none, is answered, and a call that
 // needs a key fails with a *infergate.ValidationError before anything is sent. A base URL that
 // cannot work is an error, before anything is written.
+//
+// Of the fake's options, WithClientOptions applies to the real client too: options a program gives
+// every client (otelinfergate.Instrument, a timeout, a middleware) it gives there, and keeps the
+// switch between the real gateway and the fake.
 func Connect(w io.Writer, getenv func(string) string, fake ...ServerOption) (client *infergate.Client, stop func(), err error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -32,9 +36,14 @@ func Connect(w io.Writer, getenv func(string) string, fake ...ServerOption) (cli
 		fmt.Fprintln(w, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
 		return gw.Client(), gw.Close, nil
 	}
+	var cfg config
+	for _, o := range fake {
+		o(&cfg)
+	}
 	baseURL = cmp.Or(baseURL, infergate.DefaultBaseURL)
-	client, err = infergate.NewClient(infergate.WithAPIKey(key), infergate.WithBaseURL(baseURL),
-		infergate.WithAccessToken(getenv("INFERGATE_ACCESS_TOKEN")))
+	opts := append([]infergate.Option{infergate.WithAPIKey(key), infergate.WithBaseURL(baseURL),
+		infergate.WithAccessToken(getenv("INFERGATE_ACCESS_TOKEN"))}, cfg.clientOpts...)
+	client, err = infergate.NewClient(opts...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -44,4 +53,12 @@ func Connect(w io.Writer, getenv func(string) string, fake ...ServerOption) (cli
 		fmt.Fprintln(w, "using the real gateway at", baseURL)
 	}
 	return client, func() {}, nil
+}
+
+// WithClientOptions gives every client of the server opts: Server.Client applies them after its
+// own settings (and before the options of the call to Client), and Connect gives them to the
+// client it returns, the fake's or the real gateway's, so that a program that instruments its
+// client (otelinfergate.Instrument, say) or sets a timeout does so in one place for both.
+func WithClientOptions(opts ...infergate.Option) ServerOption {
+	return func(c *config) { c.clientOpts = append(c.clientOpts, opts...) }
 }

@@ -3,7 +3,10 @@ package gatewaytest_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	infergate "github.com/infergate/infergate-go"
@@ -117,5 +120,59 @@ func TestConnectStartsTheFakeWithItsOptions(t *testing.T) {
 	})
 	if err != nil || resp.Text() != "scripted" {
 		t.Fatalf("Create = %v, %v; want the scripted reply", resp, err)
+	}
+}
+
+// TestConnectClientOptions: WithClientOptions reaches the client Connect returns, the fake's and
+// the real gateway's alike, and the clients Server.Client makes, before the options of that call.
+func TestConnectClientOptions(t *testing.T) {
+	t.Parallel()
+	real := gatewaytest.New(t, gatewaytest.WithAcceptedAPIKey("sk-real"))
+	for name, vars := range map[string]map[string]string{
+		"fake": nil,
+		"real": {"INFERGATE_API_KEY": "sk-real", "INFERGATE_BASE_URL": real.URL()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var seen []string
+			tag := infergate.WithMiddleware(func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+				mu.Lock()
+				seen = append(seen, req.URL.Path)
+				mu.Unlock()
+				return next(req)
+			})
+			var out strings.Builder
+			client, stop, err := gatewaytest.Connect(&out, env(vars), gatewaytest.WithClientOptions(tag,
+				infergate.WithHeader("X-Program", "demo")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stop()
+			if _, err := client.Models.List(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Contains(seen, "/api/v1/models") {
+				t.Errorf("the option's middleware saw %q, want the models call", seen)
+			}
+			if name == "real" {
+				if last, _ := real.LastRequest(); last.Header.Get("X-Program") != "demo" {
+					t.Errorf("the real gateway got headers %v, want the option's", last.Header)
+				}
+			}
+		})
+	}
+}
+
+func TestServerClientOptions(t *testing.T) {
+	t.Parallel()
+	s := gatewaytest.New(t, gatewaytest.WithClientOptions(infergate.WithHeader("X-Program", "demo"), infergate.WithHeader("X-Call", "server")))
+	if _, err := s.Client(infergate.WithHeader("X-Call", "client")).Models.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if last, _ := s.LastRequest(); last.Header.Get("X-Program") != "demo" || !slices.Equal(last.Header.Values("X-Call"), []string{"server", "client"}) {
+		t.Errorf("headers %v, want the server's client options, then the call's", last.Header)
 	}
 }

@@ -15,7 +15,9 @@
 // valid file per format, see SpeechAudio), billing balance and usage (in
 // memory, see AddUsage), the account's API keys (access token only) and
 // GET /health.
-// Chat replies are scripted with Reply and Server.Enqueue (Reply.Object
+// Chat replies are scripted with Reply and Server.Enqueue, or made for each
+// request by a standing responder (WithResponder), else DefaultAnswer says the
+// fake answered (Reply.Object
 // answers a request for a typed value; with nothing scripted, a request that
 // forces a function gets a call with a sample of its schema, see
 // SampleFromSchema); odd stream
@@ -39,7 +41,7 @@
 // Connect serves programs rather than tests: it returns a client of the real
 // gateway when INFERGATE_API_KEY or INFERGATE_BASE_URL is set and of a fake
 // otherwise, so that the examples and the infergate command run offline on a
-// fresh clone.
+// fresh clone; WithClientOptions gives both the same client options.
 //
 // Everything is deterministic by default: ids come from counters and the
 // clock stands still at FixedTime unless WithClock says otherwise.

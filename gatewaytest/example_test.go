@@ -1,6 +1,7 @@
 package gatewaytest_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	infergate "github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -77,4 +79,26 @@ func ExampleQuirks() {
 	// [{"function":{"name":"weather"},"id":"call_1","index":0,"type":"function"}]
 	// [{"function":{"arguments":"{}"},"id":"","index":0,"type":""}]
 	// [{"function":{"arguments":"{\"city\":\"Paris\"}"},"id":"","index":0,"type":""}]
+}
+
+// A demo server answers every question with a standing responder, however many come, instead of
+// the replies a test queues one by one.
+func ExampleWithResponder() {
+	s := gatewaytest.NewServer(gatewaytest.WithResponder(func(r gatewaytest.Request) gatewaytest.Reply {
+		turns := r.Turns()
+		question := turns[len(turns)-1].Content
+		return gatewaytest.Reply{Content: "You asked " + strings.ToLower(question) + " The answer is 42."}
+	}))
+	defer s.Close()
+	for _, q := range []string{"What is six times seven?", "What is the meaning of life?"} {
+		resp, err := s.Client().Chat.Create(context.Background(), infergate.ChatRequest{
+			Messages: []infergate.Message{infergate.UserMessage(q)}})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(resp.Text())
+	}
+	// Output:
+	// You asked what is six times seven? The answer is 42.
+	// You asked what is the meaning of life? The answer is 42.
 }

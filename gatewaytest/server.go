@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	infergate "github.com/infergate/infergate-go"
 )
 
 // DefaultAPIKey is the API key the fake gateway accepts unless WithAcceptedAPIKey says otherwise.
@@ -74,6 +76,8 @@ type config struct {
 	contractBids bool
 	noSessions   bool
 	transcript   *Transcript
+	responder    func(Request) Reply
+	clientOpts   []infergate.Option // WithClientOptions
 }
 
 // WithAcceptedAPIKey makes the server accept key instead of DefaultAPIKey.
@@ -175,8 +179,8 @@ func (s *Server) Close() {
 }
 
 // Enqueue appends scripted replies to the chat-completion queue. Each chat
-// completion takes the oldest one; an empty queue yields the default reply,
-// which echoes the last user message.
+// completion takes the oldest one; an empty queue yields the responder's reply
+// (WithResponder), else the default one, DefaultAnswer of the last user message.
 func (s *Server) Enqueue(replies ...Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

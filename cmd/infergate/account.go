@@ -76,10 +76,11 @@ func (a *app) usage(ctx context.Context, args []string) error {
 		tokens += rec.TotalTokens
 	}
 	if f.json {
-		if records == nil {
-			records = []infergate.UsageRecord{}
+		out := make([]usageJSON, len(records))
+		for i, r := range records {
+			out[i] = usageOutput(r)
 		}
-		return writeJSON(a.stdout, records)
+		return writeJSON(a.stdout, out)
 	}
 	title := start.Format("January 2006")
 	if len(records) == 0 {

@@ -29,6 +29,7 @@ type app struct {
 	getenv         func(string) string
 	now            func() time.Time
 	term           terminals
+	interrupts     *interrupter // where Ctrl-C goes; nil in tests that cancel ctx themselves
 }
 
 // terminals says which of the standard streams are terminals.
@@ -51,10 +52,10 @@ func init() {
 	commands = []command{
 		{"models", "", "list the models the gateway serves", "infergate models --type llm", (*app).models},
 		{"bids", "MODEL", "list the providers' bids for a model, best first, with a session's cost", "infergate bids llama-3.3-70b --duration 30m", (*app).bids},
-		{"chat", "[MESSAGE...]", "ask a model, streaming the answer; without a message, a conversation", `infergate chat -m llama-3.3-70b "What is the capital of Portugal?"`, (*app).chat},
+		{"chat", "[MESSAGE...]", "ask a model, streaming the answer; without a message, a conversation at a terminal", `infergate chat -m llama-3.3-70b "What is the capital of Portugal?"`, (*app).chat},
 		{"transcribe", "FILE|URL", "turn speech into text or subtitles", "infergate transcribe meeting.mp3 --format srt -o meeting.srt", (*app).transcribe},
 		{"speak", "TEXT", "turn text into speech", `infergate speak "Hello from the gateway." -o hello.mp3`, (*app).speak},
-		{"embed", "[TEXT...]", "embed texts (the arguments, or the lines of stdin) as JSON vectors", `infergate embed "first text" "second text"`, (*app).embed},
+		{"embed", "[TEXT...]", "embed texts (the arguments, or the lines of stdin); --json prints the vectors", `infergate embed "first text" "second text"`, (*app).embed},
 		{"balance", "", "show the account's balance", "infergate balance", (*app).balance},
 		{"usage", "", "list this month's billed calls", "infergate usage --month 2025-10", (*app).usage},
 		{"health", "", "check the gateway's health (exit status 1 when not healthy)", "infergate health", (*app).health},
@@ -88,7 +89,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 
 // stdinHelp is what the help of the commands that read stdin says of it.
 var stdinHelp = map[string]string{
-	"chat":  "Stdin is read up to " + stdinBound + " (in a conversation, per line); more is refused with exit status 2.",
+	"chat": "Without a message, stdin is the message; at a terminal (and without --json), a conversation:\n" +
+		"one line per turn, Ctrl-C cancels the answer streaming, Ctrl-D ends it.\n" +
+		"Stdin is read up to " + stdinBound + " (in a conversation, per line); more is refused with exit status 2.",
 	"embed": "Stdin is read up to " + stdinBound + " in all; more is refused with exit status 2.",
 }
 
@@ -113,7 +116,8 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Every command takes --json (output for scripts) and --base-url URL, and -h for its help.")
+	fmt.Fprintln(w, "Every command takes --base-url URL and -h for its help; all but speak, which writes audio,")
+	fmt.Fprintln(w, "take --json (output for scripts).")
 	fmt.Fprintln(w, "Configuration: INFERGATE_API_KEY, INFERGATE_BASE_URL, INFERGATE_ACCESS_TOKEN. Without a key")
 	fmt.Fprintln(w, "or an address the commands run against an in-process fake gateway, and say so on stderr;")
 	fmt.Fprintln(w, "an address is always the one called (health needs no key).")

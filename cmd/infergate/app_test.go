@@ -34,6 +34,8 @@ type cli struct {
 	stdin string
 	in    io.Reader // stdin when set, in place of the string
 	term  terminals
+	// interrupts, when set, is where the test's Ctrl-C goes
+	interrupts *interrupter
 }
 
 func newCLI(t *testing.T, opts ...gatewaytest.ServerOption) *cli {
@@ -59,7 +61,7 @@ func (c *cli) runTo(ctx context.Context, stdout, stderr *syncBuffer, args ...str
 		stdin: stdin, stdout: stdout, stderr: stderr,
 		getenv: func(name string) string { return c.env[name] },
 		now:    func() time.Time { return gatewaytest.FixedTime() },
-		term:   c.term,
+		term:   c.term, interrupts: c.interrupts,
 	}
 	code := a.run(ctx, args)
 	// The fake's address changes with every run: goldens name it GATEWAY.

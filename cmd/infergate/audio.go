@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,7 +22,7 @@ var transcriptionFormats = map[string]infergate.TranscriptionFormat{
 
 func (a *app) transcribe(ctx context.Context, args []string) error {
 	f := a.newFlags("transcribe")
-	format := f.String("format", "text", "text, srt, vtt or json (the whole answer, with segments)")
+	format := f.String("format", "", "text, srt, vtt or json (the whole answer, with segments); default the -o file's extension (.txt, .srt, .vtt, .json), else text")
 	out := f.String("o", "", "write the transcript to this file instead of stdout")
 	model := f.String("m", "", "the transcription model (default: the gateway's choice)")
 	language := f.String("language", "", "the spoken language, such as en (default: detected)")
@@ -29,8 +30,11 @@ func (a *app) transcribe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.json {
+	switch {
+	case f.json:
 		*format = "json"
+	case *format == "":
+		*format = transcriptFormatOf(*out)
 	}
 	asked, ok := transcriptionFormats[*format]
 	if !ok {
@@ -63,7 +67,7 @@ func (a *app) transcribe(ctx context.Context, args []string) error {
 		bar.done()
 	}
 	if err != nil {
-		return err
+		return aboutFile(source, err)
 	}
 	return a.output(*out, func(w io.Writer) error {
 		if *format == "json" {
@@ -76,6 +80,38 @@ func (a *app) transcribe(ctx context.Context, args []string) error {
 		_, err := io.WriteString(w, text)
 		return err
 	})
+}
+
+// fileError is an error about a file the user named: the SDK's checks name the request's field
+// (File), which the user did not write, so the command puts the file's name before it.
+type fileError struct {
+	name string
+	err  error
+}
+
+func (e *fileError) Error() string {
+	return e.name + ": " + strings.TrimPrefix(e.err.Error(), "infergate: ")
+}
+
+func (e *fileError) Unwrap() error { return e.err }
+
+// aboutFile names the file name in err when err is the SDK refusing the request's file.
+func aboutFile(name string, err error) error {
+	var invalid *infergate.ValidationError
+	if errors.As(err, &invalid) && strings.HasPrefix(invalid.Field, "File") {
+		return &fileError{name: name, err: err}
+	}
+	return err
+}
+
+// transcriptFormatOf is the --format a transcript written to path takes from its extension, as
+// speak's audio does: text for stdout or an extension that names no format.
+func transcriptFormatOf(path string) string {
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if _, ok := transcriptionFormats[ext]; ok {
+		return ext
+	}
+	return "text"
 }
 
 // output writes with write to the file path, or to stdout when path is empty.
@@ -111,9 +147,13 @@ func (a *app) speak(ctx context.Context, args []string) error {
 	voice := f.String("voice", "", "the voice (default "+infergate.DefaultVoice+")")
 	model := f.String("m", "", "the text-to-speech model (default: the gateway's choice)")
 	speed := f.Float64("speed", 1, "the speaking rate, 0.25 to 4")
+	f.Lookup("json").Usage = "refused: speak writes audio, not JSON"
 	rest, err := f.parse(args, 1, -1)
 	if err != nil {
 		return err
+	}
+	if f.json {
+		return usagef("--json is not taken: speak writes audio (give -o FILE, or pipe stdout)")
 	}
 	req := infergate.SpeechRequest{Input: strings.Join(rest, " "), Model: *model, Voice: *voice}
 	if *speed != 1 {

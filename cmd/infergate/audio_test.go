@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	infergate "github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -98,6 +101,21 @@ func TestTranscribeMissingFile(t *testing.T) {
 	}
 }
 
+// TestTranscribeEmptyFile: a file the SDK refuses is named in the error, as the user typed it.
+func TestTranscribeEmptyFile(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	path := clip(t, 0)
+	r := c.run(context.Background(), "transcribe", path)
+	want := "infergate: " + path + ": invalid File: is empty"
+	if r.code != exitFailed || !strings.Contains(r.stderr, want) || strings.Count(r.stderr, "\n") != 2 {
+		t.Errorf("transcribe of an empty file = %+v, want one line with %q", r, want)
+	}
+	if n := len(c.srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
 func TestSpeak(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -127,6 +145,7 @@ func TestSpeakUsage(t *testing.T) {
 	runGolden(t, []goldenCase{
 		{name: "speak-to-a-terminal", args: []string{"speak", "Hello."}, term: terminals{out: true}},
 		{name: "speak-unknown-format", args: []string{"speak", "Hello.", "-o", "hello.xyz"}},
+		{name: "speak-json", args: []string{"speak", "--json", "Hello.", "-o", "hello.mp3"}},
 	})
 }
 
@@ -136,5 +155,78 @@ func TestEmbed(t *testing.T) {
 		{name: "embed", args: []string{"embed", "-m", "bge-m3", "first text", "second text"}},
 		{name: "embed-stdin", args: []string{"embed"}, stdin: "one\n\n  two  \n"},
 		{name: "embed-nothing", args: []string{"embed"}},
+		{name: "embed-json", args: []string{"embed", "--json", "first text", "second text"}},
 	})
+}
+
+// TestEmbedJSONHoldsTheVectors: embed --json, one line per vector, is JSON that holds each text
+// with the vector the gateway gave it.
+func TestEmbedJSONHoldsTheVectors(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	texts := []string{"alpha", "beta gamma", `quote " and \ back`}
+	r := c.run(context.Background(), append([]string{"embed", "--json"}, texts...)...)
+	var got struct {
+		Model   string         `json:"model"`
+		Vectors []embeddedText `json:"vectors"`
+		Usage   struct {
+			TotalTokens int `json:"total_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != exitOK {
+		t.Fatalf("embed --json = %+v: %v", r, err)
+	}
+	client := c.srv.Client()
+	want, err := client.Embeddings.Create(context.Background(), infergate.EmbeddingRequest{Input: texts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Vectors) != len(texts) || got.Model != want.Model || got.Usage.TotalTokens != want.Usage.TotalTokens {
+		t.Fatalf("embed --json = %+v, want %d vectors of %s", got, len(texts), want.Model)
+	}
+	for i, v := range got.Vectors {
+		if v.Text != texts[i] || !slices.Equal(v.Embedding, want.Data[i].Embedding) {
+			t.Errorf("vector %d = %+v, want %q and %v", i, v, texts[i], want.Data[i].Embedding)
+		}
+	}
+	if lines := strings.Count(r.stdout, "\n"); lines != len(texts)+10 {
+		t.Errorf("embed --json is %d lines, want one per vector and ten more:\n%s", lines, r.stdout)
+	}
+}
+
+// TestTranscribeFormatFromTheFileName: -o picks the transcript's format from the file's extension,
+// as speak's -o does; --format, when given, wins.
+func TestTranscribeFormatFromTheFileName(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, flag, sent, starts string
+	}{
+		{"talk.vtt", "", "vtt", "WEBVTT"},
+		{"talk.SRT", "", "srt", "1\n00:00:00,000 --> "},
+		{"talk.json", "", "verbose_json", "{"},
+		{"talk.txt", "", "text", ""},
+		{"talk.log", "", "text", ""},
+		{"talk.vtt", "srt", "srt", "1\n00:00:00,000 --> "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+tt.flag, func(t *testing.T) {
+			t.Parallel()
+			c := newCLI(t)
+			out := filepath.Join(t.TempDir(), tt.file)
+			args := []string{"transcribe", clip(t, 64), "-o", out}
+			if tt.flag != "" {
+				args = append(args, "--format", tt.flag)
+			}
+			if r := c.run(context.Background(), args...); r.code != exitOK {
+				t.Fatalf("transcribe -o %s = %+v", tt.file, r)
+			}
+			last, _ := c.srv.LastRequest()
+			written, err := os.ReadFile(out)
+			if err != nil || last.Form["response_format"] != tt.sent || !strings.HasPrefix(string(written), tt.starts) ||
+				(tt.sent == "text" && strings.HasPrefix(string(written), "WEBVTT")) {
+				t.Errorf("-o %s --format %q sent response_format %q and wrote %q (%v); want %q, starting %q",
+					tt.file, tt.flag, last.Form["response_format"], written, err, tt.sent, tt.starts)
+			}
+		})
+	}
 }

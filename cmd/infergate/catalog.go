@@ -42,7 +42,11 @@ func (a *app) models(ctx context.Context, args []string) error {
 		}
 	}
 	if f.json {
-		return writeJSON(a.stdout, models)
+		out := make([]modelJSON, len(models))
+		for i, m := range models {
+			out[i] = modelOutput(m)
+		}
+		return writeJSON(a.stdout, out)
 	}
 	t := newTable(a.stdout, "MODEL", "TYPE", "TAGS", "CREATED", "BLOCKCHAIN ID")
 	for _, m := range models {
@@ -58,9 +62,9 @@ func (a *app) models(ctx context.Context, args []string) error {
 // rankedBid is a bid as bids --json prints it: the bid and what a session of the asked length
 // costs on it.
 type rankedBid struct {
-	Bid  infergate.RatedBid `json:"bid"`
-	Cost infergate.Money    `json:"cost"`
-	Best bool               `json:"best"` // the bid a session would use (infergate.BestBid)
+	Bid  bidJSON         `json:"bid"`
+	Cost infergate.Money `json:"cost"`
+	Best bool            `json:"best"` // the bid a session would use (infergate.BestBid)
 }
 
 func (a *app) bids(ctx context.Context, args []string) error {
@@ -86,7 +90,7 @@ func (a *app) bids(ctx context.Context, args []string) error {
 	best, hasBest := infergate.BestBid(bids)
 	ranked := make([]rankedBid, len(bids))
 	for i, b := range bids {
-		ranked[i] = rankedBid{Bid: b, Cost: b.Cost(*duration), Best: hasBest && b.ID == best.ID}
+		ranked[i] = rankedBid{Bid: bidOutput(b), Cost: b.Cost(*duration), Best: hasBest && b.ID == best.ID}
 	}
 	if f.json {
 		return writeJSON(a.stdout, ranked)
@@ -96,17 +100,17 @@ func (a *app) bids(ctx context.Context, args []string) error {
 		return nil
 	}
 	t := newTable(a.stdout, "", "BID", "PROVIDER", "PRICE/SECOND", "COST/"+durationText(*duration), "RATING", "SESSIONS", "AVAILABILITY")
-	for _, r := range ranked {
+	for i, b := range bids {
 		mark := ""
-		if r.Best {
+		if ranked[i].Best {
 			mark = "*"
 		}
 		sessions := "-" // the marketplace's shape of a bid does not count them
-		if r.Bid.Rating != 0 || r.Bid.Score == 0 {
-			sessions = strconv.FormatInt(r.Bid.TotalSessions, 10)
+		if !marketShape(b) {
+			sessions = strconv.FormatInt(b.TotalSessions, 10)
 		}
-		t.row(mark, short(r.Bid.ID), short(r.Bid.Provider), r.Bid.PricePerSecond.String(),
-			r.Cost.String(), rating(r.Bid), sessions, orDash(string(r.Bid.Availability)))
+		t.row(mark, short(b.ID), short(b.Provider), b.PricePerSecond.String(),
+			ranked[i].Cost.String(), rating(b), sessions, orDash(string(b.Availability)))
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -121,7 +125,7 @@ func (a *app) bids(ctx context.Context, args []string) error {
 
 // rating is the contract's rating out of 5, or the marketplace's score when that is all a bid has.
 func rating(b infergate.RatedBid) string {
-	if b.Rating == 0 && b.Score != 0 {
+	if marketShape(b) {
 		return "score " + strconv.FormatFloat(b.Score, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(b.Rating, 'f', 2, 64) + "/5"

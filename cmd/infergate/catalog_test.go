@@ -17,6 +17,7 @@ func TestCatalogCommands(t *testing.T) {
 		{name: "bids", args: []string{"bids", "llama-3.3-70b"}},
 		{name: "bids-contract-shape", args: []string{"bids", "llama-3.3-70b", "--duration", "10m"}, opts: contract},
 		{name: "bids-json", args: []string{"bids", "--json", "--duration", "90s", "llama-3.3-70b"}, opts: contract},
+		{name: "bids-json-market-shape", args: []string{"bids", "--json", "llama-3.3-70b"}},
 		{name: "bids-unknown-model", args: []string{"bids", "gpt-9"}},
 		{name: "bids-bad-duration", args: []string{"bids", "llama-3.3-70b", "--duration", "1ms"}},
 		{name: "bids-none-available", args: []string{"bids", "llama-3.3-70b"}, opts: []gatewaytest.ServerOption{

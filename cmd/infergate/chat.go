@@ -21,7 +21,9 @@ func (a *app) chat(ctx context.Context, args []string) error {
 	if *system != "" {
 		req.Messages = append(req.Messages, infergate.SystemMessage(*system))
 	}
-	interactive := len(rest) == 0 && a.term.in
+	// A conversation is for a person at a terminal: with --json, or with stdin not a terminal,
+	// stdin is the one message, and nothing is printed but the answer.
+	interactive := len(rest) == 0 && a.term.in && !f.json
 	question := strings.Join(rest, " ")
 	if len(rest) == 0 && !interactive {
 		text, err := a.readStdin()
@@ -43,12 +45,14 @@ func (a *app) chat(ctx context.Context, args []string) error {
 		_, err := a.answer(ctx, client, req, f.json)
 		return err
 	}
-	return a.converse(ctx, client, req, f.json)
+	return a.converse(ctx, client, req)
 }
 
 // converse keeps a conversation on a terminal: each line is a turn, the model's answers are kept
-// for the next one. A failed turn is reported and forgotten; end of input (Ctrl-D) ends it.
-func (a *app) converse(ctx context.Context, client *infergate.Client, req infergate.ChatRequest, asJSON bool) error {
+// for the next one. A failed or interrupted turn is reported and forgotten; end of input (Ctrl-D)
+// ends it. The prompt goes to stdout when that is the terminal too, else to stderr, so that
+// stdout redirected to a file holds the answers alone.
+func (a *app) converse(ctx context.Context, client *infergate.Client, req infergate.ChatRequest) error {
 	lines := make(chan string)
 	var inputErr error // set before lines is closed
 	go func() {
@@ -63,19 +67,23 @@ func (a *app) converse(ctx context.Context, client *infergate.Client, req inferg
 		}
 		inputErr = lineError(scanner)
 	}()
-	fmt.Fprintln(a.stderr, "a conversation: one line per turn; Ctrl-D ends it, Ctrl-C interrupts")
+	fmt.Fprintln(a.stderr, "a conversation: one line per turn; Ctrl-D ends it, Ctrl-C interrupts an answer")
+	prompt := a.stderr
+	if a.term.out {
+		prompt = a.stdout
+	}
 	for {
-		fmt.Fprint(a.stdout, "> ")
+		fmt.Fprint(prompt, "> ")
 		var line string
 		var open bool
 		select {
 		case <-ctx.Done():
-			fmt.Fprintln(a.stdout)
+			fmt.Fprintln(prompt)
 			return ctx.Err()
 		case line, open = <-lines:
 		}
 		if !open {
-			fmt.Fprintln(a.stdout)
+			fmt.Fprintln(prompt)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -86,10 +94,15 @@ func (a *app) converse(ctx context.Context, client *infergate.Client, req inferg
 		}
 		turn := req
 		turn.Messages = append(req.Messages[:len(req.Messages):len(req.Messages)], infergate.UserMessage(line))
-		reply, err := a.answer(ctx, client, turn, asJSON)
+		turnCtx, endTurn := a.interrupts.answer(ctx)
+		reply, err := a.answer(turnCtx, client, turn, false)
+		interrupted := endTurn()
 		switch {
 		case ctx.Err() != nil:
 			return err
+		case interrupted:
+			fmt.Fprintln(a.stderr, "(interrupted: the answer is forgotten; Ctrl-C at the prompt ends the conversation)")
+			continue
 		case err != nil:
 			fmt.Fprintln(a.stderr, errorLine(err))
 			continue

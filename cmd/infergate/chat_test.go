@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,10 @@ func TestChat(t *testing.T) {
 		{name: "chat-no-message", args: []string{"chat"}},
 		{name: "chat-interactive", args: []string{"chat", "--system", "Be brief."}, stdin: "first question\n\nsecond question\n",
 			term: terminals{in: true, out: true, err: true}},
+		{name: "chat-json-from-a-terminal", args: []string{"chat", "--json"}, stdin: "one question\n",
+			term: terminals{in: true, out: true, err: true}},
+		{name: "chat-interactive-piped-out", args: []string{"chat"}, stdin: "first question\n",
+			term: terminals{in: true, err: true}},
 		{name: "chat-in-band-error", args: []string{"chat", "hi"}, opts: []gatewaytest.ServerOption{gatewaytest.WithReplies(
 			gatewaytest.Reply{Content: "a partial answer", Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{
 				After: 2, Message: "provider request failed", Type: "provider_error", Status: 502}}})}},
@@ -108,5 +113,103 @@ func TestChatInterruptedAtThePrompt(t *testing.T) {
 	}
 	if n := len(c.srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
+// TestChatInterruptedInAConversation: in a conversation, a Ctrl-C while an answer streams
+// cancels that answer, which the server sees as a closed connection, and the conversation goes
+// on to the next line; the interrupted turn is not sent again as history.
+func TestChatInterruptedInAConversation(t *testing.T) {
+	t.Parallel()
+	disconnected := make(chan struct{})
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(body))
+		first := len(bodies) == 1
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",`+
+			`"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}`+"\n\n")
+		if first {
+			w.(http.Flusher).Flush()
+			<-r.Context().Done() // the rest of the first answer never comes
+			close(disconnected)
+			return
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	c := newCLI(t)
+	c.env["INFERGATE_BASE_URL"] = srv.URL
+	c.term = terminals{in: true, err: true} // the prompt on stderr: stdout's first write is the answer
+	lines, typed := io.Pipe()
+	c.in = lines
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exited := make(chan struct{})
+	c.interrupts = &interrupter{cancelRun: cancel, exit: func() { close(exited) }}
+	var stdout, stderr syncBuffer
+	stdout.onWrite = c.interrupts.interrupt // Ctrl-C once the first answer has begun
+	done := make(chan result)
+	go func() { done <- c.runTo(ctx, &stdout, &stderr, "chat") }()
+	go func() {
+		_, _ = io.WriteString(typed, "first\n")
+		<-disconnected
+		_, _ = io.WriteString(typed, "second\n")
+		typed.Close() // Ctrl-D
+	}()
+	r := <-done
+	if r.code != exitOK || ctx.Err() != nil {
+		t.Errorf("conversation = %+v, want it to go on after the interrupted answer and end at Ctrl-D", r)
+	}
+	if !strings.Contains(r.stderr, "(interrupted: the answer is forgotten") {
+		t.Errorf("stderr = %q, want the interruption said", r.stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 2 || strings.Contains(bodies[1], "first") || !strings.Contains(bodies[1], "second") {
+		t.Errorf("requests = %q, want the second turn without the interrupted one", bodies)
+	}
+	select {
+	case <-exited:
+		t.Error("one Ctrl-C exited the program")
+	default:
+	}
+}
+
+// TestInterrupter: a Ctrl-C cancels the answer streaming, else the run; one while a cancelled
+// call has not ended exits.
+func TestInterrupter(t *testing.T) {
+	t.Parallel()
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	defer cancelRun()
+	exits := 0
+	in := &interrupter{cancelRun: cancelRun, exit: func() { exits++ }}
+	turn, end := in.answer(runCtx)
+	in.interrupt()
+	if turn.Err() == nil || runCtx.Err() != nil || exits != 0 {
+		t.Fatalf("first Ctrl-C during an answer: turn %v, run %v, exits %d; want the answer cancelled alone", turn.Err(), runCtx.Err(), exits)
+	}
+	in.interrupt() // the cancelled answer has not returned
+	if exits != 1 {
+		t.Fatalf("second Ctrl-C before the answer returned: exits %d, want 1", exits)
+	}
+	if !end() {
+		t.Error("end() = false, want the answer reported interrupted")
+	}
+	turn, end = in.answer(runCtx)
+	if end() || turn.Err() == nil {
+		t.Error("an answer that ended by itself is reported interrupted, or its context lives on")
+	}
+	in.interrupt() // at the prompt
+	if runCtx.Err() == nil || exits != 1 {
+		t.Fatalf("Ctrl-C at the prompt: run %v, exits %d; want the run cancelled", runCtx.Err(), exits)
+	}
+	in.interrupt()
+	if exits != 2 {
+		t.Errorf("Ctrl-C after the run was cancelled: exits %d, want 2", exits)
 	}
 }

@@ -2,18 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
 	"strings"
 
 	infergate "github.com/infergate/infergate-go"
 )
 
-// embedded is what embed prints: each text with its vector, in the order given.
-type embedded struct {
-	Model   string          `json:"model"`
-	Vectors []embeddedText  `json:"vectors"`
-	Usage   infergate.Usage `json:"usage"`
-}
-
+// embeddedText is one text of embed --json with its vector.
 type embeddedText struct {
 	Text      string    `json:"text"`
 	Embedding []float32 `json:"embedding"`
@@ -49,9 +47,67 @@ func (a *app) embed(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := embedded{Model: resp.Model, Usage: resp.Usage, Vectors: make([]embeddedText, len(resp.Data))}
+	vectors := make([]embeddedText, len(resp.Data))
 	for i, d := range resp.Data {
-		out.Vectors[i] = embeddedText{Text: texts[i], Embedding: d.Embedding}
+		vectors[i] = embeddedText{Text: texts[i], Embedding: d.Embedding}
 	}
-	return writeJSON(a.stdout, out)
+	if f.json {
+		return writeEmbeddings(a.stdout, resp.Model, vectors, resp.Usage)
+	}
+	t := newTable(a.stdout, "TEXT", "DIMENSIONS", "VECTOR")
+	for _, v := range vectors {
+		t.row(v.Text, strconv.Itoa(len(v.Embedding)), vectorPreview(v.Embedding))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(a.stdout, "model %s, %d tokens (--json prints the whole vectors)\n", orDash(resp.Model), resp.Usage.TotalTokens)
+	return err
+}
+
+// previewed is how many of a vector's values the table shows.
+const previewed = 4
+
+// vectorPreview shows a vector's first values, enough to tell two apart at a glance.
+func vectorPreview(v []float32) string {
+	parts := make([]string, 0, previewed+1)
+	for i, x := range v {
+		if i == previewed {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, strconv.FormatFloat(float64(x), 'f', 4, 32))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// writeEmbeddings prints embed --json: indented as the other commands' JSON is, but with each
+// text and its vector on one line, so that a vector does not spread over a screen per number.
+func writeEmbeddings(w io.Writer, model string, vectors []embeddedText, usage infergate.Usage) error {
+	modelJSON, err := json.Marshal(model)
+	if err != nil {
+		return err
+	}
+	usageJSON, err := json.MarshalIndent(usage, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "{\n  \"model\": %s,\n  \"vectors\": [", modelJSON)
+	for i, v := range vectors {
+		line, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "\n    %s", line)
+	}
+	if len(vectors) > 0 {
+		b.WriteString("\n  ")
+	}
+	fmt.Fprintf(&b, "],\n  \"usage\": %s\n}\n", usageJSON)
+	_, err = io.WriteString(w, b.String())
+	return err
 }

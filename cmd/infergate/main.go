@@ -18,9 +18,10 @@ import (
 )
 
 func main() {
-	ctx, stop := interruptible()
+	ctx, interrupts, stop := interruptible()
 	a := &app{
-		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		interrupts: interrupts,
+		stdin:      os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv,
 		now:    time.Now,
 		term:   terminalsOf(os.Stdin, os.Stdout, os.Stderr),
@@ -30,20 +31,28 @@ func main() {
 	os.Exit(code)
 }
 
-// interruptible returns a context that the first Ctrl-C cancels, so the call in progress ends
-// cleanly; a second Ctrl-C exits at once, for a call that does not.
-func interruptible() (context.Context, func()) {
+// interruptible returns the run's context and the interrupter each Ctrl-C goes to: it cancels
+// the answer of a conversation in progress, or else the run, so that the call in progress ends
+// cleanly; a Ctrl-C while that call has not ended exits at once, for a call that does not.
+func interruptible() (context.Context, *interrupter, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
+	in := &interrupter{cancelRun: cancel, exit: func() { os.Exit(exitInterrupted) }}
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt)
+	done := make(chan struct{})
 	go func() {
-		<-signals
-		cancel()
-		<-signals
-		os.Exit(exitInterrupted)
+		for {
+			select {
+			case <-signals:
+				in.interrupt()
+			case <-done:
+				return
+			}
+		}
 	}()
-	return ctx, func() {
+	return ctx, in, func() {
 		signal.Stop(signals)
+		close(done)
 		cancel()
 	}
 }

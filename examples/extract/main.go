@@ -4,7 +4,8 @@
 //
 //	go run ./examples/extract
 //
-// It talks to the real gateway when INFERGATE_API_KEY is set, and otherwise to an in-process fake
+// It talks to the real gateway when INFERGATE_API_KEY is set (gatewaytest.Connect), and otherwise
+// to an in-process fake
 // whose model answers the way some providers do: it ignores the forced tool call and writes the
 // JSON in a Markdown fence after its thinking, which ObjectModeAuto reads all the same.
 package main
@@ -47,7 +48,7 @@ var fake = []gatewaytest.ServerOption{gatewaytest.WithReplies(gatewaytest.Reply{
 })}
 
 func main() {
-	client, stop, err := connect(os.Stdout, fake...)
+	client, stop, err := gatewaytest.Connect(os.Stdout, os.Getenv, fake...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -56,22 +57,6 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-}
-
-// connect returns a client for the real gateway when INFERGATE_API_KEY is set (INFERGATE_BASE_URL
-// picks another address), and otherwise for an in-process fake gateway started with fake.
-func connect(out io.Writer, fake ...gatewaytest.ServerOption) (client *infergate.Client, stop func(), err error) {
-	if os.Getenv("INFERGATE_API_KEY") != "" {
-		client, err := infergate.NewClient()
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintln(out, "using the real gateway at", cmp.Or(os.Getenv("INFERGATE_BASE_URL"), infergate.DefaultBaseURL))
-		return client, func() {}, nil
-	}
-	gw := gatewaytest.NewServer(fake...)
-	fmt.Fprintln(out, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
-	return gw.Client(), gw.Close, nil
 }
 
 func run(ctx context.Context, out io.Writer, client *infergate.Client) error {

@@ -14,9 +14,9 @@ import (
 
 // TestOutput runs what main runs, against the fake gateway.
 func TestOutput(t *testing.T) {
-	t.Setenv("INFERGATE_API_KEY", "")
+	noEnv := func(string) string { return "" } // the fake, whatever the environment holds
 	var out strings.Builder
-	client, stop, err := connect(&out, fake...)
+	client, stop, err := gatewaytest.Connect(&out, noEnv, fake...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,11 @@
 //
 //	go run .    (from examples/mcp, a module of its own so that the SDK's root needs no MCP)
 //
-// It talks to the real gateway when INFERGATE_API_KEY is set, and otherwise to an in-process fake
-// whose model is scripted below.
+// It talks to the real gateway when INFERGATE_API_KEY is set (gatewaytest.Connect), and otherwise
+// to an in-process fake whose model is scripted below.
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,7 +30,7 @@ import (
 const question = "Order A-1001 arrived broken, and so did A-1002. Please refund both."
 
 func main() {
-	client, stop, err := connect(os.Stdout)
+	client, stop, err := gatewaytest.Connect(os.Stdout, os.Getenv, gatewaytest.WithReplies(fakeModel...))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,22 +39,6 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-}
-
-// connect returns a client for the real gateway when INFERGATE_API_KEY is set, and otherwise one
-// for a fake that plays the model with fakeModel.
-func connect(w io.Writer) (client *infergate.Client, stop func(), err error) {
-	if os.Getenv("INFERGATE_API_KEY") != "" {
-		client, err := infergate.NewClient()
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintln(w, "using the real gateway at", cmp.Or(os.Getenv("INFERGATE_BASE_URL"), infergate.DefaultBaseURL))
-		return client, func() {}, nil
-	}
-	srv := gatewaytest.NewServer(gatewaytest.WithReplies(fakeModel...))
-	fmt.Fprintln(w, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
-	return srv.Client(), srv.Close, nil
 }
 
 // fakeModel looks both orders up, asks for both refunds, then answers from what the tools said.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
 	"github.com/infergate/infergate-go/mcptools"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -15,9 +16,9 @@ import (
 // TestOutput runs what main runs, against the fake gateway and the in-process MCP server. The
 // results of one step arrive in the order the calls finish, so they are compared sorted.
 func TestOutput(t *testing.T) {
-	t.Setenv("INFERGATE_API_KEY", "")
+	noEnv := func(string) string { return "" } // the fake, whatever the environment holds
 	var out strings.Builder
-	client, stop, err := connect(&out)
+	client, stop, err := gatewaytest.Connect(&out, noEnv, gatewaytest.WithReplies(fakeModel...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,16 +3,15 @@
 //
 //	cd otelinfergate && go run ./examples/observe
 //
-// It talks to the real gateway when INFERGATE_API_KEY is set, and otherwise to an in-process fake.
+// It talks to the real gateway when INFERGATE_API_KEY is set (gatewaytest.Connect), and otherwise
+// to an in-process fake.
 // Each span is printed as one line of JSON when it ends, so children come before their parents;
 // the metrics follow at the end. Set WithContentCapture(true) to see the messages too.
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"os"
@@ -29,7 +28,7 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
+	if err := run(context.Background(), os.Stdout, os.Getenv); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -39,22 +38,6 @@ var fakeModel = []gatewaytest.Reply{
 	{Content: "Hello! Ask me about the weather.", Chunks: []string{"Hello!", " Ask me", " about the weather."}},
 	{ToolCalls: []gatewaytest.ToolCall{{Name: "get_weather", Arguments: `{"city":"Lisbon"}`}}},
 	{Content: "It is sunny in Lisbon, at 21 °C."},
-}
-
-// connect returns a client for the real gateway when INFERGATE_API_KEY is set (NewClient reads it
-// and INFERGATE_BASE_URL), and otherwise one for an in-process fake.
-func connect(w io.Writer, opts ...infergate.Option) (client *infergate.Client, stop func(), err error) {
-	if os.Getenv("INFERGATE_API_KEY") != "" {
-		client, err := infergate.NewClient(opts...)
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintln(w, "using the real gateway at", cmp.Or(os.Getenv("INFERGATE_BASE_URL"), infergate.DefaultBaseURL))
-		return client, func() {}, nil
-	}
-	srv := gatewaytest.NewServer(gatewaytest.WithReplies(fakeModel...))
-	fmt.Fprintln(w, "using an in-process fake gateway (set INFERGATE_API_KEY to use the real one)")
-	return srv.Client(opts...), srv.Close, nil
 }
 
 // setUpTelemetry installs global providers that print to w; shutdown flushes them.
@@ -79,14 +62,17 @@ type city struct {
 	City string `json:"city" jsonschema:"the city's name"`
 }
 
-func run(ctx context.Context, w io.Writer) error {
+// run reads the configuration with getenv, as gatewaytest.Connect does.
+func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	shutdown, err := setUpTelemetry(w)
 	if err != nil {
 		return err
 	}
-	// One option instruments every call of the client, with the global providers. WithChunkTiming
-	// adds the time between a stream's chunks, the one metric that costs something per chunk.
-	client, stop, err := connect(w, otelinfergate.Instrument(otelinfergate.WithChunkTiming(true)))
+	// One option instruments every call of the client, with the global providers, the real
+	// gateway's client or the fake's. WithChunkTiming adds the time between a stream's chunks, the
+	// one metric that costs something per chunk.
+	client, stop, err := gatewaytest.Connect(w, getenv, gatewaytest.WithReplies(fakeModel...),
+		gatewaytest.WithClientOptions(otelinfergate.Instrument(otelinfergate.WithChunkTiming(true))))
 	if err != nil {
 		return err
 	}

@@ -14,9 +14,9 @@ import (
 // TestOutput runs what main runs, against the fake gateway, and reads the spans and metrics back
 // from what it printed.
 func TestOutput(t *testing.T) {
-	t.Setenv("INFERGATE_API_KEY", "")
+	noEnv := func(string) string { return "" } // the fake, whatever the environment holds
 	var out bytes.Buffer
-	if err := run(context.Background(), &out); err != nil {
+	if err := run(context.Background(), &out, noEnv); err != nil {
 		t.Fatal(err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(out.Bytes()[bytes.IndexByte(out.Bytes(), '\n')+1:]))
