@@ -95,7 +95,7 @@ func WithChunkSize(n int) ServerOption { return func(c *config) { c.chunkSize = 
 // WithClock sets the clock behind every timestamp (created, created_at,
 // updated_at, rate-limit resets). It is read once per request, so a clock
 // that advances on each reading gives each request its own instant. The
-// default always returns FixedTime, so output is deterministic.
+// default always returns FixedTime(), so output is deterministic.
 func WithClock(now func() time.Time) ServerOption { return func(c *config) { c.clock = now } }
 
 // WithReplies queues scripted chat-completion replies, as Server.Enqueue does.

@@ -74,7 +74,7 @@ func rename(ctx context.Context, out io.Writer, client *infergate.Client, chatID
 	return nil
 }
 
-// minuteTicks returns a clock that starts at gatewaytest.FixedTime and advances a minute per reading.
+// minuteTicks returns a clock that starts at gatewaytest.FixedTime() and advances a minute per reading.
 func minuteTicks() func() time.Time {
 	var readings atomic.Int64
 	return func() time.Time {
