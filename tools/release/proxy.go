@@ -12,18 +12,17 @@ import (
 	modzip "golang.org/x/mod/zip"
 )
 
-// publish writes the module in the tree's directory dir at version v into the file-system module
+// publish writes the module in the directory modDir, as module mv, into the file-system module
 // proxy at proxyDir, as the GOPROXY protocol lays it out:
 // <escaped path>/@v/{list, v.info, v.mod, v.zip}. The zip holds the files the next commit would
 // (tracked or new, not ignored), less nested modules, as the go command makes it; go.mod goes in
 // unchanged, replace included, since consumers ignore a dependency's replace.
-func publish(proxyDir string, t *tree, dir, v string, when time.Time) error {
-	mv := module.Version{Path: modulePath(dir), Version: v}
+func publish(proxyDir, modDir string, mv module.Version, when time.Time) error {
 	escPath, err := module.EscapePath(mv.Path)
 	if err != nil {
 		return err
 	}
-	escVer, err := module.EscapeVersion(v)
+	escVer, err := module.EscapeVersion(mv.Version)
 	if err != nil {
 		return err
 	}
@@ -31,7 +30,6 @@ func publish(proxyDir string, t *tree, dir, v string, when time.Time) error {
 	if err := os.MkdirAll(vdir, 0o755); err != nil {
 		return err
 	}
-	modDir := filepath.Join(t.root, filepath.FromSlash(dir))
 	names, err := gitFiles(modDir)
 	if err != nil {
 		return err
@@ -61,14 +59,14 @@ func publish(proxyDir string, t *tree, dir, v string, when time.Time) error {
 	info, err := json.Marshal(struct {
 		Version string
 		Time    time.Time
-	}{v, when.UTC()})
+	}{mv.Version, when.UTC()})
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(vdir, escVer+".info"), info, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(vdir, "list"), []byte(v+"\n"), 0o644)
+	return os.WriteFile(filepath.Join(vdir, "list"), []byte(mv.Version+"\n"), 0o644)
 }
 
 // treeFile is a file of the work tree as golang.org/x/mod/zip reads it.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
 )
 
 // rehearse publishes every published module at Version into a file-system proxy, then installs
@@ -29,7 +30,8 @@ func rehearse(t *tree, log io.Writer) error {
 	defer os.RemoveAll(tmp)
 	proxyDir := filepath.Join(tmp, "proxy")
 	for _, d := range published {
-		if err := publish(proxyDir, t, d, v, start); err != nil {
+		mv := module.Version{Path: modulePath(d), Version: v}
+		if err := publish(proxyDir, filepath.Join(t.root, filepath.FromSlash(d)), mv, start); err != nil {
 			return fmt.Errorf("publishing %s: %w", modulePath(d), err)
 		}
 	}
