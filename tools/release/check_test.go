@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -132,5 +133,39 @@ func TestRepositoryIsReleasable(t *testing.T) {
 	}
 	if p := check(tr); len(p) > 0 {
 		t.Fatalf("the repository is not releasable: %q", p)
+	}
+}
+
+func TestCheckReleaseMoment(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte(goodRoot), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "go.mod")
+	git("commit", "-q", "-m", "first")
+	tr := &tree{root: root, version: "0.1.0", modules: []string{"."}}
+	if p := checkReleaseMoment(tr); len(p) > 0 {
+		t.Fatalf("a clean, untagged tree was refused: %q", p)
+	}
+
+	git("tag", "mcptools/v0.1.0")
+	if err := os.WriteFile(filepath.Join(root, "new.go"), []byte("package p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := checkReleaseMoment(tr)
+	for _, want := range []string{"uncommitted changes", "tag mcptools/v0.1.0 exists"} {
+		if !slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("want a problem containing %q, got %q", want, p)
+		}
 	}
 }
