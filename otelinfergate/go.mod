@@ -1,6 +1,6 @@
 module github.com/infergate/infergate-go/otelinfergate
 
-go 1.26.0
+go 1.26.0 // the one minimum Go of every module here; go.opentelemetry.io/otel v1.47 needs it too
 
 require (
 	github.com/infergate/infergate-go v0.1.0
