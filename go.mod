@@ -1,6 +1,6 @@
 module github.com/infergate/infergate-go
 
-go 1.25
+go 1.26.0
 
 require (
 	github.com/google/go-cmp v0.7.0

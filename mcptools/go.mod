@@ -1,9 +1,9 @@
 module github.com/infergate/infergate-go/mcptools
 
-go 1.25.0
+go 1.26.0
 
 require (
-	github.com/infergate/infergate-go v0.0.0
+	github.com/infergate/infergate-go v0.1.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
@@ -20,4 +20,4 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/infergate/infergate-go => ../
+replace github.com/infergate/infergate-go => ..

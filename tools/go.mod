@@ -1,3 +1,5 @@
 module github.com/infergate/infergate-go/tools
 
-go 1.25
+go 1.26.0
+
+require golang.org/x/mod v0.43.0

@@ -1,10 +1,10 @@
 module github.com/infergate/infergate-go/examples/mcp
 
-go 1.25.0
+go 1.26.0
 
 require (
-	github.com/infergate/infergate-go v0.0.0
-	github.com/infergate/infergate-go/mcptools v0.0.0
+	github.com/infergate/infergate-go v0.1.0
+	github.com/infergate/infergate-go/mcptools v0.1.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
@@ -22,6 +22,6 @@ require (
 )
 
 replace (
-	github.com/infergate/infergate-go => ../../
+	github.com/infergate/infergate-go => ../..
 	github.com/infergate/infergate-go/mcptools => ../../mcptools
 )
