@@ -11,7 +11,7 @@ import (
 const DefaultBaseURL = "https://api.mor.org/api/v1"
 
 // Version is this SDK's version, sent in the User-Agent header.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // Client talks to the gateway. Its services hold one method per endpoint. The zero value is not
 // usable: create clients with NewClient.

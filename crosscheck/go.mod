@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/infergate/infergate-go v0.1.0
+	github.com/infergate/infergate-go v0.2.0
 	github.com/openai/openai-go/v3 v3.96.0
 )
 

@@ -3,7 +3,7 @@ module github.com/infergate/infergate-go/otelinfergate
 go 1.26.0 // the one minimum Go of every module here; go.opentelemetry.io/otel v1.47 needs it too
 
 require (
-	github.com/infergate/infergate-go v0.1.0
+	github.com/infergate/infergate-go v0.2.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/stdout/stdoutmetric v1.47.0
 	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.47.0

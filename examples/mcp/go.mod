@@ -3,8 +3,8 @@ module github.com/infergate/infergate-go/examples/mcp
 go 1.26.0
 
 require (
-	github.com/infergate/infergate-go v0.1.0
-	github.com/infergate/infergate-go/mcptools v0.1.0
+	github.com/infergate/infergate-go v0.2.0
+	github.com/infergate/infergate-go/mcptools v0.2.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
