@@ -14,6 +14,10 @@ type ResponseInfo struct {
 	Header     http.Header
 	RequestID  string      // X-Request-Id: quote it when reporting a problem
 	RateLimits *RateLimits // nil when the response announced none
+	// Fallbacks lists the models that failed, in the order tried, before the one that answered
+	// (WithFallbackModels); the other fields describe that one's response. Nil when the first
+	// model answered.
+	Fallbacks []ModelAttempt
 }
 
 // WithResponseInfo fills info with the response's status, headers, request id and rate limits once
