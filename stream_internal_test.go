@@ -126,8 +126,8 @@ func TestStreamFaults(t *testing.T) {
 		},
 		wantHits: 3, // nothing reached the caller, so it is sent again
 
-		wantErr:  []error{ErrIncompleteStream},
-		errSays:  "502 Bad Gateway",
+		wantErr: []error{ErrIncompleteStream},
+		errSays: "502 Bad Gateway",
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
