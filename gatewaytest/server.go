@@ -55,6 +55,7 @@ type Server struct {
 	chats      []*chatRecord
 	touch      uint64 // orders chats by last change when the clock stands still
 	account    account
+	down       map[string]Outage // models that are down, by lower-case name
 }
 
 // ServerOption configures a Server at construction.
@@ -74,6 +75,7 @@ type config struct {
 	contractBids bool
 	noSessions   bool
 	transcript   *Transcript
+	down         map[string]Outage
 }
 
 // WithAcceptedAPIKey makes the server accept key instead of DefaultAPIKey.
@@ -126,6 +128,9 @@ func NewServer(opts ...ServerOption) *Server {
 		cfg.bids = defaultBids(cfg.models)
 	}
 	s := &Server{cfg: cfg, done: make(chan struct{}), replies: cfg.replies}
+	for model, how := range cfg.down {
+		s.SetModelDown(model, how)
+	}
 	for i := range cfg.failures {
 		f := cfg.failures[i]
 		s.failures = append(s.failures, &f)
