@@ -120,7 +120,7 @@ func serve(w http.ResponseWriter, r *http.Request, _ int, stream bool) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, jsonText(map[string]any{"id": "c", "object": "chat.completion", "model": model,
 		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": "answer"}, "finish_reason": "stop"}},
-		"usage": map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}))
+		"usage":   map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}))
 }
 
 func failStatus(code int) modelScript {
