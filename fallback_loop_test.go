@@ -1,0 +1,174 @@
+package infergate_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
+)
+
+// modelsRequested lists the model of each chat request the fake gateway saw, in order.
+func modelsRequested(gw *gatewaytest.Server) string {
+	var out []string
+	for _, r := range gw.Requests() {
+		if strings.HasSuffix(r.Path, "/chat/completions") {
+			m, _ := r.JSON["model"].(string)
+			out = append(out, m)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func askModel(model, text string) infergate.ChatRequest {
+	return infergate.ChatRequest{Model: model, Messages: []infergate.Message{infergate.UserMessage(text)}}
+}
+
+// A tool loop's later turns start with the model that served the previous one.
+func TestFallbackStickyInToolLoop(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithModelDown("a", gatewaytest.OutageRetryFailed), gatewaytest.WithReplies(
+		gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{Name: "weather", Arguments: `{"city":"Paris"}`}}},
+		gatewaytest.Reply{Content: "sunny"}))
+	c := gw.Client(infergate.WithMaxRetries(0))
+	res, err := c.Chat.RunTools(context.Background(), askModel("a", "weather?"), infergate.ToolLoop{Tools: []*infergate.FuncTool{weatherTool(t)}},
+		infergate.WithFallbackModels("b")).Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Answer.Text() != "sunny" {
+		t.Errorf("answer %q", res.Answer.Text())
+	}
+	if got := modelsRequested(gw); got != "a,b,b" {
+		t.Errorf("models requested %q; want a,b,b (the second turn starts at b)", got)
+	}
+}
+
+// An object's repair turn starts with the model that served the first, in GenerateObject and in
+// StreamObject.
+func TestFallbackStickyInObjectRepair(t *testing.T) {
+	t.Parallel()
+	replies := func() []gatewaytest.Reply {
+		return []gatewaytest.Reply{
+			{ToolCalls: []gatewaytest.ToolCall{{Name: "Dish", Arguments: `{"name":"Soup","steps":[]}`}}},
+			{ToolCalls: []gatewaytest.ToolCall{{Name: "Dish", Arguments: `{"name":"Soup","steps":["boil"],"cuisine":"french"}`}}},
+		}
+	}
+	t.Run("GenerateObject", func(t *testing.T) {
+		t.Parallel()
+		gw := gatewaytest.New(t, gatewaytest.WithModelDown("a", gatewaytest.OutageProviderError), gatewaytest.WithReplies(replies()...))
+		obj, err := infergate.GenerateObject[Dish](context.Background(), gw.Client(infergate.WithMaxRetries(0)).Chat,
+			askModel("a", "soup"), infergate.ObjectSpec{}, infergate.WithFallbackModels("b"))
+		if err != nil || obj.Attempts != 2 {
+			t.Fatalf("obj %+v, err %v", obj, err)
+		}
+		if got := modelsRequested(gw); got != "a,b,b" {
+			t.Errorf("models requested %q; want a,b,b", got)
+		}
+	})
+	t.Run("StreamObject", func(t *testing.T) {
+		t.Parallel()
+		gw := gatewaytest.New(t, gatewaytest.WithModelDown("a", gatewaytest.OutageRetryFailed), gatewaytest.WithReplies(replies()...))
+		obj, err := infergate.StreamObject[Dish](context.Background(), gw.Client(infergate.WithMaxRetries(0)).Chat,
+			askModel("a", "soup"), infergate.ObjectSpec{}, infergate.WithFallbackModels("b")).Wait()
+		if err != nil || obj.Attempts != 2 {
+			t.Fatalf("obj %+v, err %v", obj, err)
+		}
+		if got := modelsRequested(gw); got != "a,b,b" {
+			t.Errorf("models requested %q; want a,b,b", got)
+		}
+	})
+}
+
+// Observers see each model's request as an operation of its own.
+func TestFallbackObservedPerModel(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t, gatewaytest.WithModelDown("a", gatewaytest.OutageProviderError))
+	var mu sync.Mutex
+	var seen []string
+	observer := func(ctx context.Context, op infergate.Operation) (context.Context, *infergate.OperationHooks) {
+		return ctx, &infergate.OperationHooks{End: func(end infergate.OperationEnd) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, op.Model+":"+map[bool]string{true: "failed", false: "ok"}[end.Err != nil])
+		}}
+	}
+	c := gw.Client(infergate.WithMaxRetries(0), infergate.WithObserver(observer), infergate.WithFallbackModels("b"))
+	for _, stream := range []bool{false, true} {
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		if stream {
+			st, err := c.Chat.Stream(context.Background(), askModel("a", "hi"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for st.Next() {
+			}
+			st.Close()
+		} else if _, err := c.Chat.Create(context.Background(), askModel("a", "hi")); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		if got := strings.Join(seen, ","); got != "a:failed,b:ok" {
+			t.Errorf("stream=%v: operations %q; want a:failed,b:ok", stream, got)
+		}
+		mu.Unlock()
+	}
+}
+
+// WithTimeout bounds the whole call, its fallbacks included: the models left when it runs out are
+// never asked.
+func TestFallbackBoundedByWithTimeout(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var asked []string
+		slowFailure := infergate.Middleware(func(req *http.Request, _ func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+			body, _ := req.GetBody()
+			var b strings.Builder
+			buf := make([]byte, 512)
+			for {
+				n, err := body.Read(buf)
+				b.Write(buf[:n])
+				if err != nil {
+					break
+				}
+			}
+			mu.Lock()
+			asked = append(asked, b.String()[strings.Index(b.String(), `"model":`):][:11])
+			mu.Unlock()
+			select {
+			case <-time.After(2 * time.Second):
+			case <-req.Context().Done():
+				return nil, req.Context().Err()
+			}
+			return &http.Response{StatusCode: http.StatusBadGateway, Header: http.Header{"Content-Type": {"application/json"}},
+				Body: http.NoBody, Request: req}, nil
+		})
+		c, err := infergate.NewClient(infergate.WithAPIKey("sk-test"), infergate.WithBaseURL("http://gateway.test"),
+			infergate.WithMiddleware(slowFailure), infergate.WithMaxRetries(0), infergate.WithTimeout(3*time.Second),
+			infergate.WithFallbackModels("b", "c"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		_, err = c.Chat.Create(context.Background(), askModel("a", "hi"))
+		var timeout *infergate.TimeoutError
+		if !errors.As(err, &timeout) || timeout.Bound != infergate.TimeoutBoundCall {
+			t.Errorf("err = %v; want WithTimeout's *TimeoutError", err)
+		}
+		if d := time.Since(start); d != 3*time.Second {
+			t.Errorf("the call took %v; want WithTimeout's 3s", d)
+		}
+		if len(asked) != 2 {
+			t.Errorf("asked %q; want a and b only", asked)
+		}
+	})
+}
