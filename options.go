@@ -35,7 +35,9 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpCli
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // WithMaxRetries sets how many times a failed call is retried (default 2). Zero disables retries;
-// a negative count is refused, like every negative bound.
+// a negative count is refused, like every negative bound. A chat stream that fails before its first
+// delta is sent again within the same budget (see ChatService.Stream); with WithFallbackModels, the
+// budget is each model's.
 func WithMaxRetries(n int) Option { return func(c *config) { c.maxRetries = n } }
 
 // WithMaxRetryAfter sets the longest Retry-After the client will wait out (default one minute). A
