@@ -3,6 +3,7 @@ package infergate_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -169,6 +170,56 @@ func TestFallbackBoundedByWithTimeout(t *testing.T) {
 		}
 		if len(asked) != 2 {
 			t.Errorf("asked %q; want a and b only", asked)
+		}
+	})
+}
+
+// A model whose first byte does not come within WithStreamTimeouts' bound is not asked again: the
+// call falls back at once.
+func TestFallbackOnFirstByteTimeout(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var asked []string
+		gateway := infergate.Middleware(func(req *http.Request, _ func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+			body, _ := req.GetBody()
+			raw, _ := io.ReadAll(body)
+			slow := strings.Contains(string(raw), `"model":"a"`)
+			mu.Lock()
+			asked = append(asked, map[bool]string{true: "a", false: "b"}[slow])
+			mu.Unlock()
+			if slow {
+				<-req.Context().Done()
+				return nil, req.Context().Err()
+			}
+			events := `data: {"choices":[{"index":0,"delta":{"content":"answer"},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"
+			return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
+				Body: io.NopCloser(strings.NewReader(events)), Request: req}, nil
+		})
+		c, err := infergate.NewClient(infergate.WithAPIKey("sk-test"), infergate.WithBaseURL("http://gateway.test"),
+			infergate.WithMiddleware(gateway), infergate.WithMaxRetries(2), infergate.WithStreamTimeouts(time.Minute, time.Hour),
+			infergate.WithFallbackModels("b"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info infergate.ResponseInfo
+		start := time.Now()
+		st, err := c.Chat.Stream(context.Background(), askModel("a", "hi"), infergate.WithResponseInfo(&info))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if !st.Next() || st.Current().Text() != "answer" {
+			t.Fatalf("want b's answer; Err %v", st.Err())
+		}
+		if d := time.Since(start); d != time.Minute {
+			t.Errorf("fell back after %v; want the first-byte bound, 1m", d)
+		}
+		if len(info.Fallbacks) != 1 || !errors.Is(info.Fallbacks[0].Err, infergate.ErrStreamTimeout) {
+			t.Errorf("Fallbacks = %v; want a's first-byte timeout", info.Fallbacks)
+		}
+		if strings.Join(asked, ",") != "a,b" {
+			t.Errorf("asked %q; want a once, then b", asked)
 		}
 	})
 }
