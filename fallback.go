@@ -89,9 +89,6 @@ func withSticky(s *stickyModel) Option { return func(c *config) { c.sticky = s }
 // modelList is the models a chat request tries, in order: its own, then the fallbacks, rotated to
 // start at the one that served the loop's previous turn.
 func (c *config) modelList(model string) []string {
-	if len(c.fallbackModels) == 0 {
-		return []string{model}
-	}
 	models := append([]string{model}, c.fallbackModels...)
 	if c.sticky != nil {
 		k := c.sticky.start % len(models)
@@ -104,6 +101,13 @@ func (c *config) modelList(model string) []string {
 // fails in a way that does not fall back. It is the one place Create and Stream fall back. ctx is
 // the call's: when it ends, nothing falls back.
 func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, try func(context.Context, *route) error) error {
+	if len(c.fallbackModels) == 0 {
+		r, err := c.chatRoute(req, req.Model, stream)
+		if err != nil {
+			return err
+		}
+		return try(ctx, r)
+	}
 	models := c.modelList(req.Model)
 	var failed []ModelAttempt
 	for i, model := range models {
@@ -113,7 +117,7 @@ func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, 
 		}
 		err = try(ctx, r)
 		last := i == len(models)-1
-		if err == nil || !fallsBack(ctx, err) || (last && len(models) == 1) {
+		if err == nil || !fallsBack(ctx, err) {
 			c.served(failed, i)
 			return err
 		}
