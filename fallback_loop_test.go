@@ -223,3 +223,30 @@ func TestFallbackOnFirstByteTimeout(t *testing.T) {
 		}
 	})
 }
+
+// gatewaytest's scripted in-band error before the first delta is sent again and the next reply
+// serves; after a delta it is not.
+func TestResendWithGatewaytestQuirk(t *testing.T) {
+	t.Parallel()
+	for _, after := range []int{0, 1, 2} {
+		gw := gatewaytest.New(t, gatewaytest.WithReplies(
+			gatewaytest.Reply{Content: "half answer", Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{After: after}}},
+			gatewaytest.Reply{Content: "whole answer"}))
+		st, err := gw.Client(infergate.WithMaxRetries(1)).Chat.Stream(context.Background(), askModel("", "hi"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text strings.Builder
+		for st.Next() {
+			text.WriteString(st.Current().Text())
+		}
+		st.Close()
+		want, resent := "whole answer", after < 2 // events 0 and 1 are before the first delta: nothing, the role
+		if !resent {
+			want = "half "
+		}
+		if text.String() != want || (st.Err() == nil) != resent || len(gw.Requests()) != map[bool]int{true: 2, false: 1}[resent] {
+			t.Errorf("error after %d events: %q, Err %v, %d requests", after, text.String(), st.Err(), len(gw.Requests()))
+		}
+	}
+}
