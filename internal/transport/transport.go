@@ -340,9 +340,9 @@ func KeepIdle(rt http.RoundTripper) http.RoundTripper {
 
 type keepIdle struct{ http.RoundTripper }
 
-// Wait waits out the backoff before the given attempt's successor (attempt counts from 1), as
-// between two attempts of one request, or returns ctx's error when it ends first. A wait that would
-// outlast ctx's deadline is not begun: it reports ctx.Err's successor, context.DeadlineExceeded.
+// Wait waits out the backoff that follows the given attempt (counted from 1), as between two
+// attempts of one request, or returns ctx's error when it ends first. A wait that would outlast
+// ctx's deadline is not begun: it returns context.DeadlineExceeded at once.
 func (p Policy) Wait(ctx context.Context, attempt int) error {
 	w, _ := p.backoff(attempt, nil)
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < w {
