@@ -10,7 +10,8 @@ import (
 
 // WithFallbackModels names the models a chat call falls back to, in order, when the request's model
 // cannot serve it. Give it to NewClient for every call, or to one call, whose list replaces the
-// client's; no models (the default) means no fallback. The request's own Model is the first model
+// client's, so that WithFallbackModels() with no models turns a client's list off for one call; no
+// models (the default) means no fallback. The request's own Model is the first model
 // tried, an empty one (the gateway's choice) like any other, and so may be an entry of the list.
 //
 // A model cannot serve when, once the call's retries (WithMaxRetries) are spent on it, the answer is

@@ -455,3 +455,15 @@ func TestFallbackKeepsItsPlace(t *testing.T) {
 		}
 	}
 }
+
+// WithFallbackModels() given to one call turns the client's list off for it.
+func TestFallbackListTurnedOffForACall(t *testing.T) {
+	t.Parallel()
+	g, srv := newModelGateway(t, map[string]modelScript{"a": failStatus(503)})
+	c := fallbackClient(t, srv.URL, infergate.WithFallbackModels("b"))
+	_, err := c.Chat.Create(context.Background(), ask(), infergate.WithFallbackModels())
+	var apiErr *infergate.APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || g.hitsOf("b") != 0 {
+		t.Errorf("err %v, b hit %d times; want a's own 503", err, g.hitsOf("b"))
+	}
+}
