@@ -53,7 +53,7 @@ type ChatStream struct {
 	skipped skipLog
 	earlier skipLog         // what the call's earlier attempts skipped, before this one was sent
 	pending []pendingChunk  // read while waiting for the first delta, not yet handed out
-	first   [1]pendingChunk // pending's usual backing: one chunk carrying the first delta
+	first   [2]pendingChunk // pending's usual backing: the role's chunk and the first delta's
 	chunks  int
 	ending  error // how the stream ended, while its held-back arguments are handed out
 	done    bool
