@@ -116,19 +116,14 @@ func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, 
 		if err != nil {
 			return err
 		}
-		err = try(ctx, r)
-		last := i == len(models)-1
-		if err == nil || !fallsBack(ctx, err) {
+		if err = try(ctx, r); err == nil || !fallsBack(ctx, err) {
 			c.served(failed, i)
 			return err
 		}
 		failed = append(failed, ModelAttempt{Model: model, Err: err})
-		if last {
-			c.served(failed, -1)
-			return &FallbackError{Attempts: failed}
-		}
 	}
-	return nil
+	c.served(failed, -1)
+	return &FallbackError{Attempts: failed}
 }
 
 // served records the models that failed and, for a loop's next turn, the one at index i that
