@@ -468,3 +468,28 @@ func TestFallbackListTurnedOffForACall(t *testing.T) {
 		t.Errorf("err %v, b hit %d times; want a's own 503", err, g.hitsOf("b"))
 	}
 }
+
+// A transport failure falls back, on Create and on Stream; WithAtMostOnce sends no stream again,
+// and still falls back.
+func TestFallbackOnTransportFailureAndAtMostOnce(t *testing.T) {
+	t.Parallel()
+	hangUp := func(w http.ResponseWriter, _ *http.Request, _ int, _ bool) {
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close()
+	}
+	for _, stream := range []bool{false, true} {
+		g, srv := newModelGateway(t, map[string]modelScript{"a": hangUp})
+		c := fallbackClient(t, srv.URL, infergate.WithFallbackModels("b"))
+		var info infergate.ResponseInfo
+		var te *infergate.TransportError
+		if text, err := callChat(context.Background(), c, stream, infergate.WithResponseInfo(&info)); err != nil || text != "answer" ||
+			len(info.Fallbacks) != 1 || !errors.As(info.Fallbacks[0].Err, &te) || g.hitsOf("b") != 1 {
+			t.Errorf("stream=%v: %q, %v, Fallbacks %v; want b's answer after a's *TransportError", stream, text, err, info.Fallbacks)
+		}
+	}
+	g, srv := newModelGateway(t, map[string]modelScript{"a": inBand(inBandFailure)})
+	c := fallbackClient(t, srv.URL, infergate.WithMaxRetries(2), infergate.WithAtMostOnce(true), infergate.WithFallbackModels("b"))
+	if text, err := callChat(context.Background(), c, true); err != nil || text != "answer" || g.hitsOf("a") != 1 {
+		t.Errorf("at most once: %q, %v, a asked %d times; want b's answer after one request to a", text, err, g.hitsOf("a"))
+	}
+}

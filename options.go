@@ -105,7 +105,8 @@ func WithMaxConcurrency(n int) Option {
 // WithAtMostOnce(true) never sends a POST again once an attempt of it reached the server in full:
 // when the connection fails after that, the call ends with the error instead of a retry, because the
 // server may already be running (and billing) it. Answers that say the request was not run (429,
-// 503) and failures before the request was delivered are still retried.
+// 503) and failures before the request was delivered are still retried. A chat stream that fails
+// in-band before its first delta is not sent again either; WithFallbackModels still falls back.
 //
 // By default (false) such a POST is retried like any transient failure. Every attempt of a POST
 // carries the same Idempotency-Key header, as the official OpenAI SDKs send, so that a server that

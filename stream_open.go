@@ -65,7 +65,7 @@ func (c *config) streamModel(ctx context.Context, r *route, carried *skipLog) (*
 			return st, nil
 		}
 		carried.merge(&st.skipped)
-		if !resendable(ctx, st.err) || r.spent > c.maxRetries {
+		if c.atMostOnce || !resendable(ctx, st.err) || r.spent > c.maxRetries {
 			return st, st.err
 		}
 		if c.policy().Wait(ctx, r.spent) != nil {
@@ -75,7 +75,7 @@ func (c *config) streamModel(ctx context.Context, r *route, carried *skipLog) (*
 }
 
 // resendable reports whether a stream that failed before its first delta is worth sending again to
-// the same model: not after a timeout (the model is slow, not failing), nor an in-band error that
+// the same model (never under WithAtMostOnce: it was delivered, and may have run): not after a timeout (the model is slow, not failing), nor an in-band error that
 // says the request is wrong, nor once the caller's context ended.
 func resendable(ctx context.Context, err error) bool {
 	if ctx.Err() != nil || errors.Is(err, ErrStreamTimeout) {
