@@ -292,23 +292,25 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	body, err := c.encodeChat(&req, false)
-	if err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	var out *ChatCompletion
-	r := route{op: OperationChat, method: http.MethodPost, path: "/chat/completions", body: body,
-		contentType: "application/json", model: req.Model}
-	if c.observed() {
-		r.request = Ptr(req)
+	ctx, cancel := c.callContext(ctx)
+	defer cancel()
+	if err := c.takePlace(ctx); err != nil {
+		return nil, timedOut(ctx, err)
 	}
-	err = exchange(ctx, c, &r, func(resp *http.Response, body []byte) (any, error) {
-		var wire wireCompletion
-		if err := c.decodeJSON(&r, resp, body, &wire); err != nil {
-			return nil, err
-		}
-		out = wire.completion()
-		return out, nil
+	defer c.leavePlace()
+	err = c.chatModels(ctx, &req, false, func(ctx context.Context, r *route) error {
+		return exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
+			var wire wireCompletion
+			if err := c.decodeJSON(r, resp, body, &wire); err != nil {
+				return nil, err
+			}
+			out = wire.completion()
+			return out, nil
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -382,6 +384,11 @@ func (c *config) encodeChat(req *ChatRequest, stream bool) ([]byte, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	return c.renderChat(req, stream)
+}
+
+// renderChat renders the body of a request already validated.
+func (c *config) renderChat(req *ChatRequest, stream bool) ([]byte, error) {
 	if req.SessionID == "" && c.sessionID != "" {
 		withSession := *req
 		withSession.SessionID = c.sessionID

@@ -43,6 +43,8 @@ type config struct {
 	maxConcurrency      int
 	concurrencyGiven    bool          // WithMaxConcurrency was applied, which only a client may be given
 	slots               chan struct{} // the client's places for calls in flight; nil for no bound
+	fallbackModels      []string      // tried after the request's model; see WithFallbackModels
+	sticky              *stickyModel  // a loop's turns start at the model that served the previous one
 	optionErrs          []error       // values an Option refused, reported by NewClient
 	secretForms         []secret      // the credentials as a server may write them back; see redact
 

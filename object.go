@@ -138,6 +138,7 @@ func GenerateObject[T any](ctx context.Context, chat *ChatService, req ChatReque
 	if err != nil {
 		return nil, err
 	}
+	opts = append(slices.Clip(opts), withSticky(new(stickyModel)))
 	answer, err := run.loop(ctx, func(ctx context.Context, req ChatRequest, _ ObjectMode) (*ChatCompletion, error) {
 		return chat.Create(ctx, req, opts...)
 	})

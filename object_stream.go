@@ -6,6 +6,7 @@ import (
 	"errors"
 	"iter"
 	"reflect"
+	"slices"
 	"sync/atomic"
 
 	"github.com/infergate/infergate-go/internal/partialjson"
@@ -110,6 +111,7 @@ func (s *ObjectStream[T]) start(yield func(T, error) bool) error {
 		return err
 	}
 	s.run = run
+	s.opts = append(slices.Clip(s.opts), withSticky(new(stickyModel)))
 	answer, err := run.loop(s.ctx, func(ctx context.Context, req ChatRequest, mode ObjectMode) (*ChatCompletion, error) {
 		return s.turn(ctx, req, mode, yield)
 	})

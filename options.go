@@ -35,7 +35,9 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpCli
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // WithMaxRetries sets how many times a failed call is retried (default 2). Zero disables retries;
-// a negative count is refused, like every negative bound.
+// a negative count is refused, like every negative bound. A chat stream that fails before its first
+// delta is sent again within the same budget (see ChatService.Stream); with WithFallbackModels, the
+// budget is each model's.
 func WithMaxRetries(n int) Option { return func(c *config) { c.maxRetries = n } }
 
 // WithMaxRetryAfter sets the longest Retry-After the client will wait out (default one minute). A
@@ -103,7 +105,8 @@ func WithMaxConcurrency(n int) Option {
 // WithAtMostOnce(true) never sends a POST again once an attempt of it reached the server in full:
 // when the connection fails after that, the call ends with the error instead of a retry, because the
 // server may already be running (and billing) it. Answers that say the request was not run (429,
-// 503) and failures before the request was delivered are still retried.
+// 503) and failures before the request was delivered are still retried. A chat stream that fails
+// in-band before its first delta is not sent again either; WithFallbackModels still falls back.
 //
 // By default (false) such a POST is retried like any transient failure. Every attempt of a POST
 // carries the same Idempotency-Key header, as the official OpenAI SDKs send, so that a server that

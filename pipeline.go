@@ -60,6 +60,11 @@ type route struct {
 	stream      bool   // the answer is a stream of events, for observers
 
 	attempts int // how many attempts send made, for the errors a successful status turns out to be
+	// spent counts the attempts this route's earlier sends made (a stream resent before its first
+	// delta), which WithMaxRetries' budget covers too.
+	spent int
+	key   string // the Idempotency-Key every send of this route repeats, once made
+	held  bool   // the caller already holds the call's place and bound (a call trying several models)
 }
 
 // run is do for a route whose body needs nothing of the call's configuration.
@@ -84,12 +89,15 @@ func do[T any](ctx context.Context, c *config, r route, out *T) error {
 // exchange runs a route whose answer is read whole, bounded by WithTimeout from the first attempt
 // to the answer's last byte, and decoded by decode, whose result observers see.
 func exchange(ctx context.Context, c *config, r *route, decode func(*http.Response, []byte) (any, error)) error {
-	ctx, cancel := c.callContext(ctx)
-	defer cancel()
-	if err := c.takePlace(ctx); err != nil {
-		return timedOut(ctx, err)
+	if !r.held {
+		var cancel context.CancelFunc
+		ctx, cancel = c.callContext(ctx)
+		defer cancel()
+		if err := c.takePlace(ctx); err != nil {
+			return timedOut(ctx, err)
+		}
+		defer c.leavePlace()
 	}
-	defer c.leavePlace()
 	ctx, obs := c.observe(ctx, r)
 	result, err := c.read(ctx, r, obs, decode)
 	err = timedOut(ctx, err)
@@ -125,12 +133,15 @@ func (c *config) send(ctx context.Context, r *route, obs *observation) (*http.Re
 		return nil, err
 	}
 	p := c.policy()
+	p.MaxRetries = max(0, p.MaxRetries-r.spent)
 	if r.once {
 		p.MaxRetries = 0
 	}
-	resp, attempts, err := c.retrier.Do(p, req)
+	resp, made, err := c.retrier.Do(p, req)
+	obs.attempts(made)
+	r.spent += made
+	attempts := r.spent
 	r.attempts = attempts
-	obs.attempts(attempts)
 	if err != nil {
 		return nil, &TransportError{Method: r.method, Path: req.URL.Path, Attempts: attempts, Err: c.redactError(err)}
 	}
@@ -193,7 +204,10 @@ func (c *config) newRequest(ctx context.Context, r *route, obs *observation) (*r
 		h.Set("Accept", "application/json")
 	}
 	if r.method == http.MethodPost && h.Get(idempotencyHeader) == "" {
-		h.Set(idempotencyHeader, newIdempotencyKey())
+		if r.key == "" {
+			r.key = newIdempotencyKey()
+		}
+		h.Set(idempotencyHeader, r.key)
 	}
 	return req, nil
 }
@@ -374,20 +388,25 @@ type openCall struct {
 // open runs a route whose answer is read as it arrives. The wait for the first byte and every
 // silence after it are bounded by WithStreamTimeouts, and ctx by the caller; the call lives until
 // release. Retries happen only before the answer starts.
-func (c *config) open(ctx context.Context, r route) (*openCall, error) {
-	if err := c.takePlace(ctx); err != nil {
-		return nil, err
+func (c *config) open(ctx context.Context, r *route) (*openCall, error) {
+	if !r.held {
+		if err := c.takePlace(ctx); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	ctx, obs := c.observe(ctx, &r)
+	ctx, obs := c.observe(ctx, r)
 	dog := &watchdog{firstByte: c.firstByteTimeout, idle: c.idleTimeout, cancel: cancel}
 	dog.watch()
+	held := r.held
 	release := sync.OnceFunc(func() {
 		dog.stop()
 		cancel(nil)
-		c.leavePlace()
+		if !held {
+			c.leavePlace()
+		}
 	})
-	resp, err := c.send(ctx, &r, obs)
+	resp, err := c.send(ctx, r, obs)
 	if err != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrStreamTimeout) {
 			err = cause

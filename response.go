@@ -14,12 +14,17 @@ type ResponseInfo struct {
 	Header     http.Header
 	RequestID  string      // X-Request-Id: quote it when reporting a problem
 	RateLimits *RateLimits // nil when the response announced none
+	// Fallbacks lists the models that failed, in the order tried, before the one that answered
+	// (WithFallbackModels); the other fields describe that one's response. Nil when the first
+	// model answered.
+	Fallbacks []ModelAttempt
 }
 
 // WithResponseInfo fills info with the response's status, headers, request id and rate limits once
-// the call has its answer: for a stream, once it opens. It is an option for one call: NewClient
+// the call has its answer: for a stream, once Stream returns. It is an option for one call: NewClient
 // refuses it, because concurrent calls would write the same struct. After a failed attempt that was
-// retried, info describes the last response.
+// retried, info describes the last response; after a fallback (WithFallbackModels), the serving
+// model's, with the models that failed before it in Fallbacks.
 func WithResponseInfo(info *ResponseInfo) Option { return func(c *config) { c.responseInfo = info } }
 
 // RateLimits are the limits a response announced in its X-RateLimit-* headers. A count the server

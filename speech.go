@@ -122,7 +122,7 @@ func (c *config) speech(ctx context.Context, req SpeechRequest) (io.ReadCloser, 
 	if c.observed() {
 		r.request = Ptr(req)
 	}
-	call, err := c.open(ctx, r)
+	call, err := c.open(ctx, &r)
 	if err != nil {
 		return nil, err
 	}

@@ -51,53 +51,13 @@ type ChatStream struct {
 	acc     ChatAccumulator
 	choice  accChoice // the accumulator's first choice, allocated with the stream
 	skipped skipLog
+	earlier skipLog         // what the call's earlier attempts skipped, before this one was sent
+	pending []pendingChunk  // read while waiting for the first delta, not yet handed out
+	first   [2]pendingChunk // pending's usual backing: the role's chunk and the first delta's
 	chunks  int
 	ending  error // how the stream ended, while its held-back arguments are handed out
 	done    bool
 	err     error
-}
-
-// Stream sends the conversation and returns the answer as it is generated. The request is retried
-// only before the answer starts; once bytes arrive, a failure is reported by Err.
-//
-// POST /api/v1/chat/completions (with "stream": true)
-func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Option) (*ChatStream, error) {
-	c, err := s.client.configure(opts)
-	if err != nil {
-		return nil, err
-	}
-	body, err := c.encodeChat(&req, true)
-	if err != nil {
-		return nil, err
-	}
-	r := route{op: OperationChat, method: http.MethodPost, path: "/chat/completions", body: body,
-		contentType: "application/json", accept: "text/event-stream", model: req.Model, stream: true}
-	if c.observed() {
-		r.request = Ptr(req)
-	}
-	call, err := c.open(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, cfg: c}
-	st.acc.spare = &st.choice
-	var src io.Reader = call.body
-	if isJSON(call.resp.Header) {
-		br := bufio.NewReader(call.body)
-		head, whole := readWholeObject(br)
-		if whole {
-			if err := st.takeWhole(c, &r, call.resp, head); err != nil {
-				call.obs.end(nil, err)
-				st.close(err)
-				return nil, err
-			}
-			return st, nil
-		}
-		src = io.MultiReader(bytes.NewReader(head), br)
-	}
-	st.dec = sse.NewDecoder(src, c.maxLine)
-	st.mem.prepare()
-	return st, nil
 }
 
 // readWholeObject reads the body of a stream request that the server labelled as JSON. When it is
@@ -160,7 +120,15 @@ func chunkOf(c *ChatCompletion) ChatCompletionChunk {
 // Next advances to the next chunk. It returns false at the end of the stream or on an error; Err
 // then tells which. Error events and malformed lines inside the stream are skipped (see Skipped).
 func (s *ChatStream) Next() bool {
-	if s == nil || s.done {
+	if s == nil {
+		return false
+	}
+	if len(s.pending) > 0 {
+		s.cur, s.raw = s.pending[0].chunk, s.pending[0].raw
+		s.pending = s.pending[1:]
+		return true
+	}
+	if s.done {
 		return false
 	}
 	if s.ending != nil {
@@ -384,12 +352,16 @@ func (s *ChatStream) RawEvent() []byte {
 // Skipped returns error events and malformed lines that the stream skipped so far (an error event's
 // choices and usage, when it carries some, are kept in Current and Completion): the first and
 // the last few of them, in order (SkippedCount tells how many there were in all), so that a flood of
-// junk cannot grow memory.
+// junk cannot grow memory. Those of the call's earlier attempts, which failed before their first
+// delta and were sent again or fell back to another model, come first.
 func (s *ChatStream) Skipped() []*StreamError {
 	if s == nil {
 		return nil
 	}
-	return s.skipped.list()
+	if s.earlier.total == 0 {
+		return s.skipped.list()
+	}
+	return append(s.earlier.list(), s.skipped.list()...)
 }
 
 // SkippedCount returns how many events the stream skipped so far, including those that Skipped no
@@ -398,7 +370,7 @@ func (s *ChatStream) SkippedCount() int {
 	if s == nil {
 		return 0
 	}
-	return s.skipped.total
+	return s.earlier.total + s.skipped.total
 }
 
 // Completion returns everything received so far as one answer, with content joined and tool calls

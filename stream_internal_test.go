@@ -48,11 +48,11 @@ func TestStreamFaults(t *testing.T) {
 		wantHits:  3,
 		openFails: isReset,
 	}, {
-		name: "reset after headers",
+		name: "reset after headers is sent again before its first delta, then reported",
 		handler: func(t *testing.T, _ int64, w http.ResponseWriter, _ *http.Request, _ <-chan struct{}) {
 			writeRawThenReset(t, w, eventStreamHead)
 		},
-		wantHits: 1,
+		wantHits: 3,
 		wantErr:  []error{ErrIncompleteStream},
 		errSays:  "stream broken after 0 chunks",
 	}, {
@@ -124,9 +124,10 @@ func TestStreamFaults(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = io.WriteString(w, htmlPage)
 		},
-		wantHits: 1,
-		wantErr:  []error{ErrIncompleteStream},
-		errSays:  "502 Bad Gateway",
+		wantHits: 3, // nothing reached the caller, so it is sent again
+
+		wantErr: []error{ErrIncompleteStream},
+		errSays: "502 Bad Gateway",
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

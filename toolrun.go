@@ -247,6 +247,7 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 	if err != nil {
 		return err
 	}
+	r.opts = append(slices.Clip(r.opts), withSticky(new(stickyModel)))
 	res := &r.result
 	res.Messages = slices.Clone(r.req.Messages)
 	spent := 0

@@ -71,13 +71,21 @@ func (c *infergateClient) streamTool(ctx context.Context) (streamResult, error) 
 	return res, nil
 }
 
+// firstDelta tells the server the stream is open once its headers arrive: Stream itself returns only
+// with the first delta, which it waits for so that a stream failing before it can be sent again.
 func (c *infergateClient) firstDelta(ctx context.Context, opened, received func()) (string, error) {
-	stream, err := c.client.Chat.Stream(ctx, infergateRequest)
+	stream, err := c.client.Chat.Stream(ctx, infergateRequest, infergate.WithMiddleware(
+		func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+			resp, err := next(req)
+			if err == nil {
+				opened()
+			}
+			return resp, err
+		}))
 	if err != nil {
 		return "", err
 	}
 	defer stream.Close()
-	opened()
 	if !stream.Next() {
 		return "", stream.Err()
 	}

@@ -81,7 +81,9 @@ type Quirks struct {
 	// FinishOnLastDelta puts finish_reason on the last content or argument
 	// chunk instead of a chunk of its own.
 	FinishOnLastDelta bool
-	// InBandError sends an error event mid-stream and ends the stream there.
+	// InBandError sends an error event mid-stream and ends the stream there. With After 0 (or 1,
+	// after the chunk that carries only the role) it comes before the first delta, as from a
+	// provider that failed before answering: a client may send the request again or fall back.
 	InBandError *StreamErrorEvent
 	// JunkLines adds a non-JSON "data: provider failed, failover enabled" line
 	// and a raw {"error":...} line without "data:" after the first event.
@@ -174,6 +176,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Model != "" && !s.knownModel(req.Model) {
 		chatError(w, "model", fmt.Sprintf("Model '%s' not found", req.Model), "model_not_found")
+		return
+	}
+	if how, down := s.outage(req.Model); down {
+		failModel(w, how, req.Stream)
 		return
 	}
 

@@ -23,7 +23,9 @@
 // SampleFromSchema); odd stream
 // behaviour (split tool-call fragments, in-band errors, truncation, CRLF,
 // tiny TCP writes) is switched on per reply with Quirks; error responses are
-// injected with Server.FailNext and the *ErrorReply constructors. Every
+// injected with Server.FailNext and the *ErrorReply constructors; a model
+// taken down with Server.SetModelDown (or WithModelDown) fails every request
+// for it as the deployed gateway does, to test fallback models. Every
 // request is recorded for assertions.
 //
 // Routes are named one way throughout: by their URL path, such as

@@ -57,6 +57,7 @@ type Server struct {
 	chats      []*chatRecord
 	touch      uint64 // orders chats by last change when the clock stands still
 	account    account
+	down       map[string]Outage // models that are down, by lower-case name
 }
 
 // ServerOption configures a Server at construction.
@@ -78,6 +79,7 @@ type config struct {
 	transcript   *Transcript
 	responder    func(Request) Reply
 	clientOpts   []infergate.Option // WithClientOptions
+	down         map[string]Outage
 }
 
 // WithAcceptedAPIKey makes the server accept key instead of DefaultAPIKey.
@@ -130,6 +132,9 @@ func NewServer(opts ...ServerOption) *Server {
 		cfg.bids = defaultBids(cfg.models)
 	}
 	s := &Server{cfg: cfg, done: make(chan struct{}), replies: cfg.replies}
+	for model, how := range cfg.down {
+		s.SetModelDown(model, how)
+	}
 	for i := range cfg.failures {
 		f := cfg.failures[i]
 		s.failures = append(s.failures, &f)

@@ -339,3 +339,21 @@ func KeepIdle(rt http.RoundTripper) http.RoundTripper {
 }
 
 type keepIdle struct{ http.RoundTripper }
+
+// Wait waits out the backoff that follows the given attempt (counted from 1), as between two
+// attempts of one request, or returns ctx's error when it ends first. A wait that would outlast
+// ctx's deadline is not begun: it returns context.DeadlineExceeded at once.
+func (p Policy) Wait(ctx context.Context, attempt int) error {
+	w, _ := p.backoff(attempt, nil)
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < w {
+		return context.DeadlineExceeded
+	}
+	timer := time.NewTimer(w)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}

@@ -1,0 +1,195 @@
+package infergate
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// WithFallbackModels names the models a chat call falls back to, in order, when the request's model
+// cannot serve it. Give it to NewClient for every call, or to one call, whose list replaces the
+// client's, so that WithFallbackModels() with no models turns a client's list off for one call; no
+// models (the default) means no fallback. The request's own Model is the first model
+// tried, an empty one (the gateway's choice) like any other, and so may be an entry of the list.
+//
+// A model cannot serve when, once the call's retries (WithMaxRetries) are spent on it, the answer is
+// an HTTP 404, 429, 500, 502, 503 or 504, the request failed in transport, the first byte did not
+// come within WithStreamTimeouts' bound, or a stream failed before its first delta (an in-band
+// error, or an end without a finish_reason). The next model then gets the same request with only
+// its model changed, as a new request with its own Idempotency-Key (a key set with WithHeader is
+// sent as given to every model). A call never falls back on another status (400, 401, 403, 413,
+// 422, … and an in-band error carrying one: no other model fixes the request or the credential),
+// when its context ends or WithTimeout (which bounds all the models of a call) runs out, nor once
+// a delta has reached the caller.
+//
+// It applies to ChatService.Create and ChatService.Stream and so to what is built on them:
+// GenerateObject, StreamObject and RunTools, whose later turns start with the model that served the
+// previous turn, the list rotated to start there. No other route falls back. WithResponseInfo's
+// Fallbacks lists the models that failed before the one that served; when every model failed, the
+// error is a *FallbackError. Observers see each model's request as an operation of its own.
+func WithFallbackModels(models ...string) Option {
+	return func(c *config) { c.fallbackModels = append([]string(nil), models...) }
+}
+
+// ModelAttempt is one model a call tried and the error that model's request ended with, the error
+// the call would have returned with that model alone (an *APIError, *StreamError, *TransportError,
+// *TimeoutError, …).
+type ModelAttempt struct {
+	Model string // "" for the gateway's choice
+	Err   error
+}
+
+// FallbackError is a call on which every model of its fallback list (WithFallbackModels) failed in
+// a way that falls back. errors.As reaches each model's error through Unwrap.
+type FallbackError struct {
+	Attempts []ModelAttempt // in the order tried
+}
+
+// Error names each model and how it failed.
+func (e *FallbackError) Error() string {
+	var b strings.Builder
+	b.WriteString("infergate: every model failed: ")
+	for i, a := range e.Attempts {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(modelName(a.Model) + ": ")
+		if a.Err != nil {
+			b.WriteString(a.Err.Error())
+		}
+	}
+	return b.String()
+}
+
+// Unwrap returns each model's error, in the order tried.
+func (e *FallbackError) Unwrap() []error {
+	out := make([]error, 0, len(e.Attempts))
+	for _, a := range e.Attempts {
+		if a.Err != nil {
+			out = append(out, a.Err)
+		}
+	}
+	return out
+}
+
+func modelName(m string) string {
+	if m == "" {
+		return "(the gateway's choice)"
+	}
+	return strconv.Quote(m)
+}
+
+// stickyModel carries the model that served a turn of a loop (tools, object repairs) to the next
+// turn, which starts there.
+type stickyModel struct{ start int }
+
+func withSticky(s *stickyModel) Option { return func(c *config) { c.sticky = s } }
+
+// modelList is the models a chat request tries, in order: its own, then the fallbacks, rotated to
+// start at the one that served the loop's previous turn.
+func (c *config) modelList(model string) []string {
+	models := append([]string{model}, c.fallbackModels...)
+	if c.sticky != nil {
+		k := c.sticky.start % len(models)
+		models = append(models[k:], models[:k]...)
+	}
+	return models
+}
+
+// chatModels runs a chat request on each of its models in turn, through try, until one serves or
+// fails in a way that does not fall back. It is the one place Create and Stream fall back. ctx is
+// the call's: when it ends, nothing falls back.
+func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, try func(context.Context, *route) error) error {
+	if len(c.fallbackModels) == 0 {
+		r, err := c.chatRoute(req, req.Model, stream)
+		if err != nil {
+			return err
+		}
+		return try(ctx, r)
+	}
+	models := c.modelList(req.Model)
+	var failed []ModelAttempt
+	for i, model := range models {
+		r, err := c.chatRoute(req, model, stream)
+		if err != nil {
+			return err
+		}
+		if err = try(ctx, r); err == nil || !fallsBack(ctx, err) {
+			c.served(failed, i)
+			return err
+		}
+		failed = append(failed, ModelAttempt{Model: model, Err: err})
+	}
+	c.served(failed, -1)
+	return &FallbackError{Attempts: failed}
+}
+
+// served records the models that failed and, for a loop's next turn, the one at index i that
+// ended the call (-1 when none did).
+func (c *config) served(failed []ModelAttempt, i int) {
+	if c.responseInfo != nil && len(failed) > 0 {
+		c.responseInfo.Fallbacks = failed
+	}
+	if c.sticky != nil && i > 0 {
+		c.sticky.start += i
+	}
+}
+
+// chatRoute is the route of a chat request sent to model.
+func (c *config) chatRoute(req *ChatRequest, model string, stream bool) (*route, error) {
+	sent := req
+	if model != req.Model {
+		sent = new(ChatRequest)
+		*sent = *req
+		sent.Model = model
+	}
+	body, err := c.renderChat(sent, stream)
+	if err != nil {
+		return nil, err
+	}
+	r := &route{op: OperationChat, method: http.MethodPost, path: "/chat/completions", body: body,
+		contentType: "application/json", model: model, stream: stream, held: true}
+	if stream {
+		r.accept = "text/event-stream"
+	}
+	if c.observed() {
+		r.request = Ptr(*sent)
+	}
+	return r, nil
+}
+
+// fallsBack reports whether a model's failure lets the call try the next model: see
+// WithFallbackModels.
+func fallsBack(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		switch apiErr.StatusCode {
+		case http.StatusNotFound, http.StatusTooManyRequests, http.StatusInternalServerError,
+			http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return true
+		}
+		return false
+	}
+	var streamErr *StreamError
+	if errors.As(err, &streamErr) {
+		return !refusedRequest(streamErr.StatusCode)
+	}
+	var transportErr *TransportError
+	return errors.As(err, &transportErr) || errors.Is(err, ErrStreamTimeout) || errors.Is(err, ErrIncompleteStream)
+}
+
+// refusedRequest tells the statuses that say the request or the credential is wrong, which neither
+// another attempt nor another model fixes.
+func refusedRequest(status int) bool {
+	switch status {
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden,
+		http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
+}
