@@ -268,7 +268,7 @@ func TestRunToolsObservesEveryCall(t *testing.T) {
 		return nil
 	}
 	_, err := gw.Client().Chat.RunTools(context.Background(), hello(), infergate.ToolLoop{
-		Tools: []*infergate.FuncTool{exits, hang, weatherTool(t)}, Approve: refuseWeather, ToolTimeout: time.Millisecond,
+		Tools: []*infergate.FuncTool{exits, hang, weatherTool(t)}, Approve: refuseWeather, ToolTimeout: 250 * time.Millisecond, // long enough that "exits" always ends first, even on a loaded machine
 	}, infergate.WithObserver(observe)).Wait()
 	if err != nil {
 		t.Fatal(err)
