@@ -10,6 +10,7 @@ import (
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/internal/transport"
 )
 
 // CassetteMode says what a cassette does with a request: answer it from the
@@ -220,7 +221,8 @@ func (c *Cassette) roundTrip(req *http.Request, next func(*http.Request) (*http.
 		if c.mode == CassetteReplay {
 			miss := c.miss(probe.Request)
 			c.mu.Unlock()
-			return nil, miss
+			// Sending it again would miss again: the SDK must not retry.
+			return nil, transport.Permanent(miss)
 		}
 	}
 	c.mu.Unlock()
