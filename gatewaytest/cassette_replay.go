@@ -96,7 +96,9 @@ func (c *Cassette) miss(r CassetteRequest) *CassetteMissError {
 			if pass == 0 && (x.Request.Method != r.Method || x.Request.Path != r.Path) {
 				continue
 			}
-			d := cmp.Diff(comparable(x.Request), sent)
+			// cmp varies its output's spaces on purpose; a message people
+			// compare across runs wants them plain.
+			d := strings.ReplaceAll(cmp.Diff(comparable(x.Request), sent), "\u00a0", " ")
 			if best < 0 || len(d) < best {
 				best, e.Diff = len(d), d
 			}
