@@ -51,11 +51,42 @@ type CassetteResponse struct {
 	Events []CassetteEvent `json:"events,omitempty"`
 }
 
-// CassetteEvent is one event of a recorded stream, as the server wrote it
-// (its "data:" lines and the blank line that ends it), and when it arrived.
+// CassetteEvent is one event of a recorded stream and when it arrived. An
+// event that is one line of compact JSON data, as chunks are, is kept in Data
+// as readable JSON; any other (the [DONE] marker, comments, CRLF endings) is
+// kept in Raw exactly as the server wrote it, blank line included.
 type CassetteEvent struct {
-	OffsetMS int64  `json:"offset_ms"` // milliseconds from the response's headers
-	Raw      string `json:"raw"`
+	OffsetMS int64           `json:"offset_ms"` // milliseconds from the response's headers
+	Data     json.RawMessage `json:"data,omitempty"`
+	Raw      string          `json:"raw,omitempty"`
+}
+
+// newEvent keeps raw as JSON data when writing "data: ", the compact JSON and
+// a blank line gives back raw exactly.
+func newEvent(at int64, raw []byte) CassetteEvent {
+	if p, ok := bytes.CutPrefix(raw, []byte("data: ")); ok {
+		if p, ok := bytes.CutSuffix(p, []byte("\n\n")); ok && json.Valid(p) {
+			var c bytes.Buffer
+			if json.Compact(&c, p) == nil && bytes.Equal(c.Bytes(), p) {
+				return CassetteEvent{OffsetMS: at, Data: slices.Clone(p)}
+			}
+		}
+	}
+	return CassetteEvent{OffsetMS: at, Raw: string(raw)}
+}
+
+// bytes returns the event as the server wrote it.
+func (e CassetteEvent) bytes() []byte {
+	if e.Data == nil {
+		return []byte(e.Raw)
+	}
+	var c bytes.Buffer
+	c.WriteString("data: ")
+	if json.Compact(&c, e.Data) != nil {
+		c.Write(e.Data)
+	}
+	c.WriteString("\n\n")
+	return c.Bytes()
 }
 
 // droppedHeaders never reach the file: credentials, per-attempt values, and
@@ -204,7 +235,7 @@ func (t *streamTee) Read(p []byte) (int, error) {
 			if end < 0 {
 				break
 			}
-			events = append(events, CassetteEvent{OffsetMS: at, Raw: string(t.pending[:end])})
+			events = append(events, newEvent(at, t.pending[:end]))
 			t.pending = t.pending[end:]
 		}
 		t.add(events)
@@ -224,7 +255,7 @@ func (t *streamTee) Close() error {
 func (t *streamTee) flush() {
 	t.once.Do(func() {
 		if len(t.pending) > 0 {
-			t.add([]CassetteEvent{{OffsetMS: time.Since(t.start).Milliseconds(), Raw: string(t.pending)}})
+			t.add([]CassetteEvent{newEvent(time.Since(t.start).Milliseconds(), t.pending)})
 			t.pending = nil
 		}
 	})
@@ -364,5 +395,8 @@ func (in *Interaction) clone() *Interaction {
 	}
 	r.Base64 = slices.Clone(in.Response.Base64)
 	r.Events = slices.Clone(in.Response.Events)
+	for i, e := range r.Events {
+		r.Events[i].Data = slices.Clone(e.Data)
+	}
 	return out
 }

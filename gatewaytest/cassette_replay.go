@@ -182,7 +182,7 @@ func replayEvents(ctx context.Context, events []CassetteEvent, pacing bool) io.R
 					}
 				}
 			}
-			if _, err := io.WriteString(pw, ev.Raw); err != nil {
+			if _, err := pw.Write(ev.bytes()); err != nil {
 				return
 			}
 		}
@@ -263,5 +263,6 @@ func (in *Interaction) scrub(forms []string) {
 	}
 	for i := range rs.Events {
 		rs.Events[i].Raw = replaceForms(rs.Events[i].Raw, forms)
+		rs.Events[i].Data = replaceFormsBytes(rs.Events[i].Data, forms)
 	}
 }
