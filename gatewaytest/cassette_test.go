@@ -128,7 +128,13 @@ func TestCassetteReplaysChat(t *testing.T) {
 }
 
 func streamSession(ctx context.Context, c *infergate.Client) (string, error) {
-	st, err := c.Chat.Stream(ctx, chatReq)
+	return streamChat(ctx, c, chatReq)
+}
+
+// streamChat streams req and returns every raw event and the reassembled
+// completion, as JSON.
+func streamChat(ctx context.Context, c *infergate.Client, req infergate.ChatRequest) (string, error) {
+	st, err := c.Chat.Stream(ctx, req)
 	if err != nil {
 		return "", err
 	}
