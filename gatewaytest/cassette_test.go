@@ -20,7 +20,7 @@ import (
 
 // offline is a client that cannot reach any gateway: only a cassette can
 // answer it. Its credentials differ from the recording's, as in CI.
-func offline(t *testing.T, c *gatewaytest.Cassette, opts ...infergate.Option) *infergate.Client {
+func offline(t testing.TB, c *gatewaytest.Cassette, opts ...infergate.Option) *infergate.Client {
 	t.Helper()
 	base := []infergate.Option{
 		infergate.WithBaseURL("http://127.0.0.1:9"),
@@ -37,7 +37,7 @@ func offline(t *testing.T, c *gatewaytest.Cassette, opts ...infergate.Option) *i
 	return client
 }
 
-func openCassette(t *testing.T, path string, mode gatewaytest.CassetteMode, opts ...gatewaytest.CassetteOption) *gatewaytest.Cassette {
+func openCassette(t testing.TB, path string, mode gatewaytest.CassetteMode, opts ...gatewaytest.CassetteOption) *gatewaytest.Cassette {
 	t.Helper()
 	c, err := gatewaytest.OpenCassette(path, mode, opts...)
 	if err != nil {
