@@ -135,8 +135,8 @@ func OpenCassette(path string, mode CassetteMode, opts ...CassetteOption) (*Cass
 		return nil, fmt.Errorf("gatewaytest: OpenCassette %s: format version %d, want %d", path, f.Version, CassetteFormatVersion)
 	}
 	for i, in := range f.Interactions {
-		if in == nil {
-			return nil, fmt.Errorf("gatewaytest: OpenCassette %s: interaction %d is null", path, i)
+		if in == nil || in.Response.Status < 100 || in.Response.Status > 999 {
+			return nil, fmt.Errorf("gatewaytest: OpenCassette %s: interaction %d has no valid response status", path, i)
 		}
 	}
 	c.entries = f.Interactions
