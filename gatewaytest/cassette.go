@@ -53,7 +53,9 @@ const CassetteFormatVersion = 1
 // path, query, header or body, raw, JSON-escaped or percent-encoded. A replayed
 // Keys.Create therefore answers "REDACTED" as the key.
 //
-// A Cassette is safe for use by several goroutines.
+// A request's body is read into memory to be matched (an upload, to be
+// hashed), so a cassette suits tests, not large transfers. A Cassette is safe
+// for use by several goroutines.
 type Cassette struct {
 	path string
 	mode CassetteMode
