@@ -228,6 +228,51 @@ func replaceFormsBytes(b []byte, forms []string) []byte {
 	return b
 }
 
+// scrubJSON blanks credentials out of a JSON text, also where its strings
+// spell them with \u escapes: such a text is decoded, cleaned and encoded
+// again, losing only its key order.
+func scrubJSON(b json.RawMessage, forms []string) json.RawMessage {
+	b = replaceFormsBytes(b, forms)
+	if len(forms) == 0 || !bytes.Contains(b, []byte(`\u`)) {
+		return b
+	}
+	v, ok := decodeJSON(b)
+	if !ok {
+		return b
+	}
+	found := false
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch t := v.(type) {
+		case string:
+			if r := replaceForms(t, forms); r != t {
+				found = true
+				return r
+			}
+		case map[string]any:
+			out := make(map[string]any, len(t))
+			for k, e := range t {
+				out[replaceForms(k, forms)] = walk(e)
+			}
+			return out
+		case []any:
+			for i, e := range t {
+				t[i] = walk(e)
+			}
+		}
+		return v
+	}
+	v = walk(v)
+	if !found {
+		return b
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
 // scrub replaces every credential form in every text the interaction holds.
 func (in *Interaction) scrub(forms []string) {
 	rq := &in.Request
@@ -241,7 +286,7 @@ func (in *Interaction) scrub(forms []string) {
 		}
 		rq.Query = q
 	}
-	rq.JSON = replaceFormsBytes(rq.JSON, forms)
+	rq.JSON = scrubJSON(rq.JSON, forms)
 	rq.Text = replaceForms(rq.Text, forms)
 	for k, v := range rq.Form {
 		rq.Form[k] = replaceForms(v, forms)
@@ -256,13 +301,13 @@ func (in *Interaction) scrub(forms []string) {
 		}
 		rs.Header[k] = vs
 	}
-	rs.JSON = replaceFormsBytes(rs.JSON, forms)
+	rs.JSON = scrubJSON(rs.JSON, forms)
 	if rs.Text != nil {
 		t := replaceForms(*rs.Text, forms)
 		rs.Text = &t
 	}
 	for i := range rs.Events {
 		rs.Events[i].Raw = replaceForms(rs.Events[i].Raw, forms)
-		rs.Events[i].Data = replaceFormsBytes(rs.Events[i].Data, forms)
+		rs.Events[i].Data = scrubJSON(rs.Events[i].Data, forms)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,10 +21,19 @@ const (
 	secretToken  = `eyJhbGciOi.JSON"web/token+&<x>`
 )
 
+// unicodeEscaped spells every character of s as a JSON \u escape.
+func unicodeEscaped(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
+}
+
 // credentialForms are the spellings of s that must not be in the file.
 func credentialForms(s string) []string {
 	j, _ := json.Marshal(s)
-	return []string{s, string(j[1 : len(j)-1]), url.QueryEscape(s), url.PathEscape(s)}
+	return []string{s, string(j[1 : len(j)-1]), url.QueryEscape(s), url.PathEscape(s), unicodeEscaped(s)}
 }
 
 func TestCassetteWritesNoSecret(t *testing.T) {
@@ -43,6 +53,11 @@ func TestCassetteWritesNoSecret(t *testing.T) {
 	}
 	if _, err := client.History.Get(ctx, secretToken); err == nil {
 		t.Fatal("History.Get of an unknown chat succeeded")
+	}
+	// A server that spells the key with JSON escapes in an error.
+	fake.FailNext(1, gatewaytest.ErrorReply{Status: 400, Route: "/api/v1/models", Body: `{"detail":"bad key ` + unicodeEscaped(secretAPIKey) + `"}`})
+	if _, err := client.Models.List(ctx); err == nil {
+		t.Fatal("the injected failure did not answer")
 	}
 	created, err := client.Keys.Create(ctx, "ci")
 	if err != nil {
