@@ -195,3 +195,43 @@ func TestCassetteParallel(t *testing.T) {
 		}
 	}
 }
+
+// An upload matches by its fields and the hash of its file, whatever
+// boundary the multipart body had; other audio misses, saying so.
+func TestCassetteMatchesUploadsByHash(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.json")
+	fake := gatewaytest.NewServer()
+	rec := openCassette(t, path, gatewaytest.CassetteRecord)
+	transcribe := func(c *infergate.Client, audio string) (*infergate.Transcription, error) {
+		return c.Audio.Transcribe(context.Background(), infergate.TranscriptionRequest{
+			File: strings.NewReader(audio), FileName: "clip.wav", Language: "en",
+		})
+	}
+	live, err := transcribe(fake.Client(rec.Option()), "RIFF audio one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Close()
+	fake.Close()
+	before, _ := os.ReadFile(path)
+
+	play := openCassette(t, path, gatewaytest.CassetteReplay)
+	client := offline(t, play)
+	got, err := transcribe(client, "RIFF audio one")
+	if err != nil || got.Text != live.Text {
+		t.Fatalf("replayed %+v, %v; want %+v", got, err, live)
+	}
+	_, err = transcribe(client, "RIFF audio two")
+	var miss *gatewaytest.CassetteMissError
+	if !errors.As(err, &miss) || !strings.Contains(miss.Diff, "SHA256") || !strings.Contains(miss.Diff, `"language": "en"`) {
+		t.Fatalf("got %v, want a miss whose diff shows the file's hash", err)
+	}
+	// Replaying never writes the file.
+	if err := play.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Fatal("a replaying cassette rewrote its file")
+	}
+}
