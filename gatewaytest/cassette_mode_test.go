@@ -68,7 +68,7 @@ func TestCassetteMissShowsDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = client.Chat.Create(context.Background(), ask("Capital of Spain?"))
-	if !errors.As(err, &miss) || miss.Replayed != 1 {
+	if !errors.As(err, &miss) || miss.Replayed != 1 || !strings.Contains(err.Error(), "its 1 recording was already replayed") {
 		t.Fatalf("got %v, want a miss saying its one recording was replayed", err)
 	}
 }

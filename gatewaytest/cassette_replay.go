@@ -41,7 +41,7 @@ func (e *CassetteMissError) Error() string {
 	}
 	switch {
 	case e.Replayed > 0:
-		fmt.Fprintf(&b, " left: its %d recordings were all replayed already", e.Replayed)
+		fmt.Fprintf(&b, " left: its %d %s already replayed", e.Replayed, plural(e.Replayed, "recording was", "recordings were"))
 	case e.Diff != "":
 		b.WriteString("; closest recorded request (-recorded +sent):\n" + e.Diff)
 	default:
