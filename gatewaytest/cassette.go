@@ -150,8 +150,9 @@ func OpenCassette(path string, mode CassetteMode, opts ...CassetteOption) (*Cass
 func (c *Cassette) Mode() CassetteMode { return c.mode }
 
 // Option puts the cassette on a client, NewClient(cassette.Option(), …), or
-// on one call. It should be the last middleware given, so that it sees each
-// attempt as it goes on the wire.
+// on one call. It answers in place of the network, so middleware given after
+// it (or on a call, when it is on the client) runs only for requests that are
+// really sent; middleware given before it sees replayed answers too.
 func (c *Cassette) Option() infergate.Option {
 	return infergate.WithMiddleware(c.roundTrip)
 }
