@@ -27,9 +27,9 @@ type Request struct {
 
 // UploadedFile describes a multipart file part without keeping its bytes.
 type UploadedFile struct {
-	Filename string
-	Size     int64
-	SHA256   string // lowercase hex
+	Filename string `json:"filename"`
+	Size     int64  `json:"size"`
+	SHA256   string `json:"sha256"` // lowercase hex
 }
 
 // Query returns the parsed query string.
