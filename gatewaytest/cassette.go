@@ -50,7 +50,9 @@ const CassetteFormatVersion = 1
 // seen (the bearer tokens of the requests, and "key", "api_key",
 // "access_token", "token" and "secret" fields a response returns, such as the
 // key Keys.Create makes) is replaced by "REDACTED" wherever it appears in a
-// path, query, header or body, raw, JSON-escaped or percent-encoded. A replayed
+// path, query, header or body, raw, JSON-escaped, percent-encoded or spelled
+// with HTML character references (a text that hides one behind references is
+// kept unescaped, and cleaned). A replayed
 // Keys.Create therefore answers "REDACTED" as the key.
 //
 // A request's body is read into memory to be matched (an upload, to be

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -214,11 +215,37 @@ func secretForms(secrets map[string]struct{}) []string {
 
 const redacted = "REDACTED"
 
+// replaceForms also finds a credential spelled with HTML character references
+// (&#115;k-…, zero-padded, layered), as an error page may write it: a text
+// that reveals one once unescaped is kept unescaped, and cleaned. Each
+// unescaping that changes a text shortens it, so this ends.
 func replaceForms(s string, forms []string) string {
 	for _, f := range forms {
 		s = strings.ReplaceAll(s, f, redacted)
 	}
+	if len(forms) > 0 && strings.Contains(s, "&") {
+		if u := html.UnescapeString(s); u != s && revealsForm(u, forms) {
+			return replaceForms(u, forms)
+		}
+	}
 	return s
+}
+
+// revealsForm reports whether s holds a credential, directly or behind more
+// HTML character references.
+func revealsForm(s string, forms []string) bool {
+	for {
+		for _, f := range forms {
+			if strings.Contains(s, f) {
+				return true
+			}
+		}
+		u := html.UnescapeString(s)
+		if u == s {
+			return false
+		}
+		s = u
+	}
 }
 
 func replaceFormsBytes(b []byte, forms []string) []byte {
@@ -233,7 +260,7 @@ func replaceFormsBytes(b []byte, forms []string) []byte {
 // again, losing only its key order.
 func scrubJSON(b json.RawMessage, forms []string) json.RawMessage {
 	b = replaceFormsBytes(b, forms)
-	if len(forms) == 0 || !bytes.Contains(b, []byte(`\u`)) {
+	if len(forms) == 0 || (!bytes.Contains(b, []byte(`\u`)) && !bytes.Contains(b, []byte("&"))) {
 		return b
 	}
 	v, ok := decodeJSON(b)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -27,6 +28,45 @@ func unicodeEscaped(s string) string {
 	for _, r := range s {
 		fmt.Fprintf(&b, `\u%04x`, r)
 	}
+	return b.String()
+}
+
+// htmlEscaped spells s with zero-padded HTML character references, which
+// browsers and html.UnescapeString read as s.
+func htmlEscaped(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, "&#%08d;", r)
+	}
+	return b.String()
+}
+
+// revealed is every string the file holds, JSON-decoded and HTML-unescaped
+// twice, so that a credential hidden behind character references shows.
+func revealed(t *testing.T, file []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(file, &v); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			b.WriteString(html.UnescapeString(html.UnescapeString(v)) + "\n")
+		case map[string]any:
+			for k, e := range v {
+				b.WriteString(k + "\n")
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
 	return b.String()
 }
 
@@ -59,6 +99,15 @@ func TestCassetteWritesNoSecret(t *testing.T) {
 	if _, err := client.Models.List(ctx); err == nil {
 		t.Fatal("the injected failure did not answer")
 	}
+	// An error page, and a JSON error, that spell it with HTML references.
+	fake.FailNext(1, gatewaytest.ErrorReply{Status: 400, Route: "/api/v1/models", Body: `{"detail":"bad key ` + htmlEscaped(secretAPIKey) + `"}`})
+	if _, err := client.Models.List(ctx); err == nil {
+		t.Fatal("the injected failure did not answer")
+	}
+	fake.FailNext(1, gatewaytest.HTMLErrorReply(403, "<html><body><p>bad key "+htmlEscaped(secretAPIKey)+"</p></body></html>").On("/api/v1/models"))
+	if _, err := client.Models.List(ctx); err == nil {
+		t.Fatal("the injected page did not answer")
+	}
 	created, err := client.Keys.Create(ctx, "ci")
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +126,11 @@ func TestCassetteWritesNoSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := string(b)
+	shown := revealed(t, b)
 	for name, s := range map[string]string{"API key": secretAPIKey, "access token": secretToken, "created key": created.Key} {
+		if strings.Contains(shown, s) {
+			t.Errorf("the file holds the %s behind JSON or HTML escapes", name)
+		}
 		for _, f := range credentialForms(s) {
 			if strings.Contains(file, f) {
 				t.Errorf("the file holds the %s as %q", name, f)
