@@ -110,7 +110,13 @@ type cassetteFile struct {
 // CassetteReplay mode the file must exist; in CassetteRecordMissing mode a
 // missing file is an empty cassette; CassetteRecord never reads it. Call Close
 // when the test ends, to write the file in the recording modes.
-func OpenCassette(path string, mode CassetteMode, opts ...CassetteOption) (*Cassette, error) {
+func OpenCassette(path string, mode CassetteMode) (*Cassette, error) {
+	return OpenCassetteWith(path, mode)
+}
+
+// OpenCassetteWith is OpenCassette with options: a scrubber
+// (WithCassetteScrubber) or the recorded pace (WithRecordedPacing).
+func OpenCassetteWith(path string, mode CassetteMode, opts ...CassetteOption) (*Cassette, error) {
 	if mode < CassetteReplay || mode > CassetteRecordMissing {
 		return nil, fmt.Errorf("gatewaytest: OpenCassette %s: unknown mode %d", path, mode)
 	}

@@ -39,7 +39,7 @@ func offline(t testing.TB, c *gatewaytest.Cassette, opts ...infergate.Option) *i
 
 func openCassette(t testing.TB, path string, mode gatewaytest.CassetteMode, opts ...gatewaytest.CassetteOption) *gatewaytest.Cassette {
 	t.Helper()
-	c, err := gatewaytest.OpenCassette(path, mode, opts...)
+	c, err := gatewaytest.OpenCassetteWith(path, mode, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
