@@ -121,29 +121,9 @@ func TestChatInterruptedAtThePrompt(t *testing.T) {
 // on to the next line; the interrupted turn is not sent again as history.
 func TestChatInterruptedInAConversation(t *testing.T) {
 	t.Parallel()
-	disconnected := make(chan struct{})
-	var mu sync.Mutex
-	var bodies []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, string(body))
-		first := len(bodies) == 1
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",`+
-			`"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}`+"\n\n")
-		if first {
-			w.(http.Flusher).Flush()
-			<-r.Context().Done() // the rest of the first answer never comes
-			close(disconnected)
-			return
-		}
-		_, _ = io.WriteString(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
+	srv := newStallingChat(t)
 	c := newCLI(t)
-	c.env["INFERGATE_BASE_URL"] = srv.URL
+	c.env["INFERGATE_BASE_URL"] = srv.url
 	c.term = terminals{in: true, err: true} // the prompt on stderr: stdout's first write is the answer
 	lines, typed := io.Pipe()
 	c.in = lines
@@ -157,7 +137,7 @@ func TestChatInterruptedInAConversation(t *testing.T) {
 	go func() { done <- c.runTo(ctx, &stdout, &stderr, "chat") }()
 	go func() {
 		_, _ = io.WriteString(typed, "first\n")
-		<-disconnected
+		<-srv.disconnected
 		_, _ = io.WriteString(typed, "second\n")
 		typed.Close() // Ctrl-D
 	}()
@@ -168,9 +148,7 @@ func TestChatInterruptedInAConversation(t *testing.T) {
 	if !strings.Contains(r.stderr, "(interrupted: the answer is forgotten") {
 		t.Errorf("stderr = %q, want the interruption said", r.stderr)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(bodies) != 2 || strings.Contains(bodies[1], "first") || !strings.Contains(bodies[1], "second") {
+	if bodies := srv.bodies(); len(bodies) != 2 || strings.Contains(bodies[1], "first") || !strings.Contains(bodies[1], "second") {
 		t.Errorf("requests = %q, want the second turn without the interrupted one", bodies)
 	}
 	select {
@@ -212,4 +190,44 @@ func TestInterrupter(t *testing.T) {
 	if exits != 2 {
 		t.Errorf("Ctrl-C after the run was cancelled: exits %d, want 2", exits)
 	}
+}
+
+// stallingChat is a gateway whose first chat answer begins ("Hello") and never ends, until the
+// client hangs up; later answers are "Hello" and [DONE]. It keeps every request body.
+type stallingChat struct {
+	url          string
+	disconnected chan struct{} // closed once the client hung up on the first answer
+	mu           sync.Mutex
+	received     []string
+}
+
+func newStallingChat(t *testing.T) *stallingChat {
+	s := &stallingChat{disconnected: make(chan struct{})}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.received = append(s.received, string(body))
+		first := len(s.received) == 1
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",`+
+			`"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}`+"\n\n")
+		if first {
+			w.(http.Flusher).Flush()
+			<-r.Context().Done() // the rest of the first answer never comes
+			close(s.disconnected)
+			return
+		}
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	s.url = srv.URL
+	return s
+}
+
+// bodies returns the request bodies received so far.
+func (s *stallingChat) bodies() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.received...)
 }

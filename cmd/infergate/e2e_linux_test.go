@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/infergate/infergate-go/gatewaytest"
@@ -45,30 +42,10 @@ func TestBuiltBinaryAtATerminal(t *testing.T) {
 
 	t.Run("Ctrl-C cancels the answer, not the conversation", func(t *testing.T) {
 		t.Parallel()
-		disconnected := make(chan struct{})
-		var mu sync.Mutex
-		var bodies []string
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			bodies = append(bodies, string(body))
-			first := len(bodies) == 1
-			mu.Unlock()
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = io.WriteString(w, `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m",`+
-				`"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}`+"\n\n")
-			if first {
-				w.(http.Flusher).Flush()
-				<-r.Context().Done() // the rest of the first answer never comes
-				close(disconnected)
-				return
-			}
-			_, _ = io.WriteString(w, "data: [DONE]\n\n")
-		}))
-		t.Cleanup(srv.Close)
+		srv := newStallingChat(t)
 		controller, terminal := openPTY(t)
 		cmd := toolCommand(bin, "chat")
-		cmd.Env = append(cmd.Env, "INFERGATE_BASE_URL="+srv.URL, "INFERGATE_API_KEY="+gatewaytest.DefaultAPIKey)
+		cmd.Env = append(cmd.Env, "INFERGATE_BASE_URL="+srv.url, "INFERGATE_API_KEY="+gatewaytest.DefaultAPIKey)
 		var stderr strings.Builder
 		cmd.Stdin, cmd.Stderr = terminal, &stderr
 		stdout, err := cmd.StdoutPipe()
@@ -94,7 +71,7 @@ func TestBuiltBinaryAtATerminal(t *testing.T) {
 		if err := cmd.Process.Signal(os.Interrupt); err != nil { // Ctrl-C while it streams
 			t.Fatal(err)
 		}
-		<-disconnected
+		<-srv.disconnected
 		if _, err := io.WriteString(controller, "second\n\x04"); err != nil {
 			t.Fatal(err)
 		}
@@ -104,9 +81,7 @@ func TestBuiltBinaryAtATerminal(t *testing.T) {
 			t.Errorf("conversation interrupted once: %v; stdout %q; stderr %q; want it to go on to the second answer",
 				err, rest, stderr.String())
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if len(bodies) != 2 || !strings.Contains(bodies[1], "second") {
+		if bodies := srv.bodies(); len(bodies) != 2 || !strings.Contains(bodies[1], "second") {
 			t.Errorf("requests %q, want the second line sent after the interrupted answer", bodies)
 		}
 	})
