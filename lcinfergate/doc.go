@@ -1,0 +1,63 @@
+// Package lcinfergate makes an infergate client a langchaingo model: New wraps a *infergate.Client
+// as an llms.Model (and an llms.ReasoningModel), and the same LLM is an embeddings.EmbedderClient.
+//
+//	llm := lcinfergate.New(client, "llama-3.3-70b")
+//	resp, err := llm.GenerateContent(ctx, []llms.MessageContent{
+//		llms.TextParts(llms.ChatMessageTypeHuman, "Hello!"),
+//	})
+//
+// Every call goes through the SDK's Chat.Create, Chat.Stream and GenerateObject, so what the SDK
+// does for the gateway's quirks holds here too: placeholder "{}" arguments, tool-call fragments
+// without ids or indexes, reasoning in any of its spellings, errors sent inside a 200 stream,
+// models named by their catalogue hex id, retries under one idempotency key, fallback models.
+//
+// # What maps to what
+//
+// Messages: a system message is the SDK's system message (text only); a human or generic message
+// is a user message, its text, llms.ImageURLContent and image llms.BinaryContent parts becoming
+// text and image parts; an AI message is an assistant message with its text and llms.ToolCall
+// parts; each llms.ToolCallResponse of a tool (or function) message is a tool result.
+//
+// Call options: llms.WithModel overrides the model given to New; temperature, top p, max tokens,
+// stop words, n (or candidate count), frequency and presence penalties map to the request's fields;
+// seed and top k are sent as "seed" and "top_k"; llms.WithThinkingMode low, medium or high as
+// "reasoning_effort". Tools and functions are sent as function tools; llms.WithToolChoice takes
+// "none", "auto", "required" (or "any"), a function's name, or an llms.ToolChoice.
+//
+// Answers: each choice's text, finish reason and tool calls (and FuncCall, the first of them), its
+// reasoning in ContentChoice.ReasoningContent, and usage in GenerationInfo under the keys of
+// langchaingo's OpenAI adapter (PromptTokens, CompletionTokens, TotalTokens, ReasoningTokens,
+// ThinkingTokens, ThinkingContent, PromptCachedTokens and the rest). When the provider reports no
+// usage, the gateway's own estimate fills it.
+//
+// Streaming: with llms.WithStreamingFunc (or StreamingReasoningFunc) the answer is streamed;
+// the first choice's content goes to StreamingFunc and its reasoning and content to
+// StreamingReasoningFunc as they arrive, and the response holds the choices the SDK reassembled.
+// An error a streaming function returns ends the stream and is the call's error.
+//
+// Reasoning on tool turns: thinking models want their reasoning back with the tool calls it led
+// to, and llms.MessageContent has no place for it. The LLM therefore remembers the reasoning of
+// its recent answers that called tools (the last 1024), keyed by the calls, and when an AI message
+// sent back holds the same calls (same ids, names and arguments, as callers copy them from the
+// ContentChoice), the assistant message carries that reasoning again.
+//
+// # JSON mode
+//
+// The gateway drops response_format, so llms.WithJSONMode is done as the SDK's GenerateObject does
+// it in ObjectModePrompt: a system message asks for a single JSON object, the object is found in
+// the answer's text (past thinking and prose), and an answer without one is sent back to be
+// repaired, up to 3 model turns. The choice's Content is the object's JSON alone, and its usage the
+// sum of the turns. JSON mode gives one choice, and refuses tools: its answer is an object, not a
+// call. A streaming function receives the object once it is complete, in one piece.
+//
+// # Retries and call options
+//
+// The client's options apply, retries included. Frameworks that retry on their own can turn the
+// SDK's retries off with WithoutRetries; WithCallOptions passes any infergate option to every call
+// (a timeout, a header, infergate.WithFallbackModels).
+//
+// # Errors
+//
+// Errors keep their types: errors.As finds the SDK's *infergate.APIError, *infergate.StreamError,
+// *infergate.ValidationError and the others through the error a call returns.
+package lcinfergate
