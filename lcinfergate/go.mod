@@ -3,6 +3,7 @@ module github.com/infergate/infergate-go/lcinfergate
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/infergate/infergate-go v0.2.0
 	github.com/tmc/langchaingo v0.1.14
 )
