@@ -15,10 +15,11 @@ var errNoChoices = errors.New("the answer has no choices")
 
 // response converts an answer's choices, with usage in GenerationInfo under the keys of
 // langchaingo's OpenAI adapter, and keeps the reasoning of those that call tools for the next turn.
-func (l *LLM) response(c *infergate.ChatCompletion, usage infergate.Usage) (*llms.ContentResponse, error) {
+func (l *LLM) response(c *infergate.ChatCompletion) (*llms.ContentResponse, error) {
 	if c == nil || len(c.Choices) == 0 {
 		return nil, errNoChoices
 	}
+	usage := c.UsageOrEstimate()
 	out := &llms.ContentResponse{Choices: make([]*llms.ContentChoice, len(c.Choices))}
 	for i, ch := range c.Choices {
 		m := ch.Message
@@ -87,7 +88,8 @@ func (l *LLM) jsonAnswer(ctx context.Context, req infergate.ChatRequest, opts *l
 	first := completion.Choices[0]
 	first.Message.Content = string(obj.Raw)
 	completion.Choices = []infergate.Choice{first}
-	resp, err := l.response(&completion, obj.Usage)
+	completion.Usage = &obj.Usage // every turn's, repairs included
+	resp, err := l.response(&completion)
 	if err != nil {
 		return nil, err
 	}

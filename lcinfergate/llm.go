@@ -98,7 +98,7 @@ func (l *LLM) GenerateContent(ctx context.Context, messages []llms.MessageConten
 		var completion *infergate.ChatCompletion
 		completion, err = l.client.Chat.Create(ctx, req, callOpts...)
 		if err == nil {
-			resp, err = l.response(completion, completion.UsageOrEstimate())
+			resp, err = l.response(completion)
 		}
 	}
 	if err != nil {
@@ -130,8 +130,7 @@ func (l *LLM) stream(ctx context.Context, req infergate.ChatRequest, opts *llms.
 	if err := stream.Err(); err != nil {
 		return nil, err
 	}
-	completion := stream.Completion()
-	return l.response(completion, completion.UsageOrEstimate())
+	return l.response(stream.Completion())
 }
 
 // deliver hands one delta to the streaming functions: the content to StreamingFunc, and both to

@@ -122,27 +122,33 @@ func TestOddInputIsAnErrorNotAPanic(t *testing.T) {
 
 func TestSeveralChoicesAndUsage(t *testing.T) {
 	t.Parallel()
-	s := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{
-		Content: "one", Reasoning: "hm", Usage: &gatewaytest.Usage{PromptTokens: 5, CompletionTokens: 7, TotalTokens: 12},
-		MoreChoices: []gatewaytest.Reply{{Content: "two", FinishReason: "length"}},
-	}))
-	resp := generate(t, lcinfergate.New(s.Client(), ""), []llms.MessageContent{human("count")}, llms.WithN(2))
-	if len(resp.Choices) != 2 {
-		t.Fatalf("%d choices, want 2", len(resp.Choices))
-	}
-	c0, c1 := resp.Choices[0], resp.Choices[1]
-	if c0.Content != "one" || c0.ReasoningContent != "hm" || c0.StopReason != "stop" || c1.Content != "two" || c1.StopReason != "length" {
-		t.Errorf("choices = %+v, %+v", c0, c1)
-	}
-	info := c0.GenerationInfo
-	for k, want := range map[string]any{"PromptTokens": 5, "CompletionTokens": 7, "TotalTokens": 12, "ThinkingContent": "hm",
-		"ReasoningTokens": 0, "PromptCachedTokens": 0} {
-		if info[k] != want {
-			t.Errorf("GenerationInfo[%q] = %#v, want %#v", k, info[k], want)
+	for _, streamed := range []bool{false, true} {
+		s := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{
+			Content: "one", Reasoning: "hm", Usage: &gatewaytest.Usage{PromptTokens: 5, CompletionTokens: 7, TotalTokens: 12},
+			MoreChoices: []gatewaytest.Reply{{Content: "two", FinishReason: "length"}},
+		}))
+		opts := []llms.CallOption{llms.WithN(2)}
+		if streamed {
+			opts = append(opts, streaming(new([]string)))
 		}
-	}
-	if u := llms.ExtractThinkingTokens(info); u == nil {
-		t.Error("llms.ExtractThinkingTokens found nothing in GenerationInfo")
+		resp := generate(t, lcinfergate.New(s.Client(), ""), []llms.MessageContent{human("count")}, opts...)
+		if len(resp.Choices) != 2 {
+			t.Fatalf("streamed=%v: %d choices, want 2", streamed, len(resp.Choices))
+		}
+		c0, c1 := resp.Choices[0], resp.Choices[1]
+		if c0.Content != "one" || c0.ReasoningContent != "hm" || c0.StopReason != "stop" || c1.Content != "two" || c1.StopReason != "length" {
+			t.Errorf("streamed=%v: choices = %+v, %+v", streamed, c0, c1)
+		}
+		info := c0.GenerationInfo
+		for k, want := range map[string]any{"PromptTokens": 5, "CompletionTokens": 7, "TotalTokens": 12, "ThinkingContent": "hm",
+			"ReasoningTokens": 0, "PromptCachedTokens": 0} {
+			if info[k] != want {
+				t.Errorf("streamed=%v: GenerationInfo[%q] = %#v, want %#v", streamed, k, info[k], want)
+			}
+		}
+		if u := llms.ExtractThinkingTokens(info); u == nil {
+			t.Error("llms.ExtractThinkingTokens found nothing in GenerationInfo")
+		}
 	}
 }
 
@@ -260,8 +266,9 @@ func TestStreamingFunctions(t *testing.T) {
 func TestJSONMode(t *testing.T) {
 	t.Parallel()
 	s := gatewaytest.New(t, gatewaytest.WithReplies(
-		gatewaytest.Reply{Content: "I cannot decide."},
-		gatewaytest.Reply{Content: "Sure! Here it is:\n```json\n{\"city\": \"Paris\", \"n\": 2}\n```"},
+		gatewaytest.Reply{Content: "I cannot decide.", Usage: &gatewaytest.Usage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3}},
+		gatewaytest.Reply{Content: "Sure! Here it is:\n```json\n{\"city\": \"Paris\", \"n\": 2}\n```",
+			Usage: &gatewaytest.Usage{PromptTokens: 10, CompletionTokens: 20, TotalTokens: 30}},
 	))
 	var streamed []string
 	resp := generate(t, lcinfergate.New(s.Client(), ""), []llms.MessageContent{human("a city as JSON")},
@@ -272,6 +279,9 @@ func TestJSONMode(t *testing.T) {
 	}
 	if !json.Valid([]byte(resp.Choices[0].Content)) || strings.Join(streamed, "") != want {
 		t.Errorf("streamed %q", streamed)
+	}
+	if got := resp.Choices[0].GenerationInfo["TotalTokens"]; got != 33 {
+		t.Errorf("TotalTokens = %v, want 33, both turns'", got)
 	}
 	reqs := s.Requests()
 	if len(reqs) != 2 {
