@@ -33,7 +33,9 @@
 // Streaming: with llms.WithStreamingFunc (or StreamingReasoningFunc) the answer is streamed;
 // the first choice's content goes to StreamingFunc and its reasoning and content to
 // StreamingReasoningFunc as they arrive, and the response holds the choices the SDK reassembled.
-// An error a streaming function returns ends the stream and is the call's error.
+// Tool calls reach the streaming functions as nothing (langchaingo's OpenAI adapter writes their
+// raw fragments there as JSON): they are in the response, whole and cleaned. An error a streaming
+// function returns ends the stream and is the call's error.
 //
 // Reasoning on tool turns: thinking models want their reasoning back with the tool calls it led
 // to, and llms.MessageContent has no place for it. The LLM therefore remembers the reasoning of

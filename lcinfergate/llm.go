@@ -133,19 +133,20 @@ func (l *LLM) stream(ctx context.Context, req infergate.ChatRequest, opts *llms.
 	return l.response(stream.Completion())
 }
 
-// deliver hands one delta to the streaming functions: the content to StreamingFunc, and both to
-// StreamingReasoningFunc, as langchaingo's own adapters do.
+// deliver hands one delta to the streaming functions, in the order langchaingo's OpenAI adapter
+// calls them: the content to StreamingFunc, then both to StreamingReasoningFunc. Tool calls are not
+// streamed as text: they are in the response, whole.
 func deliver(ctx context.Context, opts *llms.CallOptions, reasoning, content string) error {
 	if reasoning == "" && content == "" {
 		return nil
 	}
-	if opts.StreamingReasoningFunc != nil {
-		if err := opts.StreamingReasoningFunc(ctx, []byte(reasoning), []byte(content)); err != nil {
+	if opts.StreamingFunc != nil && content != "" {
+		if err := opts.StreamingFunc(ctx, []byte(content)); err != nil {
 			return err
 		}
 	}
-	if opts.StreamingFunc != nil && content != "" {
-		return opts.StreamingFunc(ctx, []byte(content))
+	if opts.StreamingReasoningFunc != nil {
+		return opts.StreamingReasoningFunc(ctx, []byte(reasoning), []byte(content))
 	}
 	return nil
 }

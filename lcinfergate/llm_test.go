@@ -203,6 +203,25 @@ func TestRetries(t *testing.T) {
 	}
 }
 
+func TestInBandErrorBeforeTheFirstDeltaIsRetried(t *testing.T) {
+	t.Parallel()
+	failing := gatewaytest.Reply{Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{Message: "provider failed"}}}
+	s := gatewaytest.New(t, gatewaytest.WithReplies(failing, gatewaytest.Reply{Chunks: []string{"fine"}}))
+	var got []string
+	resp := generate(t, lcinfergate.New(s.Client(), ""), []llms.MessageContent{human("hi")}, streaming(&got))
+	if resp.Choices[0].Content != "fine" || strings.Join(got, "") != "fine" || len(s.Requests()) != 2 {
+		t.Errorf("answer %q, streamed %q after %d requests; want the stream sent again", resp.Choices[0].Content, got, len(s.Requests()))
+	}
+
+	s = gatewaytest.New(t, gatewaytest.WithReplies(failing))
+	_, err := lcinfergate.New(s.Client(), "", lcinfergate.WithoutRetries()).GenerateContent(context.Background(),
+		[]llms.MessageContent{human("hi")}, streaming(new([]string)))
+	var streamErr *infergate.StreamError
+	if !errors.As(err, &streamErr) || len(s.Requests()) != 1 {
+		t.Errorf("WithoutRetries: err = %v after %d requests, want the *infergate.StreamError after one", err, len(s.Requests()))
+	}
+}
+
 func TestCallOptionsReachThrough(t *testing.T) {
 	t.Parallel()
 	s := gatewaytest.New(t, gatewaytest.WithModelDown("down-model", gatewaytest.OutageProviderError))
