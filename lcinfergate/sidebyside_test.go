@@ -2,6 +2,7 @@ package lcinfergate_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -24,6 +25,9 @@ type sideBySide struct {
 	noIndexes     bool
 	theirsCalls   bool // whether langchaingo's OpenAI LLM reads the calls right, as observed
 	theirsReasons bool // whether it reads the reasoning right, as observed
+	// inBandError: the stream fails after a 200, so both must fail; theirsErr is whether theirs did.
+	inBandError bool
+	theirsErr   bool
 }
 
 var sideBySideCases = []sideBySide{
@@ -34,6 +38,9 @@ var sideBySideCases = []sideBySide{
 	{name: "no indexes", noIndexes: true, reply: gatewaytest.Reply{ToolCalls: parallelCalls, Quirks: gatewaytest.Quirks{ArgChunkSize: 4}}, theirsCalls: true, theirsReasons: true},
 	{name: "reasoning_content", reply: gatewaytest.Reply{Reasoning: "Two lookups.", ToolCalls: parallelCalls}, theirsCalls: true, theirsReasons: true},
 	{name: "reasoning spelled reasoning", reply: gatewaytest.Reply{Reasoning: "Two lookups.", ToolCalls: parallelCalls, Quirks: gatewaytest.Quirks{ReasoningAs: "reasoning"}}, theirsCalls: true, theirsReasons: false},
+	{name: "in-band error after the calls began", inBandError: true, reply: gatewaytest.Reply{ToolCalls: parallelCalls,
+		Quirks: gatewaytest.Quirks{ArgChunkSize: 4, InBandError: &gatewaytest.StreamErrorEvent{After: 4, Message: "provider died"}}},
+		theirsErr: false},
 	{name: "thinking parts", reply: gatewaytest.Reply{Reasoning: "Two lookups.", ToolCalls: parallelCalls, Quirks: gatewaytest.Quirks{ReasoningAs: "thinking"}}, theirsCalls: true, theirsReasons: false},
 }
 
@@ -59,6 +66,9 @@ func (o observed) String() string {
 
 // summary is a cell of the table: the calls, marked wrong when they are, and the reasoning.
 func (o observed) summary(reasoning string) string {
+	if o.err != nil {
+		return "error: " + o.err.Error()
+	}
 	out := "calls right"
 	if !o.callsRight() {
 		out = "calls wrong: " + o.String()
@@ -119,6 +129,16 @@ func TestSideBySideWithLangchaingoOpenAI(t *testing.T) {
 			mu.Unlock()
 			if tc.noIndexes && stripped.Load() == 0 {
 				t.Error("no fragment lost its index")
+			}
+			if tc.inBandError {
+				var streamErr *infergate.StreamError
+				if !errors.As(ours.err, &streamErr) {
+					t.Errorf("lcinfergate: err = %v, want an *infergate.StreamError", ours.err)
+				}
+				if got := theirs.err != nil; got != tc.theirsErr {
+					t.Errorf("langchaingo's OpenAI LLM failed: %v, recorded %v: update the record", got, tc.theirsErr)
+				}
+				return
 			}
 			if !ours.callsRight() || ours.reasoning != tc.reply.Reasoning {
 				t.Errorf("lcinfergate read %v with reasoning %q", ours, ours.reasoning)
