@@ -56,6 +56,7 @@ func New(client *infergate.Client, model string, opts ...Option) *LLM {
 			o(l)
 		}
 	}
+	l.callOpts = slices.Clip(l.callOpts) // calls may append to them, never into one another's
 	return l
 }
 
@@ -87,7 +88,7 @@ func (l *LLM) GenerateContent(ctx context.Context, messages []llms.MessageConten
 	if err != nil {
 		return nil, err
 	}
-	callOpts := slices.Clip(l.callOpts)
+	callOpts := l.callOpts
 	var resp *llms.ContentResponse
 	switch {
 	case opts.JSONMode:
