@@ -117,6 +117,11 @@ func (l *LLM) stream(ctx context.Context, req infergate.ChatRequest, opts *llms.
 	}
 	defer stream.Close()
 	for stream.Next() {
+		// Chunks already read keep coming after ctx ends; a caller that cancels from a streaming
+		// function means no more of them.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		chunk := stream.Current()
 		for i := range chunk.Choices {
 			c := &chunk.Choices[i]

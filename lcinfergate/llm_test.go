@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -318,5 +319,33 @@ func TestJSONMode(t *testing.T) {
 		llms.WithTools([]llms.Tool{{Type: "function", Function: &llms.FunctionDefinition{Name: "f"}}}))
 	if err == nil {
 		t.Error("JSON mode with tools: no error")
+	}
+}
+
+func TestCancelledMidStream(t *testing.T) {
+	t.Parallel()
+	s := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Chunks: []string{"a", "b", "c", "d"}}))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []string
+	_, err := lcinfergate.New(s.Client(), "").GenerateContent(ctx, []llms.MessageContent{human("hi")},
+		llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+			got = append(got, string(chunk))
+			cancel()
+			return nil
+		}))
+	if !errors.Is(err, context.Canceled) || len(got) != 1 {
+		t.Errorf("err = %v after %q, want context.Canceled after the first piece", err, got)
+	}
+}
+
+func TestFunctionsAreTools(t *testing.T) {
+	t.Parallel()
+	s := gatewaytest.New(t)
+	generate(t, lcinfergate.New(s.Client(), ""), []llms.MessageContent{human("hi")},
+		llms.WithFunctions([]llms.FunctionDefinition{{Name: "legacy", Parameters: map[string]any{"type": "object"}}}))
+	tools, _ := lastRequest(t, s).JSON["tools"].([]any)
+	if len(tools) != 1 || !strings.Contains(fmt.Sprint(tools[0]), "legacy") {
+		t.Errorf("tools sent: %v, want the function as a tool", tools)
 	}
 }
