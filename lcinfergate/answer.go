@@ -74,7 +74,7 @@ func generationInfo(u infergate.Usage, reasoning string) map[string]any {
 // finds it in the answer's text and sends a failed answer back to be repaired.
 func (l *LLM) jsonAnswer(ctx context.Context, req infergate.ChatRequest, opts *llms.CallOptions, callOpts []infergate.Option) (*llms.ContentResponse, error) {
 	if len(req.Tools) > 0 {
-		return nil, errors.New("JSON mode answers with a JSON object, not tool calls: leave out the tools or WithJSONMode")
+		return nil, &infergate.ValidationError{Field: "JSONMode", Reason: "answers with a JSON object, not tool calls: leave out the tools or JSON mode"}
 	}
 	obj, err := infergate.GenerateObject[map[string]any](ctx, l.client.Chat, req,
 		infergate.ObjectSpec{Name: "json_object", Mode: infergate.ObjectModePrompt}, callOpts...)

@@ -63,5 +63,8 @@
 // # Errors
 //
 // Errors keep their types: errors.As finds the SDK's *infergate.APIError, *infergate.StreamError,
-// *infergate.ValidationError and the others through the error a call returns.
+// *infergate.ValidationError and the others through the error a call returns. What the adapter
+// cannot send (a part a role cannot hold, a tool that is not a function, a tool choice of an unknown
+// form, tools in JSON mode, a nil client) is refused before anything is sent, with a
+// *infergate.ValidationError too.
 package lcinfergate

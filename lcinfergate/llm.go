@@ -2,7 +2,6 @@ package lcinfergate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -61,7 +60,7 @@ func New(client *infergate.Client, model string, opts ...Option) *LLM {
 }
 
 // errNoClient is what every call of an LLM made with a nil client returns, instead of panicking.
-var errNoClient = errors.New("lcinfergate: the LLM has no client: pass an *infergate.Client to New")
+var errNoClient = fmt.Errorf("lcinfergate: %w", &infergate.ValidationError{Field: "client", Reason: "is nil: pass an *infergate.Client to New"})
 
 // Call answers a single prompt with the first choice's text.
 func (l *LLM) Call(ctx context.Context, prompt string, options ...llms.CallOption) (string, error) {
@@ -85,12 +84,10 @@ func (l *LLM) GenerateContent(ctx context.Context, messages []llms.MessageConten
 		}
 	}
 	req, err := l.request(messages, &opts)
-	if err != nil {
-		return nil, err
-	}
 	callOpts := l.callOpts
 	var resp *llms.ContentResponse
 	switch {
+	case err != nil:
 	case opts.JSONMode:
 		resp, err = l.jsonAnswer(ctx, req, &opts, callOpts)
 	case opts.StreamingFunc != nil || opts.StreamingReasoningFunc != nil:

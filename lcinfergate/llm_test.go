@@ -77,17 +77,22 @@ func TestToolChoiceForms(t *testing.T) {
 			t.Errorf("WithToolChoice(%#v) sent %v, want %v", tc.choice, got, tc.want)
 		}
 	}
-	_, err := llm.GenerateContent(context.Background(), []llms.MessageContent{human("hi")}, tools, llms.WithToolChoice(42))
-	if err == nil || !strings.Contains(err.Error(), "int") {
-		t.Errorf("a tool choice of type int: err = %v, want one naming the type", err)
-	}
 }
 
+// TestOddInputIsAnErrorNotAPanic: what the adapter cannot send is refused before anything is sent,
+// with a *infergate.ValidationError, as the SDK refuses what breaks the API's rules.
 func TestOddInputIsAnErrorNotAPanic(t *testing.T) {
 	t.Parallel()
 	s := gatewaytest.New(t)
 	llm := lcinfergate.New(s.Client(), "", nil)
 	ctx := context.Background()
+	refused := func(what string, err error) {
+		t.Helper()
+		var valErr *infergate.ValidationError
+		if !errors.As(err, &valErr) {
+			t.Errorf("%s: err = %v, want an *infergate.ValidationError", what, err)
+		}
+	}
 	for name, msgs := range map[string][]llms.MessageContent{
 		"unknown role":         {{Role: "narrator", Parts: []llms.ContentPart{llms.TextPart("x")}}},
 		"image in system":      {{Role: llms.ChatMessageTypeSystem, Parts: []llms.ContentPart{llms.ImageURLPart("https://x")}}},
@@ -101,21 +106,24 @@ func TestOddInputIsAnErrorNotAPanic(t *testing.T) {
 		"no messages":          nil,
 		"nil part":             {{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{nil}}},
 	} {
-		if _, err := llm.GenerateContent(ctx, msgs); err == nil {
-			t.Errorf("%s: no error", name)
-		}
+		_, err := llm.GenerateContent(ctx, msgs)
+		refused(name, err)
 	}
-	if _, err := llm.GenerateContent(ctx, []llms.MessageContent{human("x")},
-		llms.WithTools([]llms.Tool{{Type: "retrieval"}})); err == nil {
-		t.Error("a tool that is not a function: no error")
+	_, err := llm.GenerateContent(ctx, []llms.MessageContent{human("x")}, llms.WithTools([]llms.Tool{{Type: "retrieval"}}))
+	refused("a tool that is not a function", err)
+	_, err = llm.GenerateContent(ctx, []llms.MessageContent{human("x")}, llms.WithToolChoice(42))
+	refused("a tool choice of type int", err)
+	if err == nil || !strings.Contains(err.Error(), "int") {
+		t.Errorf("a tool choice of type int: err = %v, want one naming the type", err)
 	}
+	_, err = llm.GenerateContent(ctx, []llms.MessageContent{human("x")}, llms.WithJSONMode(),
+		llms.WithTools([]llms.Tool{{Type: "function", Function: &llms.FunctionDefinition{Name: "f"}}}))
+	refused("JSON mode with tools", err)
 	var none *lcinfergate.LLM
-	if _, err := none.GenerateContent(ctx, []llms.MessageContent{human("x")}); err == nil {
-		t.Error("a nil LLM: no error")
-	}
-	if _, err := lcinfergate.New(nil, "m").CreateEmbedding(ctx, []string{"x"}); err == nil {
-		t.Error("an LLM without a client: no error")
-	}
+	_, err = none.GenerateContent(ctx, []llms.MessageContent{human("x")})
+	refused("a nil LLM", err)
+	_, err = lcinfergate.New(nil, "m").CreateEmbedding(ctx, []string{"x"})
+	refused("an LLM without a client", err)
 	if len(s.Requests()) != 0 {
 		t.Errorf("%d requests sent for input that cannot be sent", len(s.Requests()))
 	}
@@ -314,11 +322,6 @@ func TestJSONMode(t *testing.T) {
 		if turns := r.Turns(); turns[0].Role != "system" || !strings.Contains(turns[0].Content, "JSON") {
 			t.Errorf("first turn %+v, want a system message asking for JSON", turns[0])
 		}
-	}
-	_, err := lcinfergate.New(s.Client(), "").GenerateContent(context.Background(), []llms.MessageContent{human("x")}, llms.WithJSONMode(),
-		llms.WithTools([]llms.Tool{{Type: "function", Function: &llms.FunctionDefinition{Name: "f"}}}))
-	if err == nil {
-		t.Error("JSON mode with tools: no error")
 	}
 }
 

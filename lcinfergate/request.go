@@ -18,7 +18,7 @@ func (l *LLM) request(messages []llms.MessageContent, opts *llms.CallOptions) (i
 	for i, mc := range messages {
 		msgs, err := l.messages(mc)
 		if err != nil {
-			return req, fmt.Errorf("lcinfergate: message %d: %w", i, err)
+			return req, &infergate.ValidationError{Field: fmt.Sprintf("messages[%d]", i), Reason: err.Error()}
 		}
 		req.Messages = append(req.Messages, msgs...)
 	}
@@ -62,13 +62,14 @@ func (l *LLM) request(messages []llms.MessageContent, opts *llms.CallOptions) (i
 	}
 	for i, t := range opts.Tools {
 		if t.Function == nil || (t.Type != "" && t.Type != "function") {
-			return req, fmt.Errorf("lcinfergate: tool %d: only function tools are supported, got type %q", i, t.Type)
+			return req, &infergate.ValidationError{Field: fmt.Sprintf("Tools[%d]", i),
+				Reason: fmt.Sprintf("only function tools are supported, got type %q", t.Type)}
 		}
 		req.Tools = append(req.Tools, tool(*t.Function))
 	}
 	choice, err := toolChoice(opts.ToolChoice)
 	if err != nil {
-		return req, err
+		return req, &infergate.ValidationError{Field: "ToolChoice", Reason: err.Error()}
 	}
 	req.ToolChoice = choice
 	return req, nil
@@ -112,7 +113,7 @@ func toolChoice(v any) (infergate.ToolChoice, error) {
 		}
 		return toolChoice(*c)
 	}
-	return infergate.ToolChoice{}, fmt.Errorf("lcinfergate: tool choice of type %T is not supported: use a string or llms.ToolChoice", v)
+	return infergate.ToolChoice{}, fmt.Errorf("a value of type %T is not supported: use a string or llms.ToolChoice", v)
 }
 
 // messages converts one langchaingo message: a tool message with several results becomes one SDK
