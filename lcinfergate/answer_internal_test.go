@@ -1,0 +1,40 @@
+package lcinfergate
+
+import (
+	"fmt"
+	"testing"
+
+	infergate "github.com/infergate/infergate-go"
+)
+
+// TestReasoningMemoIsBounded: a long-running program's LLM keeps the reasoning of its recent tool
+// turns only, the oldest going first, and tells turns apart by every call's id, name and arguments.
+func TestReasoningMemoIsBounded(t *testing.T) {
+	t.Parallel()
+	m := newReasoningMemo(3)
+	turn := func(i int) []infergate.ToolCall {
+		return []infergate.ToolCall{{ID: fmt.Sprint("call_", i), Function: infergate.FunctionCall{Name: "f", Arguments: "{}"}}}
+	}
+	for i := range 5 {
+		m.put(turn(i), fmt.Sprint("thought ", i))
+	}
+	m.put(turn(4), "thought 4") // again: still one entry
+	for i := range 5 {
+		want := ""
+		if i >= 2 {
+			want = fmt.Sprint("thought ", i)
+		}
+		if got := m.get(turn(i)); got != want {
+			t.Errorf("turn %d: %q, want %q", i, got, want)
+		}
+	}
+	other := turn(4)
+	other[0].Function.Arguments = `{"x":1}`
+	if got := m.get(other); got != "" {
+		t.Errorf("a turn with other arguments found %q", got)
+	}
+	m.put(turn(9), "")
+	if len(m.order) != 3 || m.get(nil) != "" {
+		t.Errorf("an empty reasoning was kept, or calls-less turns found one: %d entries", len(m.order))
+	}
+}
