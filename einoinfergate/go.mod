@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/cloudwego/eino v0.7.36
+	github.com/google/go-cmp v0.7.0
 	github.com/infergate/infergate-go v0.2.0
 )
 
