@@ -162,7 +162,7 @@ func TestStreamErrorThroughRecv(t *testing.T) {
 func TestStreamClosedEarly(t *testing.T) {
 	t.Parallel()
 	m, srv := newModel(t)
-	srv.Enqueue(gatewaytest.Reply{Content: strings.Repeat("word ", 5000), Quirks: gatewaytest.Quirks{ChunkSize: 64}})
+	srv.Enqueue(gatewaytest.Reply{Content: strings.Repeat("word ", 500), Quirks: gatewaytest.Quirks{ChunkSize: 64}})
 	sr, err := m.Stream(context.Background(), question("q"))
 	if err != nil {
 		t.Fatal(err)
