@@ -48,9 +48,10 @@
 //
 // # Related packages
 //
-// Package gatewaytest is an in-process fake gateway for tests and offline examples. Two modules of
+// Package gatewaytest is an in-process fake gateway for tests and offline examples. Modules of
 // their own keep their dependencies out of this one: otelinfergate records calls as OpenTelemetry
-// spans and metrics, and mcptools turns the tools of MCP servers into FuncTools. The command
+// spans and metrics, mcptools turns the tools of MCP servers into FuncTools, and einoinfergate
+// makes a client an eino chat model and embedder. The command
 // cmd/infergate explores the gateway from a terminal. The repository's README is the guide, with
 // installation, the compatibility promise and a page for users of other OpenAI clients.
 package infergate
