@@ -19,7 +19,7 @@ const pipeSize = 8
 // Stream sends the conversation and returns the answer as it arrives, one message per chunk that
 // adds something: content, reasoning, a fragment of a tool call (with its Index, and its ID and
 // name on the first fragment), the finish reason; then, once the stream has ended, a message that
-// carries only the token usage. schema.ConcatMessages folds them into the message Generate returns
+// carries only the token usage (nil when the answer reported none). schema.ConcatMessages folds them into the message Generate returns
 // for the same answer, except for the reasoning token count, which ConcatMessages does not carry
 // over: the last message and the OnEndWithStreamOutput callbacks have it.
 //
@@ -59,8 +59,9 @@ func (m *ChatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 func pump(s *infergate.ChatStream, sw *schema.StreamWriter[*model.CallbackOutput], cfg *model.Config) {
 	defer sw.Close()
 	defer s.Close()
+	var f follower
 	for s.Next() {
-		if msg := chunkMessage(s.Current()); msg != nil {
+		if msg := f.message(s.Current()); msg != nil {
 			if sw.Send(&model.CallbackOutput{Message: msg, Config: cfg}, nil) {
 				return
 			}
@@ -70,18 +71,30 @@ func pump(s *infergate.ChatStream, sw *schema.StreamWriter[*model.CallbackOutput
 		sw.Send(nil, err)
 		return
 	}
-	if u := tokenUsage(s.Completion()); u != nil {
-		msg := &schema.Message{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{Usage: u}}
-		sw.Send(&model.CallbackOutput{Message: msg, Config: cfg, TokenUsage: callbackUsage(msg)}, nil)
-	}
+	// The last message is sent even without usage: it gives every answer, an empty one too, the
+	// role and the ResponseMeta that Generate's has.
+	msg := &schema.Message{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{Usage: tokenUsage(s.Completion())}}
+	sw.Send(&model.CallbackOutput{Message: msg, Config: cfg, TokenUsage: callbackUsage(msg)}, nil)
 }
 
-// chunkMessage is what a chunk adds to the first choice; nil when it adds nothing (a chunk of
-// another choice, the role alone, the usage chunk).
-func chunkMessage(ch infergate.ChatCompletionChunk) *schema.Message {
+// follower turns the chunks of one choice into messages: the first choice the stream sends, index
+// 0 for the one answer a request asks for.
+type follower struct {
+	choice  int
+	started bool
+	calls   map[int]bool // the tool calls begun, by index
+}
+
+// message is what a chunk adds to the choice; nil when it adds nothing (a chunk of another
+// choice, the role alone, the usage chunk). A call's first fragment says its type, "function" when
+// the server left it out, as the SDK's completion does.
+func (f *follower) message(ch infergate.ChatCompletionChunk) *schema.Message {
 	for i := range ch.Choices {
 		c := &ch.Choices[i]
-		if c.Index != 0 {
+		if !f.started {
+			f.choice, f.started = c.Index, true
+		}
+		if c.Index != f.choice {
 			continue
 		}
 		d := &c.Delta
@@ -92,6 +105,15 @@ func chunkMessage(ch infergate.ChatCompletionChunk) *schema.Message {
 		if len(d.ToolCalls) > 0 {
 			msg.ToolCalls = make([]schema.ToolCall, len(d.ToolCalls))
 			for j, tc := range d.ToolCalls {
+				if !f.calls[tc.Index] {
+					if f.calls == nil {
+						f.calls = make(map[int]bool)
+					}
+					f.calls[tc.Index] = true
+					if tc.Type == "" {
+						tc.Type = "function"
+					}
+				}
 				msg.ToolCalls[j] = schema.ToolCall{Index: infergate.Ptr(tc.Index), ID: tc.ID, Type: tc.Type,
 					Function: schema.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}}
 			}
