@@ -17,11 +17,12 @@ import (
 const pipeSize = 8
 
 // Stream sends the conversation and returns the answer as it arrives, one message per chunk that
-// adds something: content, reasoning, a fragment of a tool call (with its Index, and its ID and
-// name on the first fragment), the finish reason; then, once the stream has ended, a message that
-// carries only the token usage (nil when the answer reported none). schema.ConcatMessages folds them into the message Generate returns
-// for the same answer, except for the reasoning token count, which ConcatMessages does not carry
-// over: the last message and the OnEndWithStreamOutput callbacks have it.
+// adds something to the first choice: content, reasoning, a fragment of a tool call (with its
+// Index, and its ID, type and name on the first fragment), the finish reason; then, once the
+// stream has ended, a message that carries the token usage (nil when the answer reported none).
+// schema.ConcatMessages folds them into the message Generate returns for the same answer, except
+// for the reasoning token count, which ConcatMessages does not carry over: the last message and
+// the OnEndWithStreamOutput callbacks have it.
 //
 // The chunks are read by the SDK's Chat.Stream, which already mends what providers send (placeholder
 // "{}" arguments, fragments without ids or indexes, reasoning in its three spellings). A failure
