@@ -332,3 +332,31 @@ func TestRetriesByDefaultAndWithoutRetries(t *testing.T) {
 		t.Fatalf("%d attempts in all, want 4, the last with the call option's header", len(reqs))
 	}
 }
+
+// A call option given to the model reaches every call: here fallback models, for a model that is
+// down, in Generate and in Stream (whose stream fails before its first delta), each model asked
+// once as retries are off.
+func TestCallOptionsFallBack(t *testing.T) {
+	t.Parallel()
+	srv := gatewaytest.New(t, gatewaytest.WithModelDown("broken", gatewaytest.OutageRetryFailed))
+	m, err := einoinfergate.NewChatModel(srv.Client(), "broken", einoinfergate.WithoutRetries(),
+		einoinfergate.WithCallOptions(infergate.WithFallbackModels("spare")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(gatewaytest.Reply{Content: "from the spare"}, gatewaytest.Reply{Content: "from the spare"})
+	msg, err := m.Generate(context.Background(), question("q"))
+	if err != nil || msg.Content != "from the spare" {
+		t.Fatalf("Generate: %v, %v", msg, err)
+	}
+	if got, _ := streamed(t, m, question("q")); got.Content != "from the spare" {
+		t.Fatalf("Stream: %q", got.Content)
+	}
+	var models []any
+	for _, r := range srv.Requests() {
+		models = append(models, r.JSON["model"])
+	}
+	if d := cmp.Diff([]any{"broken", "spare", "broken", "spare"}, models); d != "" {
+		t.Fatalf("models asked (-want +got):\n%s", d)
+	}
+}
