@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/einoinfergate"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -147,7 +148,7 @@ func TestCallbacksStream(t *testing.T) {
 
 func TestCallbacksError(t *testing.T) {
 	t.Parallel()
-	m, srv := newModel(t, einoinfergateWithoutRetries()...)
+	m, srv := newModel(t, einoinfergate.WithoutRetries())
 	for _, streaming := range []bool{false, true} {
 		var r recorder
 		ctx := callbacks.InitCallbacks(context.Background(), &callbacks.RunInfo{}, r.handler())

@@ -76,7 +76,3 @@ func rawStream(events ...string) gatewaytest.ErrorReply {
 func rawJSON(body string) gatewaytest.ErrorReply {
 	return gatewaytest.ErrorReply{Status: 200, Body: body}
 }
-
-func einoinfergateWithoutRetries() []einoinfergate.Option {
-	return []einoinfergate.Option{einoinfergate.WithoutRetries()}
-}
