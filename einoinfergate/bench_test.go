@@ -75,7 +75,7 @@ func BenchmarkStream(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			sr, sw := schema.Pipe[*schema.Message](8)
+			sr, sw := schema.Pipe[*schema.Message](64) // the adapter's pipeSize
 			go func() {
 				defer sw.Close()
 				defer s.Close()
