@@ -19,7 +19,8 @@
 // usage (cached and reasoning tokens included, in ResponseMeta) fill the schema.Message; an
 // assistant message's ReasoningContent is sent back as reasoning_content on later turns, as
 // thinking models that call tools need. Stream's messages concatenate with schema.ConcatMessages
-// to what Generate returns.
+// to what Generate returns, but for the reasoning token count, which ConcatMessages drops (the
+// stream's last message has it).
 //
 // eino's common options apply per call: model.WithTemperature, WithTopP, WithMaxTokens,
 // WithModel, WithStop, WithTools (replacing the tools of WithTools for the call) and
