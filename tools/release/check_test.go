@@ -36,11 +36,13 @@ const (
 		"require github.com/infergate/infergate-go v0.1.0\n\nreplace github.com/infergate/infergate-go => ../\n"
 	goodLC = "module github.com/infergate/infergate-go/lcinfergate\n\ngo 1.26.0\n\n" +
 		"require github.com/infergate/infergate-go v0.1.0\n\nreplace github.com/infergate/infergate-go => ../\n"
+	goodEino = "module github.com/infergate/infergate-go/einoinfergate\n\ngo 1.26.0\n\n" +
+		"require github.com/infergate/infergate-go v0.1.0\n\nreplace github.com/infergate/infergate-go => ../\n"
 )
 
 func TestCheckAcceptsLockstepTree(t *testing.T) {
 	t.Parallel()
-	tr := writeTree(t, map[string]string{".": goodRoot, "mcptools": goodMCP, "otelinfergate": goodOtel, "lcinfergate": goodLC})
+	tr := writeTree(t, map[string]string{".": goodRoot, "einoinfergate": goodEino, "lcinfergate": goodLC, "mcptools": goodMCP, "otelinfergate": goodOtel})
 	if p := check(tr); len(p) > 0 {
 		t.Fatalf("check found problems in a releasable tree: %q", p)
 	}
@@ -71,7 +73,7 @@ func TestCheckFindsEachProblem(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			mods := map[string]string{".": goodRoot, "mcptools": goodMCP, "otelinfergate": goodOtel, "lcinfergate": goodLC}
+			mods := map[string]string{".": goodRoot, "einoinfergate": goodEino, "lcinfergate": goodLC, "mcptools": goodMCP, "otelinfergate": goodOtel}
 			mods[tc.dir] = tc.gomod
 			problems := check(writeTree(t, mods))
 			if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tc.expect) }) {
@@ -83,7 +85,7 @@ func TestCheckFindsEachProblem(t *testing.T) {
 
 func TestCheckRequiresEveryPublishedModule(t *testing.T) {
 	t.Parallel()
-	problems := check(writeTree(t, map[string]string{".": goodRoot, "mcptools": goodMCP}))
+	problems := check(writeTree(t, map[string]string{".": goodRoot, "einoinfergate": goodEino, "mcptools": goodMCP}))
 	if !slices.Contains(problems, "published module otelinfergate has no go.mod") {
 		t.Fatalf("a missing published module was not reported: %q", problems)
 	}
@@ -92,7 +94,7 @@ func TestCheckRequiresEveryPublishedModule(t *testing.T) {
 func TestTags(t *testing.T) {
 	t.Parallel()
 	got := (&tree{version: "1.2.3"}).tags()
-	want := []string{"v1.2.3", "mcptools/v1.2.3", "otelinfergate/v1.2.3", "lcinfergate/v1.2.3"}
+	want := []string{"v1.2.3", "einoinfergate/v1.2.3", "lcinfergate/v1.2.3", "mcptools/v1.2.3", "otelinfergate/v1.2.3"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("tags() = %q, want %q", got, want)
 	}

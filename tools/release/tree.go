@@ -27,11 +27,11 @@ const minGo = "1.26.0"
 
 // published are the directories of the modules users install; each is tagged at every release.
 // A new module must be added here or to internal, or check fails.
-var published = []string{".", "mcptools", "otelinfergate", "lcinfergate"}
+var published = []string{".", "einoinfergate", "lcinfergate", "mcptools", "otelinfergate"}
 
 // internal are the repository's modules that are never tagged: benchmarks, cross-checks,
 // examples with dependencies of their own, and the repository's tooling.
-var internal = []string{"benchmarks", "crosscheck", "examples/mcp", "tools"}
+var internal = []string{"benchmarks", "crosscheck", "crosscheck/eino", "examples/mcp", "tools"}
 
 // tree is what the checks and the rehearsal read of a repository.
 type tree struct {
