@@ -244,8 +244,11 @@ type quickCheck struct {
 // linear in the values met, plus the messages a failure would build, which quote the value at each
 // level it returns through. TestQuickBoundCoversTheValidatorsWalk checks the bound against the walk.
 func (c *quickCheck) within(q *quickSchema) bool {
-	estimate := c.work + 6*c.nodes + (c.maxDepth+2)*(q.schemaBytes+2*int64(len(c.data))+40*c.nodes)/128
-	return estimate <= maxValidationWork/2
+	return c.estimate(q) <= maxValidationWork
+}
+
+func (c *quickCheck) estimate(q *quickSchema) int64 {
+	return c.work + 6*c.nodes + (c.maxDepth+2)*(q.schemaBytes+2*int64(len(c.data))+40*c.nodes)/128
 }
 
 func (c *quickCheck) space() {
