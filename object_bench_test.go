@@ -135,10 +135,18 @@ func replayClient(tb testing.TB, body []byte, contentType string) *Client {
 	return c
 }
 
+// reportCPU reports the CPU time per operation since start, which a loaded machine hardly moves,
+// as cpu-ns/op.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime(b)-start)/float64(b.N), "cpu-ns/op")
+}
+
 // BenchmarkObjectAnswer measures what a typed answer adds to the call that carries it, on the same
 // server reply: the 50 KB benchObject as one call's arguments, streamed in 4,000 fragments (read
-// to the end with Chat.Stream, then with StreamObject) and whole (Chat.Create, then
-// GenerateObject). The plain calls send the same tool and tool_choice GenerateObject sends.
+// to the end with Chat.Stream, then with StreamObject, ranging over its partials or waiting for the
+// value) and whole (Chat.Create, then
+// GenerateObject). Each also reports its CPU time (cpu-ns/op), steadier than wall time on a shared
+// machine. The plain calls send the same tool and tool_choice GenerateObject sends.
 func BenchmarkObjectAnswer(b *testing.B) {
 	want, raw := benchObject(b)
 	const name = "propValue"
@@ -155,6 +163,7 @@ func BenchmarkObjectAnswer(b *testing.B) {
 	b.Run("Stream", func(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		b.ReportAllocs()
+		defer reportCPU(b, cpuTime(b))
 		for b.Loop() {
 			stream, err := streaming.Chat.Stream(ctx, plain)
 			if err != nil {
@@ -171,6 +180,24 @@ func BenchmarkObjectAnswer(b *testing.B) {
 	b.Run("StreamObject", func(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		b.ReportAllocs()
+		defer reportCPU(b, cpuTime(b))
+		for b.Loop() {
+			var last propValue
+			for partial, err := range StreamObject[propValue](ctx, streaming.Chat, req, ObjectSpec{Mode: ObjectModeTool}).Partials() {
+				if err != nil {
+					b.Fatal(err)
+				}
+				last = partial
+			}
+			if len(last.Items) != len(want.Items) {
+				b.Fatalf("the last partial has %d items, want %d", len(last.Items), len(want.Items))
+			}
+		}
+	})
+	b.Run("StreamObjectWait", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		b.ReportAllocs()
+		defer reportCPU(b, cpuTime(b))
 		for b.Loop() {
 			obj, err := StreamObject[propValue](ctx, streaming.Chat, req, ObjectSpec{Mode: ObjectModeTool}).Wait()
 			if err != nil || len(obj.Value.Items) != len(want.Items) {
@@ -181,6 +208,7 @@ func BenchmarkObjectAnswer(b *testing.B) {
 	b.Run("Create", func(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		b.ReportAllocs()
+		defer reportCPU(b, cpuTime(b))
 		for b.Loop() {
 			c, err := whole.Chat.Create(ctx, plain)
 			if err != nil || len(c.ToolCalls()[0].Function.Arguments) != len(raw) {
@@ -191,6 +219,7 @@ func BenchmarkObjectAnswer(b *testing.B) {
 	b.Run("GenerateObject", func(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		b.ReportAllocs()
+		defer reportCPU(b, cpuTime(b))
 		for b.Loop() {
 			obj, err := GenerateObject[propValue](ctx, whole.Chat, req, ObjectSpec{Mode: ObjectModeTool})
 			if err != nil || len(obj.Value.Items) != len(want.Items) {
