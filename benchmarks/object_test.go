@@ -94,9 +94,9 @@ func objectClient(tb testing.TB, body []byte, contentType string) *infergate.Cli
 	return client
 }
 
-// BenchmarkObject reads a 50 KB object, one call's arguments, four ways on the same reply: streamed
-// in 4,000 fragments with Chat.Stream to the end (Stream) and with StreamObject (StreamObject), and
-// whole with Chat.Create (Create) and GenerateObject (GenerateObject). The plain calls send the
+// BenchmarkObject reads a 50 KB object, one call's arguments, five ways on the same reply: streamed
+// in 4,000 fragments with Chat.Stream to the end (Stream) and with StreamObject, ranging over its
+// partial values (StreamObject) or waiting for the value (StreamObjectWait), and whole with Chat.Create (Create) and GenerateObject (GenerateObject). The plain calls send the
 // tool and tool_choice GenerateObject sends, so that only what typed answers add differs.
 func BenchmarkObject(b *testing.B) {
 	want, raw := objectJSON()
@@ -141,6 +141,16 @@ func BenchmarkObject(b *testing.B) {
 		return len(stream.Completion().ToolCalls()[0].Function.Arguments), nil
 	})
 	run("StreamObject", func() (int, error) {
+		var last objectAnswer
+		for partial, err := range infergate.StreamObject[objectAnswer](ctx, streaming.Chat, req, spec).Partials() {
+			if err != nil {
+				return 0, err
+			}
+			last = partial
+		}
+		return len(last.Items), nil
+	})
+	run("StreamObjectWait", func() (int, error) {
 		obj, err := infergate.StreamObject[objectAnswer](ctx, streaming.Chat, req, spec).Wait()
 		if err != nil {
 			return 0, err

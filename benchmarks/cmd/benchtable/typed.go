@@ -16,7 +16,8 @@ type typedRow struct {
 }
 
 var typedRows = []typedRow{
-	{"Typed answer, 50 KB object streamed in 4,000 fragments", "Object", "StreamObject", "Stream", 1.5},
+	{"Typed answer, 50 KB object streamed in 4,000 fragments, with partials", "Object", "StreamObject", "Stream", 1.5},
+	{"Typed answer, 50 KB object streamed in 4,000 fragments, waited for", "Object", "StreamObjectWait", "Stream", 1.5},
 	{"Typed answer, 50 KB object whole", "Object", "GenerateObject", "Create", 1.2},
 }
 
