@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // validateSlowly is what objectRun.validate did before quickSchema: the generic decode, the
@@ -257,6 +259,33 @@ func FuzzQuickSchema(f *testing.F) {
 			if fmt.Sprint(got) != fmt.Sprint(want) || reflect.TypeOf(got) != reflect.TypeOf(want) {
 				t.Fatalf("%q:\n got %v\nwant %v", text, got, want)
 			}
+		}
+	})
+}
+
+// FuzzQuickSchemaOnAnySchema checks quickSchema on schemas of any shape, as NewToolFromSchema
+// takes them: a value it proves valid, the validator accepts.
+func FuzzQuickSchemaOnAnySchema(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"a":{"type":"integer","minimum":1}},"required":["a","b"]}`, `{"a":1,"b":null}`)
+	f.Add(`{"type":["number","null"],"exclusiveMaximum":2.5,"enum":[1,2,null,"x"]}`, `2.0`)
+	f.Add(`{"items":false,"minItems":0,"maxItems":3}`, `[]`)
+	f.Add(`{"additionalProperties":{"type":"string","enum":["\u00e9"]},"properties":{"k":true}}`, `{"k":[1],"\u006b2":"é"}`)
+	f.Add(`{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"x":{}}}}`, `[{"x":{"y":1e300}}]`)
+	f.Fuzz(func(t *testing.T, schemaText, value string) {
+		var s jsonschema.Schema
+		if json.Unmarshal([]byte(schemaText), &s) != nil {
+			return
+		}
+		checked, err := checkSchema(&s)
+		if err != nil || checked.quick == nil || !checked.provenValid(context.Background(), []byte(value)) {
+			return
+		}
+		var instance any
+		if err := json.Unmarshal([]byte(value), &instance); err != nil {
+			t.Fatalf("%s proven valid against %s, but it is not JSON: %v", value, schemaText, err)
+		}
+		if err := checked.validate(context.Background(), instance); err != nil {
+			t.Fatalf("%s proven valid against %s, but the validator says %v", value, schemaText, err)
 		}
 	})
 }
