@@ -3,8 +3,6 @@ package infergate
 import (
 	"encoding/json"
 	"math"
-	"strconv"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -16,10 +14,8 @@ import (
 // not JSON, or is anything it is not sure the validator would read the same way), the caller
 // validates as it would without it, so that decisions and errors are the validator's.
 type quickSchema struct {
-	root *quickNode
-	// limit is the largest value, in bytes of text, from which the validator's bound still
-	// follows from the text's size (see within).
-	schemaBytes int64
+	root        *quickNode
+	schemaBytes int64 // the size of the schema's JSON, which bounds the names its messages quote
 }
 
 // quickNode is one schema; nil applies to any value.
@@ -173,7 +169,16 @@ func (n *quickNode) compileKeyword(key string, value any, depth int) bool {
 		if !isNumber {
 			return false
 		}
-		*map[string]*float64{"minimum": &n.min, "maximum": &n.max, "exclusiveMinimum": &n.exMin, "exclusiveMaximum": &n.exMax}[key] = f
+		switch key {
+		case "minimum":
+			n.min = f
+		case "maximum":
+			n.max = f
+		case "exclusiveMinimum":
+			n.exMin = f
+		default:
+			n.exMax = f
+		}
 	case "minItems", "maxItems":
 		f, isNumber := value.(float64)
 		if !isNumber || f < 0 || f != math.Trunc(f) || f > 1<<30 {
@@ -251,17 +256,6 @@ func (c *quickCheck) estimate(q *quickSchema) int64 {
 	return c.work + 6*c.nodes + (c.maxDepth+2)*(q.schemaBytes+2*int64(len(c.data))+40*c.nodes)/128
 }
 
-func (c *quickCheck) space() {
-	for c.pos < len(c.data) {
-		switch c.data[c.pos] {
-		case ' ', '\t', '\n', '\r':
-			c.pos++
-		default:
-			return
-		}
-	}
-}
-
 func (n *quickNode) allows(bit uint8) bool { return n.types == 0 || n.types&bit != 0 }
 
 func (c *quickCheck) value(n *quickNode, depth int64) bool {
@@ -301,24 +295,6 @@ func (c *quickCheck) value(n *quickNode, depth int64) bool {
 		return c.number(n)
 	}
 	return false
-}
-
-// literal reads true, false or null.
-func (c *quickCheck) literal(n *quickNode) bool {
-	rest := c.data[c.pos:]
-	var v any
-	var bit uint8
-	switch {
-	case len(rest) >= 4 && string(rest[:4]) == "true":
-		v, bit, c.pos = true, quickBoolean, c.pos+4
-	case len(rest) >= 5 && string(rest[:5]) == "false":
-		v, bit, c.pos = false, quickBoolean, c.pos+5
-	case len(rest) >= 4 && string(rest[:4]) == "null":
-		v, bit, c.pos = nil, quickNull, c.pos+4
-	default:
-		return false
-	}
-	return n == nil || n.allows(bit) && (!n.hasEnum || n.inEnum(v))
 }
 
 func (n *quickNode) inEnum(v any) bool {
@@ -424,126 +400,4 @@ func (c *quickCheck) array(n *quickNode, depth int64) bool {
 		}
 	}
 	return n == nil || count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)
-}
-
-// plainByte marks the bytes a string holds as they are: not a quote, a backslash, a control
-// character or the start of a multi-byte character.
-var plainByte = func() (t [256]bool) {
-	for b := 0x20; b < 0x80; b++ {
-		t[b] = b != '"' && b != '\\'
-	}
-	return t
-}()
-
-// str reads a string; escaped says it holds escapes. Text that is not valid UTF-8 is refused:
-// the validator would see it with replacement characters.
-func (c *quickCheck) str() (escaped, ok bool) {
-	c.pos++
-	for c.pos < len(c.data) {
-		b := c.data[c.pos]
-		if plainByte[b] {
-			c.pos++
-			continue
-		}
-		switch {
-		case b == '"':
-			c.pos++
-			return escaped, true
-		case b == '\\':
-			escaped = true
-			if c.pos+1 >= len(c.data) {
-				return false, false
-			}
-			switch c.data[c.pos+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				c.pos += 2
-			case 'u':
-				if c.pos+6 > len(c.data) {
-					return false, false
-				}
-				for _, h := range c.data[c.pos+2 : c.pos+6] {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return false, false
-					}
-				}
-				c.pos += 6
-			default:
-				return false, false
-			}
-		case b < 0x20:
-			return false, false
-		default:
-			r, size := utf8.DecodeRune(c.data[c.pos:])
-			if r == utf8.RuneError && size == 1 {
-				return false, false
-			}
-			c.pos += size
-		}
-	}
-	return false, false
-}
-
-// decoded returns the string read from start to c.pos, as encoding/json decodes it.
-func (c *quickCheck) decoded(start int, escaped bool) (string, bool) {
-	if !escaped {
-		return string(c.data[start+1 : c.pos-1]), true
-	}
-	var s string
-	return s, json.Unmarshal(c.data[start:c.pos], &s) == nil
-}
-
-// number reads a number and checks it. Its value is only worked out when the schema needs it.
-func (c *quickCheck) number(n *quickNode) bool {
-	start := c.pos
-	if c.data[c.pos] == '-' {
-		c.pos++
-	}
-	digits := c.digits()
-	if digits == 0 || digits > 1 && c.data[c.pos-digits] == '0' {
-		return false
-	}
-	plain := true // an integer without a fraction or an exponent
-	if c.pos < len(c.data) && c.data[c.pos] == '.' {
-		c.pos++
-		if c.digits() == 0 {
-			return false
-		}
-		plain = false
-	}
-	if c.pos < len(c.data) && (c.data[c.pos] == 'e' || c.data[c.pos] == 'E') {
-		c.pos++
-		if c.pos < len(c.data) && (c.data[c.pos] == '+' || c.data[c.pos] == '-') {
-			c.pos++
-		}
-		if c.digits() == 0 {
-			return false
-		}
-		plain = false
-	}
-	text := c.data[start:c.pos]
-	bounded := n != nil && (n.hasEnum || n.min > math.Inf(-1) || n.max < math.Inf(1) || n.exMin > math.Inf(-1) || n.exMax < math.Inf(1))
-	if plain && len(text) < 300 && !bounded {
-		// An integer that fits a float64's range: its value does not matter.
-		return n == nil || n.allows(quickInteger)
-	}
-	f, err := strconv.ParseFloat(string(text), 64)
-	if err != nil {
-		return false // out of float64's range: encoding/json refuses it
-	}
-	if n == nil {
-		return true
-	}
-	bit := quickNumber
-	if _, frac := math.Modf(f); frac == 0 {
-		bit = quickInteger
-	}
-	return n.allows(bit) && f >= n.min && f <= n.max && f > n.exMin && f < n.exMax && (!n.hasEnum || n.inEnum(f))
-}
-
-func (c *quickCheck) digits() int {
-	start := c.pos
-	for c.pos < len(c.data) && c.data[c.pos] >= '0' && c.data[c.pos] <= '9' {
-		c.pos++
-	}
-	return c.pos - start
 }
