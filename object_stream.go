@@ -41,14 +41,14 @@ func StreamObject[T any](ctx context.Context, chat *ChatService, req ChatRequest
 }
 
 // Wait returns the value once the stream has ended, or the error that ended it: never nil and
-// nil. Called before Partials is ranged over, it runs the stream itself (ranging over Partials
-// afterwards yields nothing). Called while another goroutine ranges over Partials, it waits for
+// nil. Called before Partials is ranged over, it runs the stream itself, without making partial
+// values no one sees (ranging over Partials afterwards yields nothing). Called while another goroutine ranges over Partials, it waits for
 // that run to end: at the stream's end, on ctx's cancellation (seen at the range's next step), or
 // when that loop breaks (Wait then returns context.Canceled); so it must not be called from inside
 // that loop. Every call returns the same result.
 func (s *ObjectStream[T]) Wait() (*Object[T], error) {
 	if s.once.claim() {
-		s.execute(func(T, error) bool { return true })
+		s.execute(nil)
 	} else {
 		s.once.wait()
 	}
@@ -79,6 +79,7 @@ func (s *ObjectStream[T]) Partials() iter.Seq2[T, error] {
 
 // execute runs the stream, yielding partials, and ends the run with its result set; the failure
 // is yielded after that, so that a Wait on another goroutine does not wait for the loop's body.
+// A nil yield (Wait's own run) has no partials to see, so none are made.
 func (s *ObjectStream[T]) execute(yield func(T, error) bool) {
 	ended := false
 	defer func() {
@@ -94,7 +95,7 @@ func (s *ObjectStream[T]) execute(yield func(T, error) bool) {
 	}
 	s.err, ended = err, true
 	s.once.end()
-	if err != nil && !stopped {
+	if err != nil && !stopped && yield != nil {
 		var zero T
 		yield(zero, err)
 	}
@@ -132,16 +133,19 @@ func (s *ObjectStream[T]) turn(ctx context.Context, req ChatRequest, mode Object
 	}
 	defer stream.Close()
 	var partial T
-	p := newPartialTracker(reflect.ValueOf(&partial).Elem(), mode, s.run)
+	var p *partialTracker // nil when no one sees the partials
+	if yield != nil {
+		p = newPartialTracker(reflect.ValueOf(&partial).Elem(), mode, s.run)
+	}
 	for stream.Next() {
-		if p.add(stream.Current()) && !yield(partial, nil) {
+		if p != nil && p.add(stream.Current()) && !yield(partial, nil) {
 			return nil, errObjectStopped
 		}
 	}
 	if err := stream.Err(); err != nil {
 		return nil, err
 	}
-	if p.finish() && !yield(partial, nil) {
+	if p != nil && p.finish() && !yield(partial, nil) {
 		return nil, errObjectStopped
 	}
 	return stream.Completion(), nil

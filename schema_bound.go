@@ -35,6 +35,7 @@ const (
 type checkedSchema struct {
 	resolved *jsonschema.Resolved
 	graph    *schemaGraph
+	quick    *quickSchema // nil when the schema has keywords it does not check
 }
 
 // cycleError is a schema that applies itself to the same value: validating anything against it
@@ -65,7 +66,14 @@ func checkSchema(s *jsonschema.Schema) (checked *checkedSchema, err error) {
 	if path := g.cycle(); path != "" {
 		return nil, &cycleError{path: path}
 	}
-	return &checkedSchema{resolved: resolved, graph: g}, nil
+	return &checkedSchema{resolved: resolved, graph: g, quick: newQuickSchema(s)}, nil
+}
+
+// provenValid reports whether JSON text is valid against the schema, checked in one pass over
+// the text, without decoding it: true only when validate would accept the decoded value. False
+// says nothing: the value may still be valid, and validate decides, with its errors.
+func (c *checkedSchema) provenValid(ctx context.Context, raw []byte) bool {
+	return c.quick != nil && ctx.Err() == nil && c.quick.valid(raw)
 }
 
 // Schema returns the schema as given.

@@ -77,6 +77,9 @@ func main() {
 		}
 	}
 	fmt.Print(render(samples))
+	if typed := renderTyped(samples); typed != "" {
+		fmt.Print("\n" + typed)
+	}
 	if *svgPath != "" {
 		if err := os.WriteFile(*svgPath, []byte(renderSVG(samples, *title)), 0o644); err != nil {
 			log.Fatal(err)

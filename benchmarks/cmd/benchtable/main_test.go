@@ -93,3 +93,35 @@ BenchmarkEncode/floor-2   13000   184000 ns/op
 		t.Error("a workload without samples has a group")
 	}
 }
+
+func TestRenderTyped(t *testing.T) {
+	bench := `BenchmarkObject/Stream-2   20   3000000 ns/op
+BenchmarkObject/StreamObject-2   20   4500000 ns/op
+BenchmarkObject/Create-2   20   1000000 ns/op
+BenchmarkObject/GenerateObject-2   20   2000000 ns/op
+BenchmarkObject/Stream-2   20   4000000 ns/op
+BenchmarkObject/StreamObject-2   20   4000000 ns/op
+BenchmarkObject/Create-2   20   1000000 ns/op
+BenchmarkObject/GenerateObject-2   20   1400000 ns/op
+BenchmarkObject/Stream-2   20   2000000 ns/op
+BenchmarkObject/StreamObject-2   20   2600000 ns/op
+BenchmarkObject/Create-2   20   2000000 ns/op
+BenchmarkObject/GenerateObject-2   20   2200000 ns/op
+`
+	s := samples{}
+	if err := s.addBench(strings.NewReader(bench)); err != nil {
+		t.Fatal(err)
+	}
+	table := renderTyped(s)
+	for _, line := range []string{
+		"| Typed answer, 50 KB object streamed in 4,000 fragments, with partials | StreamObject | 4,000 | Stream | 3,000 | 1.30× | ≤ 1.50× |",
+		"| Typed answer, 50 KB object whole | GenerateObject | 2,000 | Create | 1,000 | 1.40× | ≤ 1.20× |",
+	} {
+		if !strings.Contains(table, line+"\n") {
+			t.Errorf("table lacks\n%s\ngot:\n%s", line, table)
+		}
+	}
+	if got := renderTyped(samples{}); got != "" {
+		t.Errorf("a run without typed answers gives %q", got)
+	}
+}

@@ -1,0 +1,174 @@
+package benchmarks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/infergate/infergate-go"
+)
+
+// Typed answers are infergate's alone: BenchmarkObject compares them with the plain call that
+// carries them, on the same reply. Its sub-benchmarks are named after the calls, not contenders;
+// benchtable prints their ratios in a table of their own.
+
+// objectRecord and objectAnswer are the value asked for: a long text and a few hundred records
+// with strings, numbers, tags and optional notes, about 50 KB of JSON.
+type objectRecord struct {
+	Label string   `json:"label"`
+	Score float64  `json:"score"`
+	Tags  []string `json:"tags,omitempty"`
+	Note  *string  `json:"note,omitempty"`
+}
+
+type objectAnswer struct {
+	Title string            `json:"title"`
+	Count int               `json:"count"`
+	Level string            `json:"level" enum:"low,medium,high"`
+	When  time.Time         `json:"when"`
+	Items []objectRecord    `json:"items"`
+	Attrs map[string]string `json:"attrs,omitempty"`
+}
+
+const (
+	objectName      = "objectAnswer"
+	objectSize      = 50_000
+	objectFragments = 4000
+)
+
+func objectJSON() (objectAnswer, []byte) {
+	v := objectAnswer{Title: strings.Repeat("A long title with \"quotes\" and ünïcode; ", 40), Count: 42, Level: "high",
+		When: time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC), Attrs: map[string]string{"source": "benchmark"}}
+	for i := 0; ; i++ {
+		raw, _ := json.Marshal(v)
+		if len(raw) >= objectSize {
+			return v, raw
+		}
+		note := fmt.Sprintf("note %d: see \\ the \"appendix\"", i)
+		v.Items = append(v.Items, objectRecord{Label: fmt.Sprintf("record number %d of the set", i), Score: float64(i) / 3,
+			Tags: []string{"alpha", "beta"}, Note: &note})
+	}
+}
+
+// objectStreamBody streams one call whose arguments arrive in n fragments, cut between characters.
+func objectStreamBody(args []byte, n int) []byte {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "data: %s{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_7Xk2\",\"type\":\"function\",\"function\":{\"name\":%q,\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n", chunkHead, objectName)
+	lo := 0
+	for i := range n {
+		hi := (i + 1) * len(args) / n
+		for hi < len(args) && !utf8.RuneStart(args[hi]) {
+			hi++
+		}
+		hi = max(lo, hi)
+		quoted, _ := json.Marshal(string(args[lo:hi]))
+		lo = hi
+		fmt.Fprintf(&buf, "data: %s{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":%s}}]},\"finish_reason\":null}]}\n\n", chunkHead, quoted)
+	}
+	fmt.Fprintf(&buf, "data: %s{},\"finish_reason\":\"tool_calls\"}]}\n\n", chunkHead)
+	buf.WriteString("data: [DONE]\n\n")
+	return buf.Bytes()
+}
+
+// objectCompletionBody answers with the whole call at once.
+func objectCompletionBody(args []byte) []byte {
+	body, _ := json.Marshal(map[string]any{"id": "chatcmpl-8f3a9c2b", "object": "chat.completion", "created": 1731000000, "model": chatModel,
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "tool_calls", "message": map[string]any{"role": "assistant",
+			"tool_calls": []any{map[string]any{"id": "call_7Xk2", "type": "function", "function": map[string]any{"name": objectName, "arguments": string(args)}}}}}},
+		"usage": map[string]any{"prompt_tokens": 12, "completion_tokens": 12000, "total_tokens": 12012}})
+	return body
+}
+
+func objectClient(tb testing.TB, body []byte, contentType string) *infergate.Client {
+	client, err := infergate.NewClient(infergate.WithAPIKey("sk-bench"), infergate.WithBaseURL(fakeBase),
+		infergate.WithHTTPClient(&http.Client{Transport: newReplay(body, contentType)}), infergate.WithMaxRetries(0))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return client
+}
+
+// BenchmarkObject reads a 50 KB object, one call's arguments, five ways on the same reply: streamed
+// in 4,000 fragments with Chat.Stream to the end (Stream) and with StreamObject, ranging over its
+// partial values (StreamObject) or waiting for the value (StreamObjectWait), and whole with Chat.Create (Create) and GenerateObject (GenerateObject). The plain calls send the
+// tool and tool_choice GenerateObject sends, so that only what typed answers add differs.
+func BenchmarkObject(b *testing.B) {
+	want, raw := objectJSON()
+	schema, err := infergate.SchemaFor[objectAnswer]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := infergate.ChatRequest{Model: chatModel, Messages: []infergate.Message{infergate.UserMessage(chatPrompt)}}
+	plain := req
+	plain.Tools = []infergate.Tool{{Type: "function", Function: infergate.FunctionDefinition{Name: objectName, Parameters: schema}}}
+	plain.ToolChoice = infergate.ToolChoiceFunction(objectName)
+	spec := infergate.ObjectSpec{Mode: infergate.ObjectModeTool}
+	streaming := objectClient(b, objectStreamBody(raw, objectFragments), "text/event-stream")
+	whole := objectClient(b, objectCompletionBody(raw), "application/json")
+	ctx := context.Background()
+	run := func(name string, call func() (int, error)) {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for range b.N {
+				n, err := call()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n != len(raw) && n != len(want.Items) {
+					b.Fatalf("read %d, want %d bytes or %d items", n, len(raw), len(want.Items))
+				}
+			}
+		})
+	}
+	run("Stream", func() (int, error) {
+		stream, err := streaming.Chat.Stream(ctx, plain)
+		if err != nil {
+			return 0, err
+		}
+		defer stream.Close()
+		for stream.Next() {
+		}
+		if err := stream.Err(); err != nil {
+			return 0, err
+		}
+		return len(stream.Completion().ToolCalls()[0].Function.Arguments), nil
+	})
+	run("StreamObject", func() (int, error) {
+		var last objectAnswer
+		for partial, err := range infergate.StreamObject[objectAnswer](ctx, streaming.Chat, req, spec).Partials() {
+			if err != nil {
+				return 0, err
+			}
+			last = partial
+		}
+		return len(last.Items), nil
+	})
+	run("StreamObjectWait", func() (int, error) {
+		obj, err := infergate.StreamObject[objectAnswer](ctx, streaming.Chat, req, spec).Wait()
+		if err != nil {
+			return 0, err
+		}
+		return len(obj.Value.Items), nil
+	})
+	run("Create", func() (int, error) {
+		c, err := whole.Chat.Create(ctx, plain)
+		if err != nil {
+			return 0, err
+		}
+		return len(c.ToolCalls()[0].Function.Arguments), nil
+	})
+	run("GenerateObject", func() (int, error) {
+		obj, err := infergate.GenerateObject[objectAnswer](ctx, whole.Chat, req, spec)
+		if err != nil {
+			return 0, err
+		}
+		return len(obj.Value.Items), nil
+	})
+}
