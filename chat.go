@@ -245,7 +245,7 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 		return false
 	}
 	cc := &w.ChatCompletion
-	cc.ID, cc.Object, cc.Model, cc.SystemFingerprint = string(c.ID), string(c.Object), string(c.Model), string(c.SystemFingerprint)
+	cc.ID, cc.Object, cc.Model, cc.SystemFingerprint = c.ID, c.Object, c.Model, c.SystemFingerprint
 	cc.Created = c.Created
 	if !rawUsage(c.Usage, &cc.Usage) || !rawUsage(c.UsageFromProvider, &cc.UsageFromProvider) ||
 		!rawUsage(c.UsageFromConsumer, &cc.UsageFromConsumer) {
@@ -259,8 +259,8 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 			return false
 		}
 		m := &wc.Message
-		m.Role, m.Content.text, m.Refusal = Role(fc.Role), string(fc.Content), string(fc.Refusal)
-		m.Reasoning1, m.Reasoning2 = string(fc.Reasoning1), string(fc.Reasoning2)
+		m.Role, m.Content.text, m.Refusal = Role(fc.Role), fc.Content, fc.Refusal
+		m.Reasoning1, m.Reasoning2 = fc.Reasoning1, fc.Reasoning2
 	}
 	return true
 }
