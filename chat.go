@@ -299,15 +299,9 @@ func (c *config) renderChat(req *ChatRequest, stream bool) ([]byte, error) {
 		withSession.SessionID = c.sessionID
 		req = &withSession
 	}
-	// The messages, most of the body, are written directly; encoding/json writes the other fields.
-	rest := *req
-	rest.Messages = nil
-	fields, err := json.Marshal(wireChatRequest{ChatRequest: &rest, Stream: stream})
-	if err != nil {
-		return nil, errorf("infergate: encoding chat request: %w", err)
-	}
-	body := make([]byte, 0, encodedSize(req.Messages)+len(fields))
+	body := make([]byte, 0, encodedSize(req.Messages))
 	body = append(body, `{"messages":[`...)
+	var err error
 	for i := range req.Messages {
 		if i > 0 {
 			body = append(body, ',')
@@ -317,12 +311,10 @@ func (c *config) renderChat(req *ChatRequest, stream bool) ([]byte, error) {
 		}
 	}
 	body = append(body, ']')
-	if len(fields) > 2 {
-		body = append(append(body, ','), fields[1:]...)
-	} else {
-		body = append(body, '}')
+	if body, err = appendChatFields(body, req, stream); err != nil {
+		return nil, errorf("infergate: encoding chat request: %w", err)
 	}
-	return mergeExtra(body, req.Extra)
+	return mergeExtra(append(body, '}'), req.Extra)
 }
 
 // encodedSize guesses the encoded size of messages, so that the body is allocated once.
@@ -335,7 +327,7 @@ func encodedSize(msgs []Message) int {
 			n += 64 + len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
 		}
 	}
-	return n + n/16 // room for escapes
+	return n + n/16 + 256 // room for escapes and the other fields
 }
 
 var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
