@@ -265,9 +265,14 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 	return true
 }
 
-// rawUsage decodes a usage object jsonscan passed on raw.
+// rawUsage decodes a usage object jsonscan passed on raw: the three counts with jsonscan, anything
+// more (a breakdown of the tokens) with encoding/json.
 func rawUsage(raw []byte, dst **Usage) bool {
 	if raw == nil {
+		return true
+	}
+	if u, ok := jsonscan.DecodeUsage(raw); ok {
+		*dst = &Usage{PromptTokens: int(u.Prompt), CompletionTokens: int(u.Completion), TotalTokens: int(u.Total)}
 		return true
 	}
 	*dst = new(Usage)
