@@ -75,9 +75,10 @@ func unescapeInto(dst []byte, n int, b []byte, i int) (int, int, bool) {
 			x := binary.LittleEndian.Uint64(b[i:])
 			binary.LittleEndian.PutUint64(dst[i-lag:], x)
 			quote, backslash := x^('"'*ones), x^('\\'*ones)
-			// A high bit marks a byte below 0x20, a quote or a backslash; the lowest mark is exact,
-			// as borrows only run upwards from a marked byte.
-			if stop := ((x-0x20*ones)&^x | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs; stop != 0 {
+			// A high bit marks a byte below 0x20, a quote or a backslash: a byte that is none of
+			// them and still has one set had it in x. The lowest mark is exact, as borrows only
+			// run upwards from a marked byte.
+			if stop := ((x - 0x20*ones) | (quote - ones) | (backslash - ones)) &^ x & highs; stop != 0 {
 				k := bits.TrailingZeros64(stop) / 8
 				high |= x & (1<<(8*k) - 1)
 				i += k

@@ -57,6 +57,25 @@ func TestTextAgreesWithUnquote(t *testing.T) {
 	}
 }
 
+// TestTextEveryByteEveryPosition puts each byte value at each place of a word, after and before
+// others that borrow or carry in the word-at-a-time search, and holds the result to Unquote.
+func TestTextEveryByteEveryPosition(t *testing.T) {
+	t.Parallel()
+	for _, fill := range []string{"abcdefghijklmnop", `\u00e9\n ~!#[]{}\\x`, "éé世\x7f~abcd"} {
+		for c := range 256 {
+			for pos := range 9 {
+				lit := []byte(`"` + fill[:pos] + string(rune(0)) + fill[pos:] + `"`)
+				lit[1+pos] = byte(c)
+				want, wantOK := Unquote(lit)
+				got, ok := decodeTexts(append(append([]byte("["), lit...), ']'))
+				if ok != wantOK || ok && got[0] != want {
+					t.Fatalf("%q: texts read %q (ok %v), Unquote %q (ok %v)", lit, got, ok, want, wantOK)
+				}
+			}
+		}
+	}
+}
+
 // TestTextKeepsEarlierStrings decodes many strings into one buffer: each string written must leave
 // those before it as they were, though runs are stored eight bytes at a time.
 func TestTextKeepsEarlierStrings(t *testing.T) {
