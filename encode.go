@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -76,6 +77,22 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// plainPrefix returns how many of the eight bytes of w, from the first, JSON holds as they are:
+// printable ASCII other than a quote or a backslash. The bytes are read as one word, and a high bit
+// marks each byte that is not plain; the lowest mark is exact, as borrows only run upwards from a
+// marked byte.
+func plainPrefix(w string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	quote, backslash := x^('"'*ones), x^('\\'*ones)
+	special := ((x - 0x20*ones) | (quote - ones) | (backslash - ones) | x) & highs
+	if special == 0 {
+		return 8
+	}
+	return bits.TrailingZeros64(special) / 8
+}
+
 // appendString appends s as a JSON string, escaped as encoding/json escapes it except that <, > and
 // & are kept: quotes, backslashes and control characters escaped, invalid UTF-8 replaced by U+FFFD,
 // and U+2028 and U+2029 escaped for JavaScript readers.
@@ -86,7 +103,11 @@ func appendString(b []byte, s string) []byte {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if safeASCII[c] {
-				i++
+				if i+8 <= len(s) {
+					i += plainPrefix(s[i : i+8]) // at least 1: c is plain
+				} else {
+					i++
+				}
 				continue
 			}
 			b = append(b, s[start:i]...)

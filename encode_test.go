@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzAppendString checks the hand-written string encoder against encoding/json: its output is
@@ -181,4 +182,25 @@ func FuzzRenderChat(f *testing.F) {
 		}
 		checkChatBody(t, new(config), req, stream)
 	})
+}
+
+// TestPlainPrefix puts each byte value at each place of a word of plain bytes, and of bytes that
+// borrow in the word-at-a-time search, and holds the count to a byte-by-byte one.
+func TestPlainPrefix(t *testing.T) {
+	t.Parallel()
+	for _, fill := range []string{"abcdefgh", "        ", "!#~~~~~~", "\x1f\x00\"\\\x7f\x80\xff\x20"} {
+		for c := range 256 {
+			for pos := range 8 {
+				w := []byte(fill)
+				w[pos] = byte(c)
+				want := 0
+				for want < 8 && w[want] < utf8.RuneSelf && safeASCII[w[want]] {
+					want++
+				}
+				if got := plainPrefix(string(w)); got != want {
+					t.Fatalf("plainPrefix(%q) = %d, want %d", w, got, want)
+				}
+			}
+		}
+	}
 }
