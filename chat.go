@@ -245,7 +245,7 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 		return false
 	}
 	cc := &w.ChatCompletion
-	cc.ID, cc.Object, cc.Model, cc.SystemFingerprint = string(c.ID), string(c.Object), string(c.Model), string(c.SystemFingerprint)
+	cc.ID, cc.Object, cc.Model, cc.SystemFingerprint = c.ID, c.Object, c.Model, c.SystemFingerprint
 	cc.Created = c.Created
 	if !rawUsage(c.Usage, &cc.Usage) || !rawUsage(c.UsageFromProvider, &cc.UsageFromProvider) ||
 		!rawUsage(c.UsageFromConsumer, &cc.UsageFromConsumer) {
@@ -259,15 +259,20 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 			return false
 		}
 		m := &wc.Message
-		m.Role, m.Content.text, m.Refusal = Role(fc.Role), string(fc.Content), string(fc.Refusal)
-		m.Reasoning1, m.Reasoning2 = string(fc.Reasoning1), string(fc.Reasoning2)
+		m.Role, m.Content.text, m.Refusal = Role(fc.Role), fc.Content, fc.Refusal
+		m.Reasoning1, m.Reasoning2 = fc.Reasoning1, fc.Reasoning2
 	}
 	return true
 }
 
-// rawUsage decodes a usage object jsonscan passed on raw.
+// rawUsage decodes a usage object jsonscan passed on raw: the three counts with jsonscan, anything
+// more (a breakdown of the tokens) with encoding/json.
 func rawUsage(raw []byte, dst **Usage) bool {
 	if raw == nil {
+		return true
+	}
+	if u, ok := jsonscan.DecodeUsage(raw); ok {
+		*dst = &Usage{PromptTokens: int(u.Prompt), CompletionTokens: int(u.Completion), TotalTokens: int(u.Total)}
 		return true
 	}
 	*dst = new(Usage)
@@ -299,15 +304,9 @@ func (c *config) renderChat(req *ChatRequest, stream bool) ([]byte, error) {
 		withSession.SessionID = c.sessionID
 		req = &withSession
 	}
-	// The messages, most of the body, are written directly; encoding/json writes the other fields.
-	rest := *req
-	rest.Messages = nil
-	fields, err := json.Marshal(wireChatRequest{ChatRequest: &rest, Stream: stream})
-	if err != nil {
-		return nil, errorf("infergate: encoding chat request: %w", err)
-	}
-	body := make([]byte, 0, encodedSize(req.Messages)+len(fields))
+	body := make([]byte, 0, encodedSize(req.Messages))
 	body = append(body, `{"messages":[`...)
+	var err error
 	for i := range req.Messages {
 		if i > 0 {
 			body = append(body, ',')
@@ -317,12 +316,10 @@ func (c *config) renderChat(req *ChatRequest, stream bool) ([]byte, error) {
 		}
 	}
 	body = append(body, ']')
-	if len(fields) > 2 {
-		body = append(append(body, ','), fields[1:]...)
-	} else {
-		body = append(body, '}')
+	if body, err = appendChatFields(body, req, stream); err != nil {
+		return nil, errorf("infergate: encoding chat request: %w", err)
 	}
-	return mergeExtra(body, req.Extra)
+	return mergeExtra(append(body, '}'), req.Extra)
 }
 
 // encodedSize guesses the encoded size of messages, so that the body is allocated once.
@@ -335,7 +332,7 @@ func encodedSize(msgs []Message) int {
 			n += 64 + len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
 		}
 	}
-	return n + n/16 // room for escapes
+	return n + n/16 + 256 // room for escapes and the other fields
 }
 
 var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)

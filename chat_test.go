@@ -406,3 +406,30 @@ func TestToolChoiceComparesWithCmp(t *testing.T) {
 		t.Error("requests with different tool choices compare equal")
 	}
 }
+
+// TestCreateAnswerOwnsItsText overwrites the body RawJSON returns: the answer's strings, decoded
+// from it without escapes or with them, must stay as they were.
+func TestCreateAnswerOwnsItsText(t *testing.T) {
+	t.Parallel()
+	body := `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,` +
+		`"message":{"role":"assistant","content":"line one\nline \"two\" \u00e9","reasoning_content":"plain"},"finish_reason":"stop"}]}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	got, err := testClient(t, srv.URL).Chat.Create(context.Background(), hello())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := got.RawJSON()
+	for i := range raw {
+		raw[i] = 'x'
+	}
+	m := got.Choices[0].Message
+	if got.ID != "chatcmpl-1" || got.Model != "m" || m.Content != "line one\nline \"two\" é" || m.Reasoning != "plain" ||
+		m.Role != infergate.RoleAssistant || got.Choices[0].FinishReason != infergate.FinishReasonStop {
+		t.Errorf("after the body was overwritten: id %q model %q content %q reasoning %q role %q finish %q",
+			got.ID, got.Model, m.Content, m.Reasoning, m.Role, got.Choices[0].FinishReason)
+	}
+}

@@ -101,3 +101,19 @@ func BenchmarkDecodeCatalogue1000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCreateShort is a call's fixed cost: a one-message request and a short answer.
+func BenchmarkCreateShort(b *testing.B) {
+	body := []byte(`{"id":"chatcmpl-8f3a9c2b","object":"chat.completion","created":1731000000,"model":"llama-3.3-70b","choices":[{"index":0,"message":{"role":"assistant","content":"Sunny, 21 °C."},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":12000,"completion_tokens":6,"total_tokens":12006}}`)
+	c, err := NewClient(WithAPIKey("sk-bench"), WithBaseURL("http://gw.test"), WithHTTPClient(&http.Client{Transport: replayRT{body}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := ChatRequest{Model: "llama-3.3-70b", Messages: []Message{UserMessage("Tell me a long story.")}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Chat.Create(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

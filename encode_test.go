@@ -1,9 +1,13 @@
 package infergate
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzAppendString checks the hand-written string encoder against encoding/json: its output is
@@ -66,4 +70,137 @@ func FuzzAppendMessage(f *testing.F) {
 			t.Fatalf("appendMessage = %s\nwant %v", got, want)
 		}
 	})
+}
+
+// referenceChatBody is the body encoding/json writes for req: what renderChat must match.
+func referenceChatBody(t *testing.T, c *config, req ChatRequest, stream bool) []byte {
+	t.Helper()
+	if req.SessionID == "" {
+		req.SessionID = c.sessionID
+	}
+	body, err := json.Marshal(wireChatRequest{ChatRequest: &req, Stream: stream})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body, err = mergeExtra(body, req.Extra); err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// decodeNumbers decodes a JSON document with its numbers as written, so that two documents compare
+// equal only when they spell every number the same way.
+func decodeNumbers(t *testing.T, b []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("%s is not JSON: %v", b, err)
+	}
+	return v
+}
+
+func checkChatBody(t *testing.T, c *config, req ChatRequest, stream bool) {
+	t.Helper()
+	got, err := c.renderChat(&req, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := referenceChatBody(t, c, req, stream)
+	if !reflect.DeepEqual(decodeNumbers(t, got), decodeNumbers(t, want)) {
+		t.Fatalf("renderChat wrote\n%s\nencoding/json writes\n%s", got, want)
+	}
+}
+
+// TestRenderChatAgreesWithEncodingJSON builds random requests, every field set or not, and holds the
+// body renderChat writes to the one encoding/json writes for the same request.
+func TestRenderChatAgreesWithEncodingJSON(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(20261126, 2))
+	floats := []float64{0, math.Copysign(0, -1), 0.1, 0.2, 1, 1.5, 2, -2, 1e-6, 9.99e-7, 1e-7, 1.25e-10, 1e20, 1e21, 123456.789, 1.9999999999999998, 5e-324}
+	texts := []string{"", "m", "llama-3.3-70b", "<b>&amp;</b>", "quote \" and \\", "é日本🙂", "\u2028", "\xff bad", "\n\t"}
+	pick := func() string { return texts[rng.IntN(len(texts))] }
+	maybeFloat := func() *float64 {
+		if rng.IntN(2) == 0 {
+			return nil
+		}
+		return Ptr(floats[rng.IntN(len(floats))])
+	}
+	maybeInt := func() *int {
+		if rng.IntN(2) == 0 {
+			return nil
+		}
+		return Ptr([]int{0, 1, -1, 512, math.MaxInt32, math.MinInt64}[rng.IntN(6)])
+	}
+	for range 500 {
+		c := &config{}
+		if rng.IntN(3) == 0 {
+			c.sessionID = "client-session"
+		}
+		req := ChatRequest{Model: pick(), Messages: []Message{UserMessage(pick())}, Temperature: maybeFloat(), TopP: maybeFloat(),
+			N: maybeInt(), MaxTokens: maybeInt(), PresencePenalty: maybeFloat(), FrequencyPenalty: maybeFloat(), SessionID: pick()}
+		for range rng.IntN(3) {
+			req.Stop = append(req.Stop, pick())
+		}
+		switch rng.IntN(4) {
+		case 0:
+			req.Tools = []Tool{functionTool("weather", pick(), map[string]any{"type": "object"})}
+			req.ToolChoice = ToolChoiceFunction("weather")
+		case 1:
+			req.ToolChoice = ToolChoiceRequired
+		}
+		if rng.IntN(3) == 0 {
+			req.Extra = map[string]any{"seed": 7, "user": pick()}
+		}
+		checkChatBody(t, c, req, rng.IntN(2) == 0)
+	}
+}
+
+func TestRenderChatRefusesNonFiniteNumbers(t *testing.T) {
+	t.Parallel()
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		req := ChatRequest{Messages: []Message{UserMessage("hi")}, TopP: Ptr(f)}
+		if body, err := new(config).renderChat(&req, false); err == nil {
+			t.Errorf("top_p %v: wrote %s, want an error", f, body)
+		}
+	}
+}
+
+// FuzzRenderChat holds renderChat to encoding/json on the fields a fuzzer can set.
+func FuzzRenderChat(f *testing.F) {
+	f.Add("m", 0.7, 1e-7, 512, "stop", "session", true)
+	f.Add("", -0.0, 1e21, -1, "<&>", "", false)
+	f.Fuzz(func(t *testing.T, model string, temperature, topP float64, maxTokens int, stop, session string, stream bool) {
+		req := ChatRequest{Model: model, Messages: []Message{UserMessage(stop)}, Temperature: &temperature, TopP: &topP,
+			MaxTokens: &maxTokens, Stop: []string{stop}, SessionID: session}
+		if finite := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }; !finite(temperature) || !finite(topP) {
+			if body, err := new(config).renderChat(&req, stream); err == nil {
+				t.Fatalf("wrote %s for a number JSON cannot hold, want an error", body)
+			}
+			return
+		}
+		checkChatBody(t, new(config), req, stream)
+	})
+}
+
+// TestPlainPrefix puts each byte value at each place of a word of plain bytes, and of bytes that
+// borrow in the word-at-a-time search, and holds the count to a byte-by-byte one.
+func TestPlainPrefix(t *testing.T) {
+	t.Parallel()
+	for _, fill := range []string{"abcdefgh", "        ", "!#~~~~~~", "\x1f\x00\"\\\x7f\x80\xff\x20"} {
+		for c := range 256 {
+			for pos := range 8 {
+				w := []byte(fill)
+				w[pos] = byte(c)
+				want := 0
+				for want < 8 && w[want] < utf8.RuneSelf && safeASCII[w[want]] {
+					want++
+				}
+				if got := plainPrefix(string(w)); got != want {
+					t.Fatalf("plainPrefix(%q) = %d, want %d", w, got, want)
+				}
+			}
+		}
+	}
 }

@@ -1,9 +1,9 @@
 package jsonscan
 
-// Completion is a non-streamed chat completion as DecodeCompletion reads it. Strings without
-// escapes alias the input; the others live in the decoder's own buffer.
+// Completion is a non-streamed chat completion as DecodeCompletion reads it. Its strings share one
+// buffer of their own and never alias the input; its raw values do.
 type Completion struct {
-	ID, Object, Model, SystemFingerprint []byte
+	ID, Object, Model, SystemFingerprint string
 	Created                              int64
 	Choices                              []CompletionChoice
 	// Usage, UsageFromProvider, UsageFromConsumer are raw JSON objects, nil when absent or null.
@@ -13,8 +13,8 @@ type Completion struct {
 // CompletionChoice is one choice of a Completion.
 type CompletionChoice struct {
 	Index                                 int64
-	Role, Content, Reasoning1, Reasoning2 []byte // Reasoning1 is "reasoning_content", Reasoning2 "reasoning"
-	Refusal, FinishReason                 []byte
+	Role, Content, Reasoning1, Reasoning2 string // Reasoning1 is "reasoning_content", Reasoning2 "reasoning"
+	Refusal, FinishReason                 string
 	Logprobs                              []byte // raw JSON, nil when absent or null
 	ContentSet                            bool   // content was a string, not null
 }
@@ -33,30 +33,31 @@ var (
 // duplicate key, invalid JSON.
 func DecodeCompletion(b []byte) (Completion, bool) {
 	var c Completion
-	s := scanner{b: b, buf: make([]byte, 0, len(b))} // room for every string unescaped: one allocation
+	s := scanner{b: b}
+	t := newTexts(len(b))
 	var seen uint16
-	ok := s.object(func(key []byte) bool { return s.completionField(&c, key, &seen) })
+	ok := s.object(func(key []byte) bool { return s.completionField(&c, &t, key, &seen) })
 	s.ws()
 	return c, ok && s.end()
 }
 
-func (s *scanner) completionField(c *Completion, key []byte, seen *uint16) bool {
+func (s *scanner) completionField(c *Completion, t *texts, key []byte, seen *uint16) bool {
 	bit := func(i uint) bool { return once(seen, i) }
 	switch string(key) {
 	case "id":
-		return bit(0) && s.plainStr(&c.ID)
+		return bit(0) && s.text(t, &c.ID)
 	case "object":
-		return bit(1) && s.plainStr(&c.Object)
+		return bit(1) && s.text(t, &c.Object)
 	case "created":
 		return bit(2) && s.optInteger(&c.Created, 18)
 	case "model":
-		return bit(3) && s.plainStr(&c.Model)
+		return bit(3) && s.text(t, &c.Model)
 	case "system_fingerprint":
-		return bit(4) && s.plainStr(&c.SystemFingerprint)
+		return bit(4) && s.text(t, &c.SystemFingerprint)
 	case "choices":
 		return bit(5) && (s.null() || s.array(func() bool {
 			c.Choices = append(c.Choices, CompletionChoice{})
-			return s.answer(&c.Choices[len(c.Choices)-1])
+			return s.answer(&c.Choices[len(c.Choices)-1], t)
 		}))
 	case "usage":
 		return bit(6) && s.optRaw(&c.Usage)
@@ -68,16 +69,16 @@ func (s *scanner) completionField(c *Completion, key []byte, seen *uint16) bool 
 	return s.unknown(key, completionKeys)
 }
 
-func (s *scanner) answer(ch *CompletionChoice) bool {
+func (s *scanner) answer(ch *CompletionChoice, t *texts) bool {
 	var seen uint16
 	return s.object(func(key []byte) bool {
 		switch string(key) {
 		case "index":
 			return once(&seen, 0) && s.optInteger(&ch.Index, 18)
 		case "message":
-			return once(&seen, 1) && s.message(ch)
+			return once(&seen, 1) && s.message(ch, t)
 		case "finish_reason":
-			return once(&seen, 2) && s.plainStr(&ch.FinishReason)
+			return once(&seen, 2) && s.text(t, &ch.FinishReason)
 		case "logprobs":
 			return once(&seen, 3) && s.optRaw(&ch.Logprobs)
 		}
@@ -85,12 +86,12 @@ func (s *scanner) answer(ch *CompletionChoice) bool {
 	})
 }
 
-func (s *scanner) message(ch *CompletionChoice) bool {
+func (s *scanner) message(ch *CompletionChoice, t *texts) bool {
 	var seen uint16
 	return s.object(func(key []byte) bool {
 		switch string(key) {
 		case "role":
-			return once(&seen, 0) && s.plainStr(&ch.Role)
+			return once(&seen, 0) && s.text(t, &ch.Role)
 		case "content":
 			if !once(&seen, 1) {
 				return false
@@ -98,15 +99,14 @@ func (s *scanner) message(ch *CompletionChoice) bool {
 			if s.null() {
 				return true
 			}
-			b, ok := s.str()
-			ch.Content, ch.ContentSet = b, true
-			return ok
+			ch.ContentSet = true
+			return s.text(t, &ch.Content)
 		case "reasoning_content":
-			return once(&seen, 2) && s.plainStr(&ch.Reasoning1)
+			return once(&seen, 2) && s.text(t, &ch.Reasoning1)
 		case "reasoning":
-			return once(&seen, 3) && s.plainStr(&ch.Reasoning2)
+			return once(&seen, 3) && s.text(t, &ch.Reasoning2)
 		case "refusal":
-			return once(&seen, 4) && s.plainStr(&ch.Refusal)
+			return once(&seen, 4) && s.text(t, &ch.Refusal)
 		}
 		return s.unknown(key, messageKeys)
 	})

@@ -2,6 +2,8 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -31,12 +33,7 @@ type refCompletion struct {
 
 // completion turns the reference into DecodeCompletion's result.
 func (r *refCompletion) completion() Completion {
-	text := func(s *string) []byte {
-		if s == nil {
-			return nil
-		}
-		return []byte(*s)
-	}
+	text := deref[string]
 	raw := func(b json.RawMessage) []byte {
 		if s := compactRaw(b); s != "" {
 			return []byte(s)
@@ -119,4 +116,26 @@ func FuzzDecodeCompletion(f *testing.F) {
 			t.Fatalf("%q: differs from encoding/json (-json +decoder):\n%s", body, diff)
 		}
 	})
+}
+
+// completionBody is an answer of about size bytes of text with an escape every twenty bytes or so,
+// shaped like a provider's.
+func completionBody(size int) []byte {
+	var text strings.Builder
+	for i := 0; text.Len() < size; i++ {
+		fmt.Fprintf(&text, "Paragraph %d says \"hello\" to the reader and goes on for a while.\n", i)
+	}
+	content, _ := json.Marshal(text.String())
+	return fmt.Appendf(nil, `{"id":"chatcmpl-8f3a9c2b","object":"chat.completion","created":1731000000,"model":"llama-3.3-70b","system_fingerprint":"fp_44709d6fcb","choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":11000,"total_tokens":11012}}`, content)
+}
+
+func BenchmarkDecodeCompletion50KB(b *testing.B) {
+	body := completionBody(50_000)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := DecodeCompletion(body); !ok {
+			b.Fatal("declined")
+		}
+	}
 }

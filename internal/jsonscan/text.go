@@ -1,0 +1,149 @@
+package jsonscan
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// texts holds the strings one decode hands out, unescaped into a single buffer as long as the
+// input: no string is longer than its JSON text, so every string of the input fits, and the buffer
+// is allocated once. Each string is made straight from its bytes, without a copy; that is sound
+// because the buffer never leaves this type, and bytes are written only past the strings already
+// made, never under them.
+type texts struct {
+	buf []byte
+	n   int // buf[:n] is taken by the strings made so far
+}
+
+func newTexts(size int) texts { return texts{buf: make([]byte, size)} }
+
+// text reads the string at the cursor into t, or a null, which leaves dst alone.
+func (s *scanner) text(t *texts, dst *string) bool {
+	if s.null() {
+		return true
+	}
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return false
+	}
+	n, next, ok := unescapeInto(t.buf, t.n, s.b, s.i+1)
+	if !ok {
+		return false
+	}
+	if n > t.n {
+		*dst = unsafe.String(&t.buf[t.n], n-t.n)
+	} else {
+		*dst = ""
+	}
+	t.n, s.i = n, next
+	return true
+}
+
+// textStop marks the bytes that end a run of a string's text: a quote, a backslash, a control
+// character.
+var textStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// simpleEscape is the character each one-letter escape stands for; 0 for the others.
+var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unescapeInto copies the text of the JSON string whose body starts at b[i] into dst from dst[n]
+// on, unescaped, and returns the end of the text in dst and the index past the closing quote. It
+// declines what the scanner declines: control characters, unknown escapes, lone surrogates,
+// invalid UTF-8, an unterminated string.
+//
+// Runs of text move eight bytes at a time, each word stored whole before its stop is known, so
+// dst must have eight bytes to spare past the copy: it does whenever n <= i and len(dst) >=
+// len(b), which holds for every string of one input unescaped in order, as none grows.
+func unescapeInto(dst []byte, n int, b []byte, i int) (int, int, bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	if n > i || len(dst) < len(b) {
+		return 0, 0, false
+	}
+	dst = dst[:len(b)]
+	for {
+		// The run's bytes go to dst at their index in b less lag.
+		start, lag, high := i, i-n, uint64(0)
+		for i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			binary.LittleEndian.PutUint64(dst[i-lag:], x)
+			quote, backslash := x^('"'*ones), x^('\\'*ones)
+			// A high bit marks a byte below 0x20, a quote or a backslash: a byte that is none of
+			// them and still has one set had it in x. The lowest mark is exact, as borrows only
+			// run upwards from a marked byte.
+			if stop := ((x - 0x20*ones) | (quote - ones) | (backslash - ones)) &^ x & highs; stop != 0 {
+				k := bits.TrailingZeros64(stop) / 8
+				high |= x & (1<<(8*k) - 1)
+				i += k
+				goto stopped
+			}
+			high |= x
+			i += 8
+		}
+		for i < len(b) && !textStop[b[i]] {
+			high |= uint64(b[i])
+			dst[i-lag] = b[i]
+			i++
+		}
+	stopped:
+		if high&highs != 0 && !utf8.Valid(b[start:i]) {
+			return 0, 0, false
+		}
+		n += i - start
+		if i >= len(b) {
+			return 0, 0, false
+		}
+		switch b[i] {
+		case '"':
+			return n, i + 1, true
+		case '\\':
+			if i+1 >= len(b) {
+				return 0, 0, false
+			}
+			if c := simpleEscape[b[i+1]]; c != 0 {
+				dst[n] = c
+				n, i = n+1, i+2
+				continue
+			}
+			if b[i+1] != 'u' {
+				return 0, 0, false
+			}
+			r, size := unicodeRune(b[i:])
+			if size == 0 {
+				return 0, 0, false
+			}
+			n += utf8.EncodeRune(dst[n:], r)
+			i += size
+		default:
+			return 0, 0, false
+		}
+	}
+}
+
+// unicodeRune reads the \u escape at the start of b, or the pair of them a character beyond the
+// Basic Multilingual Plane takes; size is 0 when b holds neither, lone surrogates included.
+func unicodeRune(b []byte) (r rune, size int) {
+	r, ok := hex4(b[2:])
+	if !ok {
+		return 0, 0
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	if len(b) < 12 || b[6] != '\\' || b[7] != 'u' {
+		return 0, 0
+	}
+	low, ok := hex4(b[8:])
+	pair := utf16.DecodeRune(r, low)
+	if !ok || pair == utf8.RuneError {
+		return 0, 0
+	}
+	return pair, 12
+}
