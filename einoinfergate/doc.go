@@ -32,8 +32,8 @@
 // UserInputMultiContent or the older MultiContent; audio, video and file parts are refused with
 // a *infergate.ValidationError before anything is sent.
 //
-// Embedder is an embedding.Embedder over Embeddings.Create; embedding.WithModel overrides its
-// model for a call.
+// Embedder is an embedding.Embedder over Embeddings.Create, which sends more texts than one
+// request may carry in several; embedding.WithModel overrides its model for a call.
 //
 // # Retries and errors
 //
