@@ -360,3 +360,41 @@ func TestCallOptionsFallBack(t *testing.T) {
 		t.Fatalf("models asked (-want +got):\n%s", d)
 	}
 }
+
+// Tools whose parameters eino cannot turn into a JSON Schema (a nil ParameterInfo, which eino's
+// conversion dereferences) are an error, not a panic; parameters with no schema at all are sent as
+// an empty object, as for a tool without parameters, never as null.
+func TestOddToolParameters(t *testing.T) {
+	t.Parallel()
+	m, srv := newModel(t)
+	for name, params := range map[string]*schema.ParamsOneOf{
+		"nil parameter":        schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"x": nil}),
+		"nil nested parameter": schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"x": {Type: schema.Object, SubParams: map[string]*schema.ParameterInfo{"y": nil}}}),
+	} {
+		tools := []*schema.ToolInfo{{Name: "f", ParamsOneOf: params}}
+		var v *infergate.ValidationError
+		if _, err := m.WithTools(tools); !errors.As(err, &v) {
+			t.Errorf("%s: WithTools error %v, want a *infergate.ValidationError", name, err)
+		}
+		if _, err := m.Generate(context.Background(), question("q"), model.WithTools(tools)); !errors.As(err, &v) {
+			t.Errorf("%s: Generate error %v, want a *infergate.ValidationError", name, err)
+		}
+	}
+	for name, params := range map[string]*schema.ParamsOneOf{
+		"no schema":         schema.NewParamsOneOfByJSONSchema(nil),
+		"empty ParamsOneOf": {},
+	} {
+		bound, err := m.WithTools([]*schema.ToolInfo{{Name: "f", ParamsOneOf: params}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		srv.Enqueue(gatewaytest.Reply{Content: "ok"})
+		if _, err := bound.Generate(context.Background(), question("q")); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sent := srv.Requests()[len(srv.Requests())-1].JSON["tools"].([]any)[0].(map[string]any)["function"].(map[string]any)["parameters"]
+		if d := cmp.Diff(map[string]any{"type": "object", "properties": map[string]any{}}, sent); d != "" {
+			t.Errorf("%s: parameters sent (-want +got):\n%s", name, d)
+		}
+	}
+}
