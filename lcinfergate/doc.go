@@ -20,11 +20,11 @@
 //
 // Call options: llms.WithModel overrides the model given to New; temperature, top p, max tokens,
 // stop words, n (or candidate count), frequency and presence penalties map to the request's fields
-// (a zero reads as unset, as langchaingo's OpenAI adapter reads it);
-// seed and top k are sent as "seed" and "top_k"; llms.WithThinkingMode low, medium or high as
-// "reasoning_effort". Tools and functions are sent as function tools; llms.WithToolChoice takes
-// "none", "auto", "required" (or "any"), a function's name, or an llms.ToolChoice. Metadata and
-// the options of other providers are not sent.
+// (a zero reads as unset, as langchaingo's OpenAI adapter reads it); seed and top k are sent as
+// "seed" and "top_k"; llms.WithThinkingMode low, medium or high as "reasoning_effort". Tools and
+// functions are sent as function tools; llms.WithToolChoice takes "none", "auto", "required" (or
+// "any"), a function's name, or an llms.ToolChoice, and without it llms.WithFunctionCallBehavior
+// is the choice. Metadata and the options of other providers are not sent.
 //
 // Answers: each choice's text, finish reason and tool calls (and FuncCall, the first of them), its
 // reasoning in ContentChoice.ReasoningContent, and usage in GenerationInfo under the keys of

@@ -352,3 +352,25 @@ func TestFunctionsAreTools(t *testing.T) {
 		t.Errorf("tools sent: %v, want the function as a tool", tools)
 	}
 }
+
+// llms.WithFunctionCallBehavior, the older spelling of a tool choice that langchaingo's OpenAI
+// adapter sends, is the tool choice when WithToolChoice gives none.
+func TestFunctionCallBehavior(t *testing.T) {
+	t.Parallel()
+	s := gatewaytest.New(t)
+	llm := lcinfergate.New(s.Client(), "")
+	fns := llms.WithFunctions([]llms.FunctionDefinition{{Name: "legacy", Parameters: map[string]any{"type": "object"}}})
+	for _, tc := range []struct {
+		opts []llms.CallOption
+		want any
+	}{
+		{[]llms.CallOption{llms.WithFunctionCallBehavior(llms.FunctionCallBehaviorNone)}, "none"},
+		{[]llms.CallOption{llms.WithFunctionCallBehavior(llms.FunctionCallBehaviorAuto)}, "auto"},
+		{[]llms.CallOption{llms.WithFunctionCallBehavior(llms.FunctionCallBehaviorNone), llms.WithToolChoice("required")}, "required"},
+	} {
+		generate(t, llm, []llms.MessageContent{human("hi")}, append(tc.opts, fns)...)
+		if got := lastRequest(t, s).JSON["tool_choice"]; !cmp.Equal(got, tc.want) {
+			t.Errorf("tool_choice sent %v, want %v", got, tc.want)
+		}
+	}
+}

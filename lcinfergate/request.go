@@ -67,7 +67,13 @@ func (l *LLM) request(messages []llms.MessageContent, opts *llms.CallOptions) (i
 		}
 		req.Tools = append(req.Tools, tool(*t.Function))
 	}
-	choice, err := toolChoice(opts.ToolChoice)
+	choiceOpt := opts.ToolChoice
+	if choiceOpt == nil && opts.FunctionCallBehavior != "" {
+		// The older spelling, from the days of functions, which langchaingo's OpenAI adapter
+		// still sends; code written against it keeps its meaning.
+		choiceOpt = string(opts.FunctionCallBehavior)
+	}
+	choice, err := toolChoice(choiceOpt)
 	if err != nil {
 		return req, &infergate.ValidationError{Field: "ToolChoice", Reason: err.Error()}
 	}
