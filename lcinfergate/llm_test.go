@@ -374,3 +374,21 @@ func TestFunctionCallBehavior(t *testing.T) {
 		}
 	}
 }
+
+// An llms.ToolChoice of type "function" that names no function is refused: it is not a forced
+// call of a tool that happens to be named "function".
+func TestToolChoiceFunctionWithoutName(t *testing.T) {
+	t.Parallel()
+	s := gatewaytest.New(t)
+	tools := llms.WithTools([]llms.Tool{{Type: "function", Function: &llms.FunctionDefinition{Name: "function", Parameters: map[string]any{"type": "object"}}}})
+	for _, choice := range []any{llms.ToolChoice{Type: "function"}, &llms.ToolChoice{Type: "function", Function: &llms.FunctionReference{}}} {
+		_, err := lcinfergate.New(s.Client(), "").GenerateContent(context.Background(), []llms.MessageContent{human("hi")}, tools, llms.WithToolChoice(choice))
+		var valErr *infergate.ValidationError
+		if !errors.As(err, &valErr) || valErr.Field != "ToolChoice" {
+			t.Errorf("WithToolChoice(%+v): err = %v, want an *infergate.ValidationError on ToolChoice", choice, err)
+		}
+	}
+	if n := len(s.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}

@@ -112,6 +112,10 @@ func toolChoice(v any) (infergate.ToolChoice, error) {
 		if c.Function != nil && c.Function.Name != "" {
 			return infergate.ToolChoiceFunction(c.Function.Name), nil
 		}
+		if c.Type == "function" {
+			// Read as a string, the type would force a call of a tool named "function".
+			return infergate.ToolChoice{}, fmt.Errorf("type %q names no function", c.Type)
+		}
 		return toolChoice(c.Type)
 	case *llms.ToolChoice:
 		if c == nil {
