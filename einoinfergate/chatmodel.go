@@ -16,6 +16,10 @@ import (
 // typeName is what GetType reports, and what callbacks see as the component's type.
 const typeName = "Infergate"
 
+// errNoChoice is an answer without a single choice. The SDK reads it as an empty message, but an
+// agent would take that for the model's last word and stop without a reason.
+var errNoChoice = errors.New("einoinfergate: the answer has no choice")
+
 // ChatModel is an eino model.ToolCallingChatModel answered by the gateway through an
 // infergate.Client. It is immutable: WithTools returns a new model, so one ChatModel is safe for
 // concurrent use by many goroutines, as the client is.
@@ -90,7 +94,7 @@ func (m *ChatModel) IsCallbacksEnabled() bool { return true }
 // Generate sends the conversation and returns the model's answer: its content, reasoning
 // (ReasoningContent), tool calls (each with its Index), finish reason and token usage. Errors are
 // the SDK's, so errors.As finds an *infergate.APIError, *infergate.StreamError or
-// *infergate.ValidationError in them.
+// *infergate.ValidationError in them; an answer without any choice is an error too.
 func (m *ChatModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (out *schema.Message, err error) {
 	ctx = callbacks.EnsureRunInfo(ctx, m.GetType(), components.ComponentOfChatModel)
 	call := m.newCall(opts)
@@ -107,6 +111,9 @@ func (m *ChatModel) Generate(ctx context.Context, input []*schema.Message, opts 
 	resp, err := m.client.Chat.Create(ctx, req, m.callOpts...)
 	if err != nil {
 		return nil, err
+	}
+	if len(resp.Choices) == 0 {
+		return nil, errNoChoice
 	}
 	out = fromCompletion(resp)
 	callbacks.OnEnd(ctx, &model.CallbackOutput{Message: out, Config: call.config(), TokenUsage: callbackUsage(out)})

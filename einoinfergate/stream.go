@@ -27,7 +27,8 @@ const pipeSize = 64
 // The chunks are read by the SDK's Chat.Stream, which already mends what providers send (placeholder
 // "{}" arguments, fragments without ids or indexes, reasoning in its three spellings). A failure
 // after the answer began is the reader's last Recv error, the SDK's own (an *infergate.StreamError
-// for an error event inside the stream); one before is Stream's error. Close the reader when done
+// for an error event inside the stream), or an error when the stream ended without any choice;
+// one before is Stream's error. Close the reader when done
 // with it: the goroutine reading the answer then stops at the next event the gateway sends, or
 // when ctx ends, and releases the connection.
 func (m *ChatModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (_ *schema.StreamReader[*schema.Message], err error) {
@@ -70,6 +71,10 @@ func pump(s *infergate.ChatStream, sw *schema.StreamWriter[*model.CallbackOutput
 	}
 	if err := s.Err(); err != nil {
 		sw.Send(nil, err)
+		return
+	}
+	if len(s.Completion().Choices) == 0 {
+		sw.Send(nil, errNoChoice)
 		return
 	}
 	// The last message is sent even without usage: it gives every answer, an empty one too, the

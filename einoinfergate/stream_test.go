@@ -192,3 +192,23 @@ func TestStreamContextCanceled(t *testing.T) {
 		t.Fatalf("error after cancel %v, want context.Canceled", err)
 	}
 }
+
+// An answer without a single choice (a 200 whose choices are empty) is an error from Generate and
+// from the stream's last Recv, as in eino-ext's model, not an empty message an agent would take
+// for the model's last word.
+func TestAnswerWithoutChoices(t *testing.T) {
+	t.Parallel()
+	m, srv := newModel(t)
+	srv.FailNext(1, rawJSON(`{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[],"usage":`+rawUsage+`}`))
+	if msg, err := m.Generate(context.Background(), question("q")); err == nil || !strings.Contains(err.Error(), "no choice") {
+		t.Fatalf("Generate gave %v, %v; want an error saying the answer has no choice", msg, err)
+	}
+	srv.FailNext(1, rawStream(rawChunkHead+`[],"usage":`+rawUsage+`}`))
+	sr, err := m.Stream(context.Background(), question("q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msgs, err := drain(sr); err == nil || !strings.Contains(err.Error(), "no choice") || len(msgs) != 0 {
+		t.Fatalf("Stream gave %v, %v; want no message and an error saying the answer has no choice", msgs, err)
+	}
+}
