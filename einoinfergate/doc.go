@@ -44,7 +44,7 @@
 // an *infergate.APIError or *infergate.ValidationError in what Generate and Stream return, and
 // an *infergate.StreamError in the error a Stream reader's Recv returns when the answer breaks
 // off. An answer without any choice, which the SDK reads as an empty message, is an error here
-// (from Generate, or the reader's last Recv), as in eino-ext's model: an agent would otherwise
+// (from Generate, as in eino-ext's model, or the reader's last Recv): an agent would otherwise
 // take the empty message for the model's last word.
 //
 // # Callbacks
