@@ -392,3 +392,38 @@ func TestToolChoiceFunctionWithoutName(t *testing.T) {
 		t.Errorf("%d requests sent", n)
 	}
 }
+
+// Cached and reasoning tokens reach GenerationInfo under the OpenAI adapter's keys, and
+// llms.ExtractThinkingTokens reads them, from an answer and from a stream's last chunk.
+func TestUsageDetails(t *testing.T) {
+	t.Parallel()
+	const usage = `{"prompt_tokens":100,"completion_tokens":40,"total_tokens":140,"prompt_tokens_details":{"cached_tokens":64,"audio_tokens":2},"completion_tokens_details":{"reasoning_tokens":30,"audio_tokens":3,"accepted_prediction_tokens":4,"rejected_prediction_tokens":5}}`
+	head := `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":`
+	answer := gatewaytest.ErrorReply{Status: 200, Body: `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,
+		"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":` + usage + `}`}
+	stream := gatewaytest.ErrorReply{Status: 200, ContentType: "text/event-stream", Body: "data: " + head +
+		`[{"index":0,"delta":{"role":"assistant","content":"ok"}}]}` + "\n\ndata: " + head +
+		`[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: " + head + `[],"usage":` + usage + "}\n\ndata: [DONE]\n\n"}
+	want := map[string]any{"PromptTokens": 100, "CompletionTokens": 40, "TotalTokens": 140, "PromptCachedTokens": 64,
+		"PromptAudioTokens": 2, "ReasoningTokens": 30, "ThinkingTokens": 30, "CompletionReasoningTokens": 30,
+		"CompletionAudioTokens": 3, "CompletionAcceptedPredictionTokens": 4, "CompletionRejectedPredictionTokens": 5}
+	for _, streamed := range []bool{false, true} {
+		s := gatewaytest.New(t)
+		var opts []llms.CallOption
+		if streamed {
+			s.FailNext(1, stream)
+			opts = append(opts, streaming(new([]string)))
+		} else {
+			s.FailNext(1, answer)
+		}
+		info := generate(t, lcinfergate.New(s.Client(), ""), []llms.MessageContent{human("hi")}, opts...).Choices[0].GenerationInfo
+		for k, v := range want {
+			if info[k] != v {
+				t.Errorf("streamed=%v: GenerationInfo[%q] = %#v, want %d", streamed, k, info[k], v)
+			}
+		}
+		if u := llms.ExtractThinkingTokens(info); u == nil || u.ThinkingTokens != 30 {
+			t.Errorf("streamed=%v: llms.ExtractThinkingTokens = %+v, want 30 thinking tokens", streamed, u)
+		}
+	}
+}
