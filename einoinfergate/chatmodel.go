@@ -16,6 +16,10 @@ import (
 // typeName is what GetType reports, and what callbacks see as the component's type.
 const typeName = "Infergate"
 
+// errNoClient is what the calls of a model or embedder not made by its constructor return: a
+// zero value, or a nil pointer, has no client to ask.
+var errNoClient = &infergate.ValidationError{Field: "client", Reason: "is nil: make the model with NewChatModel, the embedder with NewEmbedder"}
+
 // errNoChoice is an answer without a single choice. The SDK reads it as an empty message, but an
 // agent would take that for the model's last word and stop without a reason.
 var errNoChoice = errors.New("einoinfergate: the answer has no choice")
@@ -74,6 +78,9 @@ func NewChatModel(client *infergate.Client, model string, opts ...Option) (*Chat
 // WithTools returns a model that offers tools to the model on every call; the model it is called
 // on is left as it was. A tool whose parameters cannot be encoded as a JSON Schema is an error.
 func (m *ChatModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatModel, error) {
+	if m == nil || m.client == nil {
+		return nil, errNoClient
+	}
 	wire, err := toTools(tools)
 	if err != nil {
 		return nil, err
@@ -96,6 +103,9 @@ func (m *ChatModel) IsCallbacksEnabled() bool { return true }
 // the SDK's, so errors.As finds an *infergate.APIError, *infergate.StreamError or
 // *infergate.ValidationError in them; an answer without any choice is an error too.
 func (m *ChatModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (out *schema.Message, err error) {
+	if m == nil || m.client == nil {
+		return nil, errNoClient
+	}
 	ctx = callbacks.EnsureRunInfo(ctx, m.GetType(), components.ComponentOfChatModel)
 	call := m.newCall(opts)
 	ctx = callbacks.OnStart(ctx, call.callbackInput(input))

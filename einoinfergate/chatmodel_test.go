@@ -398,3 +398,27 @@ func TestOddToolParameters(t *testing.T) {
 		}
 	}
 }
+
+// A model or embedder not made by its constructor (a zero value, a nil pointer) fails its calls
+// with a *infergate.ValidationError instead of panicking.
+func TestZeroValuesAreErrorsNotPanics(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var v *infergate.ValidationError
+	for name, m := range map[string]*einoinfergate.ChatModel{"zero": {}, "nil": nil} {
+		if _, err := m.Generate(ctx, question("q")); !errors.As(err, &v) {
+			t.Errorf("%s model: Generate error %v, want a *infergate.ValidationError", name, err)
+		}
+		if _, err := m.Stream(ctx, question("q")); !errors.As(err, &v) {
+			t.Errorf("%s model: Stream error %v, want a *infergate.ValidationError", name, err)
+		}
+		if _, err := m.WithTools([]*schema.ToolInfo{weatherTool}); !errors.As(err, &v) {
+			t.Errorf("%s model: WithTools error %v, want a *infergate.ValidationError", name, err)
+		}
+	}
+	for name, e := range map[string]*einoinfergate.Embedder{"zero": {}, "nil": nil} {
+		if _, err := e.EmbedStrings(ctx, []string{"x"}); !errors.As(err, &v) {
+			t.Errorf("%s embedder: EmbedStrings error %v, want a *infergate.ValidationError", name, err)
+		}
+	}
+}

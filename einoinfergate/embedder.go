@@ -46,6 +46,9 @@ func (e *Embedder) IsCallbacksEnabled() bool { return true }
 // call and no vector. Errors are the SDK's (an *infergate.APIError, a *infergate.ValidationError
 // for an empty text, say).
 func (e *Embedder) EmbedStrings(ctx context.Context, texts []string, opts ...embedding.Option) (vectors [][]float64, err error) {
+	if e == nil || e.client == nil {
+		return nil, errNoClient
+	}
 	ctx = callbacks.EnsureRunInfo(ctx, e.GetType(), components.ComponentOfEmbedding)
 	o := embedding.GetCommonOptions(&embedding.Options{Model: &e.model}, opts...)
 	cfg := &embedding.Config{Model: *o.Model}

@@ -32,6 +32,9 @@ const pipeSize = 64
 // with it: the goroutine reading the answer then stops at the next event the gateway sends, or
 // when ctx ends, and releases the connection.
 func (m *ChatModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (_ *schema.StreamReader[*schema.Message], err error) {
+	if m == nil || m.client == nil {
+		return nil, errNoClient
+	}
 	ctx = callbacks.EnsureRunInfo(ctx, m.GetType(), components.ComponentOfChatModel)
 	call := m.newCall(opts)
 	ctx = callbacks.OnStart(ctx, call.callbackInput(input))
