@@ -155,7 +155,8 @@ func deliver(ctx context.Context, opts *llms.CallOptions, reasoning, content str
 }
 
 // CreateEmbedding returns one vector per text, so that an LLM serves as an
-// embeddings.EmbedderClient. Texts beyond infergate.MaxEmbeddingInputs go in several requests.
+// embeddings.EmbedderClient. Texts beyond infergate.MaxEmbeddingInputs go in several requests; the
+// SDK checks each answer holds one vector per text, in order.
 func (l *LLM) CreateEmbedding(ctx context.Context, texts []string) ([][]float32, error) {
 	if l == nil || l.client == nil {
 		return nil, errNoClient
@@ -165,9 +166,6 @@ func (l *LLM) CreateEmbedding(ctx context.Context, texts []string) ([][]float32,
 		resp, err := l.client.Embeddings.Create(ctx, infergate.EmbeddingRequest{Model: l.embeddingModel, Input: batch}, l.callOpts...)
 		if err != nil {
 			return nil, fmt.Errorf("lcinfergate: %w", err)
-		}
-		if len(resp.Data) != len(batch) {
-			return nil, fmt.Errorf("lcinfergate: %d vectors for %d texts", len(resp.Data), len(batch))
 		}
 		for _, e := range resp.Data {
 			out = append(out, e.Embedding)
