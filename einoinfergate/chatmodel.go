@@ -16,8 +16,8 @@ import (
 // typeName is what GetType reports, and what callbacks see as the component's type.
 const typeName = "Infergate"
 
-// errNoClient is what the calls of a model or embedder not made by its constructor return: a
-// zero value, or a nil pointer, has no client to ask.
+// errNoClient is a constructor's error for a nil client, and what the calls of a model or
+// embedder not made by its constructor return: a zero value, or a nil pointer, has no client.
 var errNoClient = &infergate.ValidationError{Field: "client", Reason: "is nil: make the model with NewChatModel, the embedder with NewEmbedder"}
 
 // errNoChoice is an answer without a single choice. The SDK reads it as an empty message, but an
@@ -63,7 +63,7 @@ func WithCallOptions(opts ...infergate.Option) Option {
 // options (retries, fallback models, middleware, an observer) apply to every call.
 func NewChatModel(client *infergate.Client, model string, opts ...Option) (*ChatModel, error) {
 	if client == nil {
-		return nil, errors.New("einoinfergate: NewChatModel needs a client, got nil")
+		return nil, errNoClient
 	}
 	m := &ChatModel{client: client, model: model}
 	for _, o := range opts {

@@ -24,11 +24,12 @@ var timeTool = &schema.ToolInfo{Name: "get_time", Desc: "The time now."}
 
 func TestNewChatModelRefusesNilClient(t *testing.T) {
 	t.Parallel()
-	if _, err := einoinfergate.NewChatModel(nil, "m"); err == nil {
-		t.Fatal("NewChatModel(nil) returned no error")
+	var v *infergate.ValidationError
+	if _, err := einoinfergate.NewChatModel(nil, "m"); !errors.As(err, &v) {
+		t.Fatalf("NewChatModel(nil): %v, want a *infergate.ValidationError", err)
 	}
-	if _, err := einoinfergate.NewEmbedder(nil, "m"); err == nil {
-		t.Fatal("NewEmbedder(nil) returned no error")
+	if _, err := einoinfergate.NewEmbedder(nil, "m"); !errors.As(err, &v) {
+		t.Fatalf("NewEmbedder(nil): %v, want a *infergate.ValidationError", err)
 	}
 }
 

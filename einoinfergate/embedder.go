@@ -2,7 +2,6 @@ package einoinfergate
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/cloudwego/eino/callbacks"
@@ -29,7 +28,7 @@ var (
 // the gateway choose its default). The client's options apply to every call.
 func NewEmbedder(client *infergate.Client, model string) (*Embedder, error) {
 	if client == nil {
-		return nil, errors.New("einoinfergate: NewEmbedder needs a client, got nil")
+		return nil, errNoClient
 	}
 	return &Embedder{client: client, model: model}, nil
 }
