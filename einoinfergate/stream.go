@@ -76,13 +76,14 @@ func pump(s *infergate.ChatStream, sw *schema.StreamWriter[*model.CallbackOutput
 		sw.Send(nil, err)
 		return
 	}
-	if len(s.Completion().Choices) == 0 {
+	c := s.Completion()
+	if len(c.Choices) == 0 {
 		sw.Send(nil, errNoChoice)
 		return
 	}
 	// The last message is sent even without usage: it gives every answer, an empty one too, the
 	// role and the ResponseMeta that Generate's has.
-	msg := &schema.Message{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{Usage: tokenUsage(s.Completion())}}
+	msg := &schema.Message{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{Usage: tokenUsage(c)}}
 	sw.Send(&model.CallbackOutput{Message: msg, Config: cfg, TokenUsage: callbackUsage(msg)}, nil)
 }
 
