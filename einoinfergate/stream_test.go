@@ -269,3 +269,20 @@ func TestAnswerWithoutChoices(t *testing.T) {
 		t.Fatalf("Stream gave %v, %v; want no message and an error saying the answer has no choice", msgs, err)
 	}
 }
+
+// A stream whose first attempt fails is sent again by the SDK, under the same idempotency key,
+// and the reader only sees the answer of the attempt that succeeded.
+func TestStreamRetriedUnderOneKey(t *testing.T) {
+	t.Parallel()
+	m, srv := newModel(t)
+	srv.FailNext(1, gatewaytest.DetailErrorReply(http.StatusServiceUnavailable, "busy"))
+	srv.Enqueue(gatewaytest.Reply{Content: "second time lucky"})
+	if got, _ := streamed(t, m, question("q")); got.Content != "second time lucky" {
+		t.Fatalf("content %q", got.Content)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].Header.Get("Idempotency-Key") == "" ||
+		reqs[0].Header.Get("Idempotency-Key") != reqs[1].Header.Get("Idempotency-Key") {
+		t.Fatalf("%d attempts, want 2 under one idempotency key", len(reqs))
+	}
+}
