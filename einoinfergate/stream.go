@@ -28,9 +28,12 @@ const pipeSize = 64
 // "{}" arguments, fragments without ids or indexes, reasoning in its three spellings). A failure
 // after the answer began is the reader's last Recv error, the SDK's own (an *infergate.StreamError
 // for an error event inside the stream), or an error when the stream ended without any choice;
-// one before is Stream's error. Close the reader when done
-// with it: the goroutine reading the answer then stops at the next event the gateway sends, or
-// when ctx ends, and releases the connection.
+// one before is Stream's error.
+//
+// Close the reader when done with it: the goroutine reading the answer then stops at the next
+// event the gateway sends, and releases the connection. eino's reader tells no one it was closed,
+// so a gateway gone silent holds that goroutine until ctx ends or the client's stream idle timeout
+// (infergate.WithStreamTimeouts, two minutes by default) ends the read.
 func (m *ChatModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (_ *schema.StreamReader[*schema.Message], err error) {
 	if m == nil || m.client == nil {
 		return nil, errNoClient
