@@ -87,8 +87,9 @@ func (l *LLM) jsonAnswer(ctx context.Context, req infergate.ChatRequest, opts *l
 	first := completion.Choices[0]
 	first.Message.Content = string(obj.Raw)
 	completion.Choices = []infergate.Choice{first}
-	completion.Usage = &obj.Usage                        // every turn's, repairs included
-	resp, err := l.response(conversation{}, &completion) // an object, no calls to remember
+	completion.Usage = &obj.Usage // every turn's, repairs included
+	// JSON mode refuses tools, so the answer has no calls whose reasoning the memo would keep.
+	resp, err := l.response(conversation{}, &completion)
 	if err != nil {
 		return nil, err
 	}
