@@ -16,6 +16,14 @@ import (
 // typeName is what GetType reports, and what callbacks see as the component's type.
 const typeName = "Infergate"
 
+// errNoClient is a constructor's error for a nil client, and what the calls of a model or
+// embedder not made by its constructor return: a zero value, or a nil pointer, has no client.
+var errNoClient = &infergate.ValidationError{Field: "client", Reason: "is nil: make the model with NewChatModel, the embedder with NewEmbedder"}
+
+// errNoChoice is an answer without a single choice. The SDK reads it as an empty message, but an
+// agent would take that for the model's last word and stop without a reason.
+var errNoChoice = errors.New("einoinfergate: the answer has no choice")
+
 // ChatModel is an eino model.ToolCallingChatModel answered by the gateway through an
 // infergate.Client. It is immutable: WithTools returns a new model, so one ChatModel is safe for
 // concurrent use by many goroutines, as the client is.
@@ -55,7 +63,7 @@ func WithCallOptions(opts ...infergate.Option) Option {
 // options (retries, fallback models, middleware, an observer) apply to every call.
 func NewChatModel(client *infergate.Client, model string, opts ...Option) (*ChatModel, error) {
 	if client == nil {
-		return nil, errors.New("einoinfergate: NewChatModel needs a client, got nil")
+		return nil, errNoClient
 	}
 	m := &ChatModel{client: client, model: model}
 	for _, o := range opts {
@@ -70,6 +78,9 @@ func NewChatModel(client *infergate.Client, model string, opts ...Option) (*Chat
 // WithTools returns a model that offers tools to the model on every call; the model it is called
 // on is left as it was. A tool whose parameters cannot be encoded as a JSON Schema is an error.
 func (m *ChatModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatModel, error) {
+	if m == nil || m.client == nil {
+		return nil, errNoClient
+	}
 	wire, err := toTools(tools)
 	if err != nil {
 		return nil, err
@@ -90,8 +101,11 @@ func (m *ChatModel) IsCallbacksEnabled() bool { return true }
 // Generate sends the conversation and returns the model's answer: its content, reasoning
 // (ReasoningContent), tool calls (each with its Index), finish reason and token usage. Errors are
 // the SDK's, so errors.As finds an *infergate.APIError, *infergate.StreamError or
-// *infergate.ValidationError in them.
+// *infergate.ValidationError in them; an answer without any choice is an error too.
 func (m *ChatModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (out *schema.Message, err error) {
+	if m == nil || m.client == nil {
+		return nil, errNoClient
+	}
 	ctx = callbacks.EnsureRunInfo(ctx, m.GetType(), components.ComponentOfChatModel)
 	call := m.newCall(opts)
 	ctx = callbacks.OnStart(ctx, call.callbackInput(input))
@@ -107,6 +121,9 @@ func (m *ChatModel) Generate(ctx context.Context, input []*schema.Message, opts 
 	resp, err := m.client.Chat.Create(ctx, req, m.callOpts...)
 	if err != nil {
 		return nil, err
+	}
+	if len(resp.Choices) == 0 {
+		return nil, errNoChoice
 	}
 	out = fromCompletion(resp)
 	callbacks.OnEnd(ctx, &model.CallbackOutput{Message: out, Config: call.config(), TokenUsage: callbackUsage(out)})

@@ -24,11 +24,12 @@ var timeTool = &schema.ToolInfo{Name: "get_time", Desc: "The time now."}
 
 func TestNewChatModelRefusesNilClient(t *testing.T) {
 	t.Parallel()
-	if _, err := einoinfergate.NewChatModel(nil, "m"); err == nil {
-		t.Fatal("NewChatModel(nil) returned no error")
+	var v *infergate.ValidationError
+	if _, err := einoinfergate.NewChatModel(nil, "m"); !errors.As(err, &v) {
+		t.Fatalf("NewChatModel(nil): %v, want a *infergate.ValidationError", err)
 	}
-	if _, err := einoinfergate.NewEmbedder(nil, "m"); err == nil {
-		t.Fatal("NewEmbedder(nil) returned no error")
+	if _, err := einoinfergate.NewEmbedder(nil, "m"); !errors.As(err, &v) {
+		t.Fatalf("NewEmbedder(nil): %v, want a *infergate.ValidationError", err)
 	}
 }
 
@@ -358,5 +359,67 @@ func TestCallOptionsFallBack(t *testing.T) {
 	}
 	if d := cmp.Diff([]any{"broken", "spare", "broken", "spare"}, models); d != "" {
 		t.Fatalf("models asked (-want +got):\n%s", d)
+	}
+}
+
+// Tools whose parameters eino cannot turn into a JSON Schema (a nil ParameterInfo, which eino's
+// conversion dereferences) are an error, not a panic; parameters with no schema at all are sent as
+// an empty object, as for a tool without parameters, never as null.
+func TestOddToolParameters(t *testing.T) {
+	t.Parallel()
+	m, srv := newModel(t)
+	for name, params := range map[string]*schema.ParamsOneOf{
+		"nil parameter":        schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"x": nil}),
+		"nil nested parameter": schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"x": {Type: schema.Object, SubParams: map[string]*schema.ParameterInfo{"y": nil}}}),
+	} {
+		tools := []*schema.ToolInfo{{Name: "f", ParamsOneOf: params}}
+		var v *infergate.ValidationError
+		if _, err := m.WithTools(tools); !errors.As(err, &v) {
+			t.Errorf("%s: WithTools error %v, want a *infergate.ValidationError", name, err)
+		}
+		if _, err := m.Generate(context.Background(), question("q"), model.WithTools(tools)); !errors.As(err, &v) {
+			t.Errorf("%s: Generate error %v, want a *infergate.ValidationError", name, err)
+		}
+	}
+	for name, params := range map[string]*schema.ParamsOneOf{
+		"no schema":         schema.NewParamsOneOfByJSONSchema(nil),
+		"empty ParamsOneOf": {},
+	} {
+		bound, err := m.WithTools([]*schema.ToolInfo{{Name: "f", ParamsOneOf: params}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		srv.Enqueue(gatewaytest.Reply{Content: "ok"})
+		if _, err := bound.Generate(context.Background(), question("q")); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sent := srv.Requests()[len(srv.Requests())-1].JSON["tools"].([]any)[0].(map[string]any)["function"].(map[string]any)["parameters"]
+		if d := cmp.Diff(map[string]any{"type": "object", "properties": map[string]any{}}, sent); d != "" {
+			t.Errorf("%s: parameters sent (-want +got):\n%s", name, d)
+		}
+	}
+}
+
+// A model or embedder not made by its constructor (a zero value, a nil pointer) fails its calls
+// with a *infergate.ValidationError instead of panicking.
+func TestZeroValuesAreErrorsNotPanics(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var v *infergate.ValidationError
+	for name, m := range map[string]*einoinfergate.ChatModel{"zero": {}, "nil": nil} {
+		if _, err := m.Generate(ctx, question("q")); !errors.As(err, &v) {
+			t.Errorf("%s model: Generate error %v, want a *infergate.ValidationError", name, err)
+		}
+		if _, err := m.Stream(ctx, question("q")); !errors.As(err, &v) {
+			t.Errorf("%s model: Stream error %v, want a *infergate.ValidationError", name, err)
+		}
+		if _, err := m.WithTools([]*schema.ToolInfo{weatherTool}); !errors.As(err, &v) {
+			t.Errorf("%s model: WithTools error %v, want a *infergate.ValidationError", name, err)
+		}
+	}
+	for name, e := range map[string]*einoinfergate.Embedder{"zero": {}, "nil": nil} {
+		if _, err := e.EmbedStrings(ctx, []string{"x"}); !errors.As(err, &v) {
+			t.Errorf("%s embedder: EmbedStrings error %v, want a *infergate.ValidationError", name, err)
+		}
 	}
 }

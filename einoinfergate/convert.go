@@ -123,7 +123,8 @@ func toolChoice(tools []infergate.Tool, tc *schema.ToolChoice, allowed []string)
 	return nil, infergate.ToolChoice{}, invalid("ToolChoice", "unknown choice %q", string(*tc))
 }
 
-// toTools converts eino's tool descriptions; a tool without parameters takes an empty object.
+// toTools converts eino's tool descriptions; a tool without parameters, or whose ParamsOneOf holds
+// no schema, takes an empty object.
 func toTools(tools []*schema.ToolInfo) ([]infergate.Tool, error) {
 	if len(tools) == 0 {
 		return nil, nil
@@ -135,20 +136,39 @@ func toTools(tools []*schema.ToolInfo) ([]infergate.Tool, error) {
 			return nil, invalid(field, "is nil")
 		}
 		params := any(map[string]any{"type": "object", "properties": map[string]any{}})
-		if t.ParamsOneOf != nil {
-			s, err := t.ParamsOneOf.ToJSONSchema()
-			if err != nil {
-				return nil, invalid(field+".ParamsOneOf", "cannot be turned into a JSON Schema: %v", err)
-			}
-			raw, err := json.Marshal(s)
-			if err != nil {
-				return nil, invalid(field+".ParamsOneOf", "cannot be encoded as JSON: %v", err)
-			}
-			params = json.RawMessage(raw)
+		raw, err := jsonSchema(t.ParamsOneOf)
+		if err != nil {
+			return nil, invalid(field+".ParamsOneOf", "%v", err)
+		}
+		if raw != nil {
+			params = raw
 		}
 		out[i] = infergate.Tool{Type: "function", Function: infergate.FunctionDefinition{Name: t.Name, Description: t.Desc, Parameters: params}}
 	}
 	return out, nil
+}
+
+// jsonSchema is a tool's parameters as JSON Schema text; nil when they have no schema at all.
+// eino's conversion dereferences each ParameterInfo unchecked, so a nil one in the caller's map
+// would panic inside it: that panic is caught and reported as an error.
+func jsonSchema(p *schema.ParamsOneOf) (_ json.RawMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot be turned into a JSON Schema (a nil ParameterInfo?): %v", r)
+		}
+	}()
+	s, err := p.ToJSONSchema()
+	if err != nil {
+		return nil, fmt.Errorf("cannot be turned into a JSON Schema: %w", err)
+	}
+	if s == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("cannot be encoded as JSON: %w", err)
+	}
+	return raw, nil
 }
 
 // toMessage converts one message of the conversation. Reasoning goes back with an assistant

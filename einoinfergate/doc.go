@@ -32,8 +32,8 @@
 // UserInputMultiContent or the older MultiContent; audio, video and file parts are refused with
 // a *infergate.ValidationError before anything is sent.
 //
-// Embedder is an embedding.Embedder over Embeddings.Create; embedding.WithModel overrides its
-// model for a call.
+// Embedder is an embedding.Embedder over Embeddings.Create, which sends more texts than one
+// request may carry in several; embedding.WithModel overrides its model for a call.
 //
 // # Retries and errors
 //
@@ -43,7 +43,9 @@
 // infergate.WithFallbackModels) to every call. Errors are the SDK's, unwrapped: errors.As finds
 // an *infergate.APIError or *infergate.ValidationError in what Generate and Stream return, and
 // an *infergate.StreamError in the error a Stream reader's Recv returns when the answer breaks
-// off.
+// off. An answer without any choice, which the SDK reads as an empty message, is an error here
+// (from Generate, as in eino-ext's model, or the reader's last Recv): an agent would otherwise
+// take the empty message for the model's last word.
 //
 // # Callbacks
 //

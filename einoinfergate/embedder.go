@@ -2,7 +2,7 @@ package einoinfergate
 
 import (
 	"context"
-	"errors"
+	"slices"
 
 	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components"
@@ -28,7 +28,7 @@ var (
 // the gateway choose its default). The client's options apply to every call.
 func NewEmbedder(client *infergate.Client, model string) (*Embedder, error) {
 	if client == nil {
-		return nil, errors.New("einoinfergate: NewEmbedder needs a client, got nil")
+		return nil, errNoClient
 	}
 	return &Embedder{client: client, model: model}, nil
 }
@@ -41,9 +41,13 @@ func (e *Embedder) GetType() string { return typeName }
 func (e *Embedder) IsCallbacksEnabled() bool { return true }
 
 // EmbedStrings returns one vector per text, in order; embedding.WithModel overrides the model for
-// one call. No text at all is no call and no vector. Errors are the SDK's (an *infergate.APIError,
-// a *infergate.ValidationError for an empty text, say).
+// one call. Texts beyond infergate.MaxEmbeddingInputs go in several requests. No text at all is no
+// call and no vector. Errors are the SDK's (an *infergate.APIError, a *infergate.ValidationError
+// for an empty text, say).
 func (e *Embedder) EmbedStrings(ctx context.Context, texts []string, opts ...embedding.Option) (vectors [][]float64, err error) {
+	if e == nil || e.client == nil {
+		return nil, errNoClient
+	}
 	ctx = callbacks.EnsureRunInfo(ctx, e.GetType(), components.ComponentOfEmbedding)
 	o := embedding.GetCommonOptions(&embedding.Options{Model: &e.model}, opts...)
 	cfg := &embedding.Config{Model: *o.Model}
@@ -58,20 +62,26 @@ func (e *Embedder) EmbedStrings(ctx context.Context, texts []string, opts ...emb
 		callbacks.OnEnd(ctx, &embedding.CallbackOutput{Embeddings: vectors, Config: cfg})
 		return vectors, nil
 	}
-	resp, err := e.client.Embeddings.Create(ctx, infergate.EmbeddingRequest{Model: *o.Model, Input: texts})
-	if err != nil {
-		return nil, err
-	}
-	vectors = make([][]float64, len(resp.Data))
-	for i, d := range resp.Data {
-		v := make([]float64, len(d.Embedding))
-		for j, x := range d.Embedding {
-			v[j] = float64(x)
+	// An indexer hands over all its documents at once: more than one request may carry go in
+	// several, and the usage reported is their sum.
+	vectors = make([][]float64, 0, len(texts))
+	var usage embedding.TokenUsage
+	for batch := range slices.Chunk(texts, infergate.MaxEmbeddingInputs) {
+		resp, err := e.client.Embeddings.Create(ctx, infergate.EmbeddingRequest{Model: *o.Model, Input: batch})
+		if err != nil {
+			return nil, err
 		}
-		vectors[i] = v
+		for _, d := range resp.Data {
+			v := make([]float64, len(d.Embedding))
+			for j, x := range d.Embedding {
+				v[j] = float64(x)
+			}
+			vectors = append(vectors, v)
+		}
+		usage.PromptTokens += resp.Usage.PromptTokens
+		usage.CompletionTokens += resp.Usage.CompletionTokens
+		usage.TotalTokens += resp.Usage.TotalTokens
 	}
-	u := resp.Usage
-	callbacks.OnEnd(ctx, &embedding.CallbackOutput{Embeddings: vectors, Config: cfg,
-		TokenUsage: &embedding.TokenUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}})
+	callbacks.OnEnd(ctx, &embedding.CallbackOutput{Embeddings: vectors, Config: cfg, TokenUsage: &usage})
 	return vectors, nil
 }

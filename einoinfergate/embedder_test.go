@@ -3,6 +3,8 @@ package einoinfergate_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cloudwego/eino/callbacks"
@@ -73,5 +75,54 @@ func TestEmbedder(t *testing.T) {
 	}
 	if d := cmp.Diff([]any{"the cat sat", "a dog ran far"}, srv.Requests()[0].JSON["input"]); d != "" {
 		t.Fatalf("input sent (-want +got):\n%s", d)
+	}
+}
+
+// More texts than one request may carry go in several requests, the vectors in the texts' order.
+func TestEmbedderSplitsLongInputs(t *testing.T) {
+	t.Parallel()
+	srv := gatewaytest.New(t)
+	e, err := einoinfergate.NewEmbedder(srv.Client(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := make([]string, infergate.MaxEmbeddingInputs+3)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("text %d", i)
+	}
+	var usage *embedding.TokenUsage
+	h := callbacks.NewHandlerBuilder().
+		OnEndFn(func(ctx context.Context, _ *callbacks.RunInfo, out callbacks.CallbackOutput) context.Context {
+			usage = embedding.ConvCallbackOutput(out).TokenUsage
+			return ctx
+		}).Build()
+	got, err := e.EmbedStrings(callbacks.InitCallbacks(context.Background(), nil, h), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(texts) {
+		t.Fatalf("%d vectors, want %d", len(got), len(texts))
+	}
+	for _, i := range []int{0, infergate.MaxEmbeddingInputs - 1, infergate.MaxEmbeddingInputs, len(texts) - 1} {
+		want := gatewaytest.Embed(texts[i], gatewaytest.DefaultEmbeddingDimensions)
+		if float32(got[i][0]) != want[0] || float32(got[i][len(want)-1]) != want[len(want)-1] {
+			t.Fatalf("vector %d is not the one of %q", i, texts[i])
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	for _, r := range reqs {
+		if in, _ := r.JSON["input"].([]any); len(in) > infergate.MaxEmbeddingInputs {
+			t.Fatalf("a request carried %d texts", len(in))
+		}
+	}
+	prompt := 0 // the fake counts a text's words as its tokens
+	for _, text := range texts {
+		prompt += len(strings.Fields(text))
+	}
+	if usage == nil || usage.PromptTokens != prompt || usage.TotalTokens != prompt {
+		t.Fatalf("usage %+v, want %d prompt tokens, both requests'", usage, prompt)
 	}
 }

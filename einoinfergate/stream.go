@@ -27,10 +27,17 @@ const pipeSize = 64
 // The chunks are read by the SDK's Chat.Stream, which already mends what providers send (placeholder
 // "{}" arguments, fragments without ids or indexes, reasoning in its three spellings). A failure
 // after the answer began is the reader's last Recv error, the SDK's own (an *infergate.StreamError
-// for an error event inside the stream); one before is Stream's error. Close the reader when done
-// with it: the goroutine reading the answer then stops at the next event the gateway sends, or
-// when ctx ends, and releases the connection.
+// for an error event inside the stream), or an error when the stream ended without any choice;
+// one before is Stream's error.
+//
+// Close the reader when done with it: the goroutine reading the answer then stops at the next
+// event the gateway sends, and releases the connection. eino's reader tells no one it was closed,
+// so a gateway gone silent holds that goroutine until ctx ends or the client's stream idle timeout
+// (infergate.WithStreamTimeouts, two minutes by default) ends the read.
 func (m *ChatModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (_ *schema.StreamReader[*schema.Message], err error) {
+	if m == nil || m.client == nil {
+		return nil, errNoClient
+	}
 	ctx = callbacks.EnsureRunInfo(ctx, m.GetType(), components.ComponentOfChatModel)
 	call := m.newCall(opts)
 	ctx = callbacks.OnStart(ctx, call.callbackInput(input))
@@ -72,9 +79,14 @@ func pump(s *infergate.ChatStream, sw *schema.StreamWriter[*model.CallbackOutput
 		sw.Send(nil, err)
 		return
 	}
+	c := s.Completion()
+	if len(c.Choices) == 0 {
+		sw.Send(nil, errNoChoice)
+		return
+	}
 	// The last message is sent even without usage: it gives every answer, an empty one too, the
 	// role and the ResponseMeta that Generate's has.
-	msg := &schema.Message{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{Usage: tokenUsage(s.Completion())}}
+	msg := &schema.Message{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{Usage: tokenUsage(c)}}
 	sw.Send(&model.CallbackOutput{Message: msg, Config: cfg, TokenUsage: callbackUsage(msg)}, nil)
 }
 

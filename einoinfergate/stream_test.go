@@ -1,17 +1,23 @@
 package einoinfergate_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/einoinfergate"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -158,11 +164,19 @@ func TestStreamErrorThroughRecv(t *testing.T) {
 	}
 }
 
-// A reader closed early stops the goroutine reading the answer (TestMain checks none is left).
+// A reader closed early stops the goroutine reading the answer at the next event: it closes the
+// response body long before the end of a long answer, instead of reading the rest for nothing (and
+// TestMain checks that no goroutine is left).
 func TestStreamClosedEarly(t *testing.T) {
 	t.Parallel()
-	m, srv := newModel(t)
-	srv.Enqueue(gatewaytest.Reply{Content: strings.Repeat("word ", 500), Quirks: gatewaytest.Quirks{ChunkSize: 64}})
+	srv := gatewaytest.New(t)
+	body := &watchedBody{closed: make(chan struct{})}
+	client := srv.Client(infergate.WithHTTPClient(&http.Client{Transport: body}))
+	m, err := einoinfergate.NewChatModel(client, gatewaytest.DefaultModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(gatewaytest.Reply{Content: strings.Repeat("word ", 4000)})
 	sr, err := m.Stream(context.Background(), question("q"))
 	if err != nil {
 		t.Fatal(err)
@@ -171,6 +185,49 @@ func TestStreamClosedEarly(t *testing.T) {
 		t.Fatalf("first message %v, %v", msg, err)
 	}
 	sr.Close()
+	<-body.closed
+	if read, total := body.read.Load(), body.total.Load(); total <= 0 || read > total/2 {
+		t.Fatalf("the body was closed after %d of its %d bytes were read, want it closed early", read, total)
+	}
+}
+
+// watchedBody is a transport that notes how much of a streamed response body is read before the
+// body is closed, and its whole length, read to its end in advance.
+type watchedBody struct {
+	read, total atomic.Int64
+	closed      chan struct{}
+}
+
+func (w *watchedBody) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil || resp.Header.Get("Content-Type") != "text/event-stream" {
+		return resp, err
+	}
+	all, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	w.total.Store(int64(len(all)))
+	resp.Body = &countingReader{r: bytes.NewReader(all), w: w}
+	return resp, nil
+}
+
+type countingReader struct {
+	r    *bytes.Reader
+	w    *watchedBody
+	once sync.Once
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.w.read.Add(int64(n))
+	return n, err
+}
+
+func (c *countingReader) Close() error {
+	c.once.Do(func() { close(c.w.closed) })
+	return nil
 }
 
 // The answer's first events arrive in one write and the rest never do: canceling the context ends
@@ -190,5 +247,42 @@ func TestStreamContextCanceled(t *testing.T) {
 	cancel()
 	if _, err := drain(sr); !errors.Is(err, context.Canceled) {
 		t.Fatalf("error after cancel %v, want context.Canceled", err)
+	}
+}
+
+// An answer without a single choice (a 200 whose choices are empty) is an error from Generate and
+// from the stream's last Recv, as in eino-ext's model, not an empty message an agent would take
+// for the model's last word.
+func TestAnswerWithoutChoices(t *testing.T) {
+	t.Parallel()
+	m, srv := newModel(t)
+	srv.FailNext(1, rawJSON(`{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[],"usage":`+rawUsage+`}`))
+	if msg, err := m.Generate(context.Background(), question("q")); err == nil || !strings.Contains(err.Error(), "no choice") {
+		t.Fatalf("Generate gave %v, %v; want an error saying the answer has no choice", msg, err)
+	}
+	srv.FailNext(1, rawStream(rawChunkHead+`[],"usage":`+rawUsage+`}`))
+	sr, err := m.Stream(context.Background(), question("q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msgs, err := drain(sr); err == nil || !strings.Contains(err.Error(), "no choice") || len(msgs) != 0 {
+		t.Fatalf("Stream gave %v, %v; want no message and an error saying the answer has no choice", msgs, err)
+	}
+}
+
+// A stream whose first attempt fails is sent again by the SDK, under the same idempotency key,
+// and the reader only sees the answer of the attempt that succeeded.
+func TestStreamRetriedUnderOneKey(t *testing.T) {
+	t.Parallel()
+	m, srv := newModel(t)
+	srv.FailNext(1, gatewaytest.DetailErrorReply(http.StatusServiceUnavailable, "busy"))
+	srv.Enqueue(gatewaytest.Reply{Content: "second time lucky"})
+	if got, _ := streamed(t, m, question("q")); got.Content != "second time lucky" {
+		t.Fatalf("content %q", got.Content)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].Header.Get("Idempotency-Key") == "" ||
+		reqs[0].Header.Get("Idempotency-Key") != reqs[1].Header.Get("Idempotency-Key") {
+		t.Fatalf("%d attempts, want 2 under one idempotency key", len(reqs))
 	}
 }

@@ -3,8 +3,6 @@ package lcinfergate
 import (
 	"context"
 	"errors"
-	"strings"
-	"sync"
 
 	infergate "github.com/infergate/infergate-go"
 	"github.com/tmc/langchaingo/llms"
@@ -14,8 +12,9 @@ import (
 var errNoChoices = errors.New("the answer has no choices")
 
 // response converts an answer's choices, with usage in GenerationInfo under the keys of
-// langchaingo's OpenAI adapter, and keeps the reasoning of those that call tools for the next turn.
-func (l *LLM) response(c *infergate.ChatCompletion) (*llms.ContentResponse, error) {
+// langchaingo's OpenAI adapter, and keeps the reasoning of those that call tools for the next turn
+// of conv, the conversation the answer follows.
+func (l *LLM) response(conv conversation, c *infergate.ChatCompletion) (*llms.ContentResponse, error) {
 	if c == nil || len(c.Choices) == 0 {
 		return nil, errNoChoices
 	}
@@ -35,7 +34,7 @@ func (l *LLM) response(c *infergate.ChatCompletion) (*llms.ContentResponse, erro
 		}
 		if len(choice.ToolCalls) > 0 {
 			choice.FuncCall = choice.ToolCalls[0].FunctionCall
-			l.memo.put(m.ToolCalls, m.Reasoning)
+			l.memo.put(conv, m.ToolCalls, m.Reasoning)
 		}
 		out.Choices[i] = choice
 	}
@@ -89,7 +88,8 @@ func (l *LLM) jsonAnswer(ctx context.Context, req infergate.ChatRequest, opts *l
 	first.Message.Content = string(obj.Raw)
 	completion.Choices = []infergate.Choice{first}
 	completion.Usage = &obj.Usage // every turn's, repairs included
-	resp, err := l.response(&completion)
+	// JSON mode refuses tools, so the answer has no calls whose reasoning the memo would keep.
+	resp, err := l.response(conversation{}, &completion)
 	if err != nil {
 		return nil, err
 	}
@@ -97,64 +97,4 @@ func (l *LLM) jsonAnswer(ctx context.Context, req infergate.ChatRequest, opts *l
 		return nil, err
 	}
 	return resp, nil
-}
-
-// memoSize bounds the answers whose reasoning an LLM keeps: a conversation sends back its recent
-// turns, and older ones need not stay in memory.
-const memoSize = 1024
-
-// reasoningMemo keeps the reasoning of answers that called tools, keyed by their calls, because
-// llms.MessageContent has no place for it: when a caller sends such an answer back as an AI
-// message, its calls find the reasoning again, and the SDK sends it with them.
-type reasoningMemo struct {
-	mu    sync.Mutex
-	size  int
-	byKey map[string]string
-	order []string // keys, oldest first
-}
-
-func newReasoningMemo(size int) *reasoningMemo {
-	return &reasoningMemo{size: size, byKey: map[string]string{}}
-}
-
-// key identifies a turn's calls by their ids, names and arguments, which callers copy unchanged
-// into the AI message they send back; ids alone would not do for providers that send none.
-func key(calls []infergate.ToolCall) string {
-	var b strings.Builder
-	for _, c := range calls {
-		b.WriteString(c.ID)
-		b.WriteByte(0)
-		b.WriteString(c.Function.Name)
-		b.WriteByte(0)
-		b.WriteString(c.Function.Arguments)
-		b.WriteByte(1)
-	}
-	return b.String()
-}
-
-func (m *reasoningMemo) put(calls []infergate.ToolCall, reasoning string) {
-	if reasoning == "" || len(calls) == 0 {
-		return
-	}
-	k := key(calls)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.byKey[k]; !ok {
-		m.order = append(m.order, k)
-	}
-	m.byKey[k] = reasoning
-	for len(m.order) > m.size {
-		delete(m.byKey, m.order[0])
-		m.order = m.order[1:]
-	}
-}
-
-func (m *reasoningMemo) get(calls []infergate.ToolCall) string {
-	if len(calls) == 0 {
-		return ""
-	}
-	k := key(calls)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.byKey[k]
 }

@@ -20,11 +20,11 @@
 //
 // Call options: llms.WithModel overrides the model given to New; temperature, top p, max tokens,
 // stop words, n (or candidate count), frequency and presence penalties map to the request's fields
-// (a zero reads as unset, as langchaingo's OpenAI adapter reads it);
-// seed and top k are sent as "seed" and "top_k"; llms.WithThinkingMode low, medium or high as
-// "reasoning_effort". Tools and functions are sent as function tools; llms.WithToolChoice takes
-// "none", "auto", "required" (or "any"), a function's name, or an llms.ToolChoice. Metadata and
-// the options of other providers are not sent.
+// (a zero reads as unset, as langchaingo's OpenAI adapter reads it); seed and top k are sent as
+// "seed" and "top_k"; llms.WithThinkingMode low, medium or high as "reasoning_effort". Tools and
+// functions are sent as function tools; llms.WithToolChoice takes "none", "auto", "required" (or
+// "any"), a function's name, or an llms.ToolChoice, and without it llms.WithFunctionCallBehavior
+// is the choice. Metadata and the options of other providers are not sent.
 //
 // Answers: each choice's text, finish reason and tool calls (and FuncCall, the first of them), its
 // reasoning in ContentChoice.ReasoningContent, and usage in GenerationInfo under the keys of
@@ -41,9 +41,12 @@
 //
 // Reasoning on tool turns: thinking models want their reasoning back with the tool calls it led
 // to, and llms.MessageContent has no place for it. The LLM therefore remembers the reasoning of
-// its recent answers that called tools (the last 1024), keyed by the calls, and when an AI message
-// sent back holds the same calls (same ids, names and arguments, as callers copy them from the
-// ContentChoice), the assistant message carries that reasoning again.
+// its recent answers that called tools (the last 1024), keyed by the messages the answer followed
+// and by its calls, and when an AI message sent back after the same messages holds the same calls
+// (same ids, names and arguments, as callers copy them from the ContentChoice), the assistant
+// message carries that reasoning again. The messages are part of the key so that conversations
+// sharing an LLM never receive one another's reasoning, even when their calls look alike; a
+// history trimmed or rewritten before the AI message sends it without.
 //
 // # JSON mode
 //

@@ -83,7 +83,7 @@ func (l *LLM) GenerateContent(ctx context.Context, messages []llms.MessageConten
 			o(&opts)
 		}
 	}
-	req, err := l.request(messages, &opts)
+	req, conv, err := l.request(messages, &opts)
 	callOpts := l.callOpts
 	var resp *llms.ContentResponse
 	switch {
@@ -91,12 +91,12 @@ func (l *LLM) GenerateContent(ctx context.Context, messages []llms.MessageConten
 	case opts.JSONMode:
 		resp, err = l.jsonAnswer(ctx, req, &opts, callOpts)
 	case opts.StreamingFunc != nil || opts.StreamingReasoningFunc != nil:
-		resp, err = l.stream(ctx, req, &opts, callOpts)
+		resp, err = l.stream(ctx, req, conv, &opts, callOpts)
 	default:
 		var completion *infergate.ChatCompletion
 		completion, err = l.client.Chat.Create(ctx, req, callOpts...)
 		if err == nil {
-			resp, err = l.response(completion)
+			resp, err = l.response(conv, completion)
 		}
 	}
 	if err != nil {
@@ -107,7 +107,7 @@ func (l *LLM) GenerateContent(ctx context.Context, messages []llms.MessageConten
 
 // stream reads the answer as a stream, handing choice 0's content and reasoning to the call's
 // functions as they come; the stream's own reassembly gives the final choices.
-func (l *LLM) stream(ctx context.Context, req infergate.ChatRequest, opts *llms.CallOptions, callOpts []infergate.Option) (*llms.ContentResponse, error) {
+func (l *LLM) stream(ctx context.Context, req infergate.ChatRequest, conv conversation, opts *llms.CallOptions, callOpts []infergate.Option) (*llms.ContentResponse, error) {
 	stream, err := l.client.Chat.Stream(ctx, req, callOpts...)
 	if err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func (l *LLM) stream(ctx context.Context, req infergate.ChatRequest, opts *llms.
 	if err := stream.Err(); err != nil {
 		return nil, err
 	}
-	return l.response(stream.Completion())
+	return l.response(conv, stream.Completion())
 }
 
 // deliver hands one delta to the streaming functions, in the order langchaingo's OpenAI adapter
@@ -155,7 +155,8 @@ func deliver(ctx context.Context, opts *llms.CallOptions, reasoning, content str
 }
 
 // CreateEmbedding returns one vector per text, so that an LLM serves as an
-// embeddings.EmbedderClient. Texts beyond infergate.MaxEmbeddingInputs go in several requests.
+// embeddings.EmbedderClient. Texts beyond infergate.MaxEmbeddingInputs go in several requests; the
+// SDK checks each answer holds one vector per text, in order.
 func (l *LLM) CreateEmbedding(ctx context.Context, texts []string) ([][]float32, error) {
 	if l == nil || l.client == nil {
 		return nil, errNoClient
@@ -165,9 +166,6 @@ func (l *LLM) CreateEmbedding(ctx context.Context, texts []string) ([][]float32,
 		resp, err := l.client.Embeddings.Create(ctx, infergate.EmbeddingRequest{Model: l.embeddingModel, Input: batch}, l.callOpts...)
 		if err != nil {
 			return nil, fmt.Errorf("lcinfergate: %w", err)
-		}
-		if len(resp.Data) != len(batch) {
-			return nil, fmt.Errorf("lcinfergate: %d vectors for %d texts", len(resp.Data), len(batch))
 		}
 		for _, e := range resp.Data {
 			out = append(out, e.Embedding)

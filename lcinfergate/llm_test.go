@@ -352,3 +352,78 @@ func TestFunctionsAreTools(t *testing.T) {
 		t.Errorf("tools sent: %v, want the function as a tool", tools)
 	}
 }
+
+// llms.WithFunctionCallBehavior, the older spelling of a tool choice that langchaingo's OpenAI
+// adapter sends, is the tool choice when WithToolChoice gives none.
+func TestFunctionCallBehavior(t *testing.T) {
+	t.Parallel()
+	s := gatewaytest.New(t)
+	llm := lcinfergate.New(s.Client(), "")
+	fns := llms.WithFunctions([]llms.FunctionDefinition{{Name: "legacy", Parameters: map[string]any{"type": "object"}}})
+	for _, tc := range []struct {
+		opts []llms.CallOption
+		want any
+	}{
+		{[]llms.CallOption{llms.WithFunctionCallBehavior(llms.FunctionCallBehaviorNone)}, "none"},
+		{[]llms.CallOption{llms.WithFunctionCallBehavior(llms.FunctionCallBehaviorAuto)}, "auto"},
+		{[]llms.CallOption{llms.WithFunctionCallBehavior(llms.FunctionCallBehaviorNone), llms.WithToolChoice("required")}, "required"},
+	} {
+		generate(t, llm, []llms.MessageContent{human("hi")}, append(tc.opts, fns)...)
+		if got := lastRequest(t, s).JSON["tool_choice"]; !cmp.Equal(got, tc.want) {
+			t.Errorf("tool_choice sent %v, want %v", got, tc.want)
+		}
+	}
+}
+
+// An llms.ToolChoice of type "function" that names no function is refused: it is not a forced
+// call of a tool that happens to be named "function".
+func TestToolChoiceFunctionWithoutName(t *testing.T) {
+	t.Parallel()
+	s := gatewaytest.New(t)
+	tools := llms.WithTools([]llms.Tool{{Type: "function", Function: &llms.FunctionDefinition{Name: "function", Parameters: map[string]any{"type": "object"}}}})
+	for _, choice := range []any{llms.ToolChoice{Type: "function"}, &llms.ToolChoice{Type: "function", Function: &llms.FunctionReference{}}} {
+		_, err := lcinfergate.New(s.Client(), "").GenerateContent(context.Background(), []llms.MessageContent{human("hi")}, tools, llms.WithToolChoice(choice))
+		var valErr *infergate.ValidationError
+		if !errors.As(err, &valErr) || valErr.Field != "ToolChoice" {
+			t.Errorf("WithToolChoice(%+v): err = %v, want an *infergate.ValidationError on ToolChoice", choice, err)
+		}
+	}
+	if n := len(s.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}
+
+// Cached and reasoning tokens reach GenerationInfo under the OpenAI adapter's keys, and
+// llms.ExtractThinkingTokens reads them, from an answer and from a stream's last chunk.
+func TestUsageDetails(t *testing.T) {
+	t.Parallel()
+	const usage = `{"prompt_tokens":100,"completion_tokens":40,"total_tokens":140,"prompt_tokens_details":{"cached_tokens":64,"audio_tokens":2},"completion_tokens_details":{"reasoning_tokens":30,"audio_tokens":3,"accepted_prediction_tokens":4,"rejected_prediction_tokens":5}}`
+	head := `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":`
+	answer := gatewaytest.ErrorReply{Status: 200, Body: `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,
+		"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":` + usage + `}`}
+	stream := gatewaytest.ErrorReply{Status: 200, ContentType: "text/event-stream", Body: "data: " + head +
+		`[{"index":0,"delta":{"role":"assistant","content":"ok"}}]}` + "\n\ndata: " + head +
+		`[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: " + head + `[],"usage":` + usage + "}\n\ndata: [DONE]\n\n"}
+	want := map[string]any{"PromptTokens": 100, "CompletionTokens": 40, "TotalTokens": 140, "PromptCachedTokens": 64,
+		"PromptAudioTokens": 2, "ReasoningTokens": 30, "ThinkingTokens": 30, "CompletionReasoningTokens": 30,
+		"CompletionAudioTokens": 3, "CompletionAcceptedPredictionTokens": 4, "CompletionRejectedPredictionTokens": 5}
+	for _, streamed := range []bool{false, true} {
+		s := gatewaytest.New(t)
+		var opts []llms.CallOption
+		if streamed {
+			s.FailNext(1, stream)
+			opts = append(opts, streaming(new([]string)))
+		} else {
+			s.FailNext(1, answer)
+		}
+		info := generate(t, lcinfergate.New(s.Client(), ""), []llms.MessageContent{human("hi")}, opts...).Choices[0].GenerationInfo
+		for k, v := range want {
+			if info[k] != v {
+				t.Errorf("streamed=%v: GenerationInfo[%q] = %#v, want %d", streamed, k, info[k], v)
+			}
+		}
+		if u := llms.ExtractThinkingTokens(info); u == nil || u.ThinkingTokens != 30 {
+			t.Errorf("streamed=%v: llms.ExtractThinkingTokens = %+v, want 30 thinking tokens", streamed, u)
+		}
+	}
+}

@@ -10,17 +10,20 @@ import (
 
 // request builds the chat request a call asks for: the conversation in the SDK's messages, and the
 // call options in the request's fields (or Extra, for the wire fields ChatRequest does not model).
-func (l *LLM) request(messages []llms.MessageContent, opts *llms.CallOptions) (infergate.ChatRequest, error) {
+// The digest of its messages keys the reasoning of the answer's tool calls.
+func (l *LLM) request(messages []llms.MessageContent, opts *llms.CallOptions) (infergate.ChatRequest, conversation, error) {
 	req := infergate.ChatRequest{Model: l.model}
 	if opts.Model != "" {
 		req.Model = opts.Model
 	}
+	conv := newConversationHash()
 	for i, mc := range messages {
-		msgs, err := l.messages(mc)
+		msgs, err := l.messages(conv.sum(), mc)
 		if err != nil {
-			return req, &infergate.ValidationError{Field: fmt.Sprintf("messages[%d]", i), Reason: err.Error()}
+			return req, conversation{}, &infergate.ValidationError{Field: fmt.Sprintf("messages[%d]", i), Reason: err.Error()}
 		}
 		req.Messages = append(req.Messages, msgs...)
+		conv.add(msgs...)
 	}
 	if opts.Temperature != 0 {
 		req.Temperature = infergate.Ptr(opts.Temperature)
@@ -62,17 +65,23 @@ func (l *LLM) request(messages []llms.MessageContent, opts *llms.CallOptions) (i
 	}
 	for i, t := range opts.Tools {
 		if t.Function == nil || (t.Type != "" && t.Type != "function") {
-			return req, &infergate.ValidationError{Field: fmt.Sprintf("Tools[%d]", i),
+			return req, conversation{}, &infergate.ValidationError{Field: fmt.Sprintf("Tools[%d]", i),
 				Reason: fmt.Sprintf("only function tools are supported, got type %q", t.Type)}
 		}
 		req.Tools = append(req.Tools, tool(*t.Function))
 	}
-	choice, err := toolChoice(opts.ToolChoice)
+	choiceOpt := opts.ToolChoice
+	if choiceOpt == nil && opts.FunctionCallBehavior != "" {
+		// The older spelling, from the days of functions, which langchaingo's OpenAI adapter
+		// still sends; code written against it keeps its meaning.
+		choiceOpt = string(opts.FunctionCallBehavior)
+	}
+	choice, err := toolChoice(choiceOpt)
 	if err != nil {
-		return req, &infergate.ValidationError{Field: "ToolChoice", Reason: err.Error()}
+		return req, conversation{}, &infergate.ValidationError{Field: "ToolChoice", Reason: err.Error()}
 	}
 	req.ToolChoice = choice
-	return req, nil
+	return req, conv.sum(), nil
 }
 
 // tool is a langchaingo function definition as the SDK sends it.
@@ -106,6 +115,10 @@ func toolChoice(v any) (infergate.ToolChoice, error) {
 		if c.Function != nil && c.Function.Name != "" {
 			return infergate.ToolChoiceFunction(c.Function.Name), nil
 		}
+		if c.Type == "function" {
+			// Read as a string, the type would force a call of a tool named "function".
+			return infergate.ToolChoice{}, fmt.Errorf("type %q names no function", c.Type)
+		}
 		return toolChoice(c.Type)
 	case *llms.ToolChoice:
 		if c == nil {
@@ -116,9 +129,10 @@ func toolChoice(v any) (infergate.ToolChoice, error) {
 	return infergate.ToolChoice{}, fmt.Errorf("a value of type %T is not supported: use a string or llms.ToolChoice", v)
 }
 
-// messages converts one langchaingo message: a tool message with several results becomes one SDK
-// message per result, as the wire has one per call.
-func (l *LLM) messages(mc llms.MessageContent) ([]infergate.Message, error) {
+// messages converts one langchaingo message, which follows the messages digested in before: a
+// tool message with several results becomes one SDK message per result, as the wire has one per
+// call.
+func (l *LLM) messages(before conversation, mc llms.MessageContent) ([]infergate.Message, error) {
 	switch mc.Role {
 	case llms.ChatMessageTypeSystem:
 		text, err := textOnly(mc.Parts)
@@ -127,7 +141,7 @@ func (l *LLM) messages(mc llms.MessageContent) ([]infergate.Message, error) {
 		m, err := userMessage(mc.Parts)
 		return []infergate.Message{m}, err
 	case llms.ChatMessageTypeAI:
-		m, err := l.assistantMessage(mc.Parts)
+		m, err := l.assistantMessage(before, mc.Parts)
 		return []infergate.Message{m}, err
 	case llms.ChatMessageTypeTool, llms.ChatMessageTypeFunction:
 		var out []infergate.Message
@@ -189,8 +203,9 @@ func userMessage(parts []llms.ContentPart) (infergate.Message, error) {
 }
 
 // assistantMessage is an earlier answer sent back: its text, its tool calls, and the reasoning the
-// adapter kept for those calls, which thinking models need on the turn after a tool call.
-func (l *LLM) assistantMessage(parts []llms.ContentPart) (infergate.Message, error) {
+// adapter kept for those calls after the same messages, which thinking models need on the turn
+// after a tool call.
+func (l *LLM) assistantMessage(before conversation, parts []llms.ContentPart) (infergate.Message, error) {
 	m := infergate.Message{Role: infergate.RoleAssistant}
 	var text strings.Builder
 	for _, p := range parts {
@@ -208,6 +223,6 @@ func (l *LLM) assistantMessage(parts []llms.ContentPart) (infergate.Message, err
 		}
 	}
 	m.Content = text.String()
-	m.Reasoning = l.memo.get(m.ToolCalls)
+	m.Reasoning = l.memo.get(before, m.ToolCalls)
 	return m, nil
 }

@@ -201,3 +201,32 @@ func withoutToolCallIndexes(stream []byte, stripped *atomic.Int64) []byte {
 	}
 	return out.Bytes()
 }
+
+// Two conversations on one LLM whose calls look alike (a provider that numbers its call ids the
+// same way in every answer) keep their own reasoning: each follow-up sends back its own, never
+// the other conversation's.
+func TestReasoningStaysInItsConversation(t *testing.T) {
+	t.Parallel()
+	call := []gatewaytest.ToolCall{{ID: "call_0", Name: "get_weather", Arguments: `{"city":"Paris"}`}}
+	reasoning := map[string]string{"Alice": "Alice lives at 1 Rue Secrète.", "Bob": "Bob wants to know."}
+	s := gatewaytest.New(t, gatewaytest.WithReplies(
+		gatewaytest.Reply{Reasoning: reasoning["Alice"], ToolCalls: call},
+		gatewaytest.Reply{Reasoning: reasoning["Bob"], ToolCalls: call},
+		gatewaytest.Reply{Content: "Sunny."}, gatewaytest.Reply{Content: "Sunny."},
+	))
+	llm := lcinfergate.New(s.Client(), "")
+	histories := map[string][]llms.MessageContent{}
+	for _, who := range []string{"Alice", "Bob"} {
+		history := []llms.MessageContent{human(who + ": weather at home?")}
+		first := generate(t, llm, history, weatherTools).Choices[0]
+		histories[who] = append(history, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{first.ToolCalls[0]}},
+			llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+				llms.ToolCallResponse{ToolCallID: first.ToolCalls[0].ID, Name: "get_weather", Content: "sunny"}}})
+	}
+	for _, who := range []string{"Alice", "Bob"} {
+		generate(t, llm, histories[who], weatherTools)
+		if got := lastRequest(t, s).Turns()[1].Reasoning; got != reasoning[who] {
+			t.Errorf("%s's follow-up sent back the reasoning %q, want %q", who, got, reasoning[who])
+		}
+	}
+}

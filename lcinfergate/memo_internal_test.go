@@ -8,33 +8,40 @@ import (
 )
 
 // TestReasoningMemoIsBounded: a long-running program's LLM keeps the reasoning of its recent tool
-// turns only, the oldest going first, and tells turns apart by every call's id, name and arguments.
+// turns only, the oldest going first, and tells turns apart by their conversation and every
+// call's id, name and arguments.
 func TestReasoningMemoIsBounded(t *testing.T) {
 	t.Parallel()
 	m := newReasoningMemo(3)
+	var conv conversation
 	turn := func(i int) []infergate.ToolCall {
 		return []infergate.ToolCall{{ID: fmt.Sprint("call_", i), Function: infergate.FunctionCall{Name: "f", Arguments: "{}"}}}
 	}
 	for i := range 5 {
-		m.put(turn(i), fmt.Sprint("thought ", i))
+		m.put(conv, turn(i), fmt.Sprint("thought ", i))
 	}
-	m.put(turn(4), "thought 4") // again: still one entry
+	m.put(conv, turn(4), "thought 4") // again: still one entry
 	for i := range 5 {
 		want := ""
 		if i >= 2 {
 			want = fmt.Sprint("thought ", i)
 		}
-		if got := m.get(turn(i)); got != want {
+		if got := m.get(conv, turn(i)); got != want {
 			t.Errorf("turn %d: %q, want %q", i, got, want)
 		}
 	}
 	other := turn(4)
 	other[0].Function.Arguments = `{"x":1}`
-	if got := m.get(other); got != "" {
+	if got := m.get(conv, other); got != "" {
 		t.Errorf("a turn with other arguments found %q", got)
 	}
-	m.put(turn(9), "")
-	if len(m.order) != 3 || m.get(nil) != "" {
+	h := newConversationHash()
+	h.add(infergate.UserMessage("another conversation"))
+	if got := m.get(h.sum(), turn(4)); got != "" {
+		t.Errorf("the same calls in another conversation found %q", got)
+	}
+	m.put(conv, turn(9), "")
+	if len(m.order) != 3 || m.get(conv, nil) != "" {
 		t.Errorf("an empty reasoning was kept, or calls-less turns found one: %d entries", len(m.order))
 	}
 }
