@@ -1,0 +1,115 @@
+package jsonscan
+
+// template is the text of the last chunk decoded the slow way, with where its string values lie
+// (the scanner's slots) and where its raw values lie (the scanner's raws). The decoded Chunk's
+// strings and raw values point into text, so that they stay valid while later chunks replay it.
+type template struct {
+	text []byte
+	ok   bool
+}
+
+// slot is one string value of the template's text: its text, quotes excluded, and the field that
+// holds it (neither for a string inside a skipped value).
+type slot struct {
+	start, end int
+	str        *Str
+	bytes      *[]byte
+	escaped    bool // its value is not its text: it is read again in every chunk
+	moved      bool // the field holds a later chunk's value, not the template's
+}
+
+// rawRef is a raw value of the template's text and the field that holds it.
+type rawRef struct {
+	start int
+	dst   *[]byte
+}
+
+// note records the string value whose opening quote is at start, when the scanner records.
+func (s *scanner) note(start int, str *Str, bytes *[]byte) {
+	if s.record && s.i > start {
+		s.slots = append(s.slots, slot{start: start + 1, end: s.i - 1, str: str, bytes: bytes})
+	}
+}
+
+// keep makes data, just decoded the slow way, the template of the chunks to come: the decoded
+// strings and raw values are pointed into a copy of data. It keeps nothing when a list moved while
+// it was decoded (the noted fields are no longer the chunk's; the next chunk, whose lists have
+// room, is kept instead) or when nothing was noted (the first chunk).
+func (d *ChunkDecoder) keep(data []byte) {
+	s := &d.s
+	if !s.record || s.grew {
+		return
+	}
+	t := &d.tmpl
+	t.text = append(t.text[:0], data...)
+	for i := range s.slots {
+		sl := &s.slots[i]
+		text := t.text[sl.start:sl.end:sl.end]
+		switch {
+		case sl.str != nil:
+			sl.escaped = len(sl.str.B) != len(text)
+			if !sl.escaped {
+				sl.str.B = text
+			}
+		case sl.bytes != nil:
+			sl.escaped = len(*sl.bytes) != len(text)
+			if !sl.escaped {
+				*sl.bytes = text
+			}
+		}
+	}
+	for _, r := range s.raws {
+		*r.dst = t.text[r.start : r.start+len(*r.dst) : r.start+len(*r.dst)]
+	}
+	t.ok = true
+}
+
+// replay reads data as the template with other string values: it holds data to the template's
+// text outside the strings, byte for byte (keys, numbers, literals, raw values, white space), and
+// reads the strings that differ. What is outside the strings decides every step of the slow
+// decoder, and so, when it matches, data decodes to the template's chunk with those strings in
+// place: replay gives the same chunk as decode. A string the same as the template's costs one
+// comparison, merged with the text before it. It reports false when data does not match, leaving
+// the caller to decode it the slow way.
+func (d *ChunkDecoder) replay(data []byte) bool {
+	s, t := &d.s, d.tmpl.text
+	pos, tpos := 0, 0
+	for k := range s.slots {
+		sl := &s.slots[k]
+		if !sl.escaped {
+			// Identical bytes up to the closing quote: the same string (its text, which the template
+			// read as one whole string, cannot end otherwise).
+			same := t[tpos : sl.end+1]
+			if len(data)-pos >= len(same) && string(data[pos:pos+len(same)]) == string(same) {
+				if sl.moved {
+					sl.set(t[sl.start:sl.end:sl.end])
+					sl.moved = false
+				}
+				pos, tpos = pos+len(same), sl.end+1
+				continue
+			}
+		}
+		lit := t[tpos:sl.start]
+		if len(data)-pos < len(lit) || string(data[pos:pos+len(lit)]) != string(lit) {
+			return false
+		}
+		s.i = pos + len(lit) - 1 // the opening quote
+		b, ok := s.str()
+		if !ok {
+			return false
+		}
+		sl.set(b)
+		sl.moved = sl.str != nil || sl.bytes != nil
+		pos, tpos = s.i-1, sl.end // the closing quotes, which the next comparison starts with
+	}
+	return string(data[pos:]) == string(t[tpos:])
+}
+
+func (sl *slot) set(b []byte) {
+	switch {
+	case sl.str != nil:
+		sl.str.B = b
+	case sl.bytes != nil:
+		*sl.bytes = b
+	}
+}
