@@ -190,18 +190,20 @@ func (s *ChatStream) decode(data []byte, errorEvent bool) bool {
 		s.skip(data, errorEvent)
 		return false
 	}
-	s.wire.reset()
-	if !s.mem.decodeFast(data, &s.wire) && !s.decodeJSON(data) {
-		s.skip(data, errorEvent)
-		return false
-	}
-	if errorEvent || isErrorValue(s.wire.Error) {
-		s.skip(data, errorEvent)
-		if !s.wire.carriesAnswer() {
+	// The fast decoder takes no error, so an error event goes the full way.
+	if errorEvent || !s.mem.decode(data, &s.cur) {
+		if !s.decodeJSON(data) {
+			s.skip(data, errorEvent)
 			return false
 		}
+		if errorEvent || isErrorValue(s.wire.Error) {
+			s.skip(data, errorEvent)
+			if !s.wire.carriesAnswer() {
+				return false
+			}
+		}
+		s.cur = s.wire.public(&s.mem)
 	}
-	s.cur = s.wire.public(&s.mem)
 	s.acc.add(&s.cur)
 	s.raw = data
 	s.chunks++

@@ -74,8 +74,11 @@ type ChunkDecoder struct {
 	began bool // a chunk was read before: the first is not kept, which spares the first delta
 
 	// Room for the usual chunk and its one choice, which spares the first chunk, on the way to the
-	// first delta, an allocation.
+	// first delta, an allocation; and for the usual template, which spares a stream a few.
 	oneChoice [1]Choice
+	slotBuf   [8]slot
+	rawBuf    [2]rawRef
+	textBuf   [256]byte
 }
 
 // Decode reads one chunk's JSON text. It returns false when the text leaves the fast path; the
@@ -90,6 +93,9 @@ func (d *ChunkDecoder) Decode(data []byte) (*Chunk, bool) {
 		s.reset(data)
 	}
 	d.tmpl.ok = false
+	if s.slots == nil {
+		s.slots, s.raws, d.tmpl.text = d.slotBuf[:0], d.rawBuf[:0], d.textBuf[:0]
+	}
 	s.slots, s.raws, s.grew, s.record = s.slots[:0], s.raws[:0], false, d.began
 	ok := d.decode()
 	d.began = true
