@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/infergate/infergate-go/internal/sse"
 )
@@ -151,7 +152,10 @@ func (s *ChatStream) Next() bool {
 			s.skipStray(ev)
 			continue
 		}
-		data := bytes.TrimSpace(ev.Data)
+		data := ev.Data
+		if n := len(data); n == 0 || data[0] <= ' ' || data[0] >= utf8.RuneSelf || data[n-1] <= ' ' || data[n-1] >= utf8.RuneSelf {
+			data = bytes.TrimSpace(data) // only the edges TrimSpace may cut are looked at
+		}
 		switch {
 		case len(data) == 0:
 			continue // heartbeat

@@ -15,7 +15,7 @@ type slot struct {
 	str        *Str
 	bytes      *[]byte
 	escaped    bool // its value is not its text: it is read again in every chunk
-	moved      bool // the field holds a later chunk's value, not the template's
+	moved      bool // the value differed in a later chunk: it is read again in every chunk
 }
 
 // rawRef is a raw value of the template's text and the field that holds it.
@@ -68,32 +68,44 @@ func (d *ChunkDecoder) keep(data []byte) {
 // text outside the strings, byte for byte (keys, numbers, literals, raw values, white space), and
 // reads the strings that differ. What is outside the strings decides every step of the slow
 // decoder, and so, when it matches, data decodes to the template's chunk with those strings in
-// place: replay gives the same chunk as decode. A string the same as the template's costs one
-// comparison, merged with the text before it. It reports false when data does not match, leaving
+// place: replay gives the same chunk as decode. Strings whose fields still hold the template's
+// (none differed so far) are compared with the text around them, a run of them at once; a string
+// that differed before is read again at once. It reports false when data does not match, leaving
 // the caller to decode it the slow way.
 func (d *ChunkDecoder) replay(data []byte) bool {
 	s, t := &d.s, d.tmpl.text
+	slots := s.slots
 	pos, tpos := 0, 0
-	for k := range s.slots {
-		sl := &s.slots[k]
-		if !sl.escaped {
-			// Identical bytes up to the closing quote: the same string (its text, which the template
-			// read as one whole string, cannot end otherwise).
-			same := t[tpos : sl.end+1]
-			if len(data)-pos >= len(same) && string(data[pos:pos+len(same)]) == string(same) {
-				if sl.moved {
-					sl.set(t[sl.start:sl.end:sl.end])
-					sl.moved = false
-				}
-				pos, tpos = pos+len(same), sl.end+1
+	// same compares data at pos with the template's text up to end, and moves past it when equal:
+	// identical bytes through a string's closing quote are the same string (its text, which the
+	// template read as one whole string, cannot end otherwise).
+	same := func(end int) bool {
+		n := end - tpos
+		if len(data)-pos < n || string(data[pos:pos+n]) != string(t[tpos:end]) {
+			return false
+		}
+		pos, tpos = pos+n, end
+		return true
+	}
+	for k := 0; k < len(slots); k++ {
+		sl := &slots[k]
+		if !sl.moved && !sl.escaped {
+			r := k
+			for r+1 < len(slots) && !slots[r+1].moved && !slots[r+1].escaped {
+				r++
+			}
+			if same(slots[r].end + 1) {
+				k = r
+				continue
+			}
+			if r > k && same(sl.end+1) {
 				continue
 			}
 		}
-		lit := t[tpos:sl.start]
-		if len(data)-pos < len(lit) || string(data[pos:pos+len(lit)]) != string(lit) {
+		if !same(sl.start) {
 			return false
 		}
-		s.i = pos + len(lit) - 1 // the opening quote
+		s.i = pos - 1 // the opening quote
 		b, ok := s.str()
 		if !ok {
 			return false
