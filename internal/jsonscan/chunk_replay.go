@@ -76,36 +76,29 @@ func (d *ChunkDecoder) replay(data []byte) bool {
 	s, t := &d.s, d.tmpl.text
 	slots := s.slots
 	pos, tpos := 0, 0
-	// same compares data at pos with the template's text up to end, and moves past it when equal:
-	// identical bytes through a string's closing quote are the same string (its text, which the
-	// template read as one whole string, cannot end otherwise).
-	same := func(end int) bool {
-		n := end - tpos
-		if len(data)-pos < n || string(data[pos:pos+n]) != string(t[tpos:end]) {
-			return false
-		}
-		pos, tpos = pos+n, end
-		return true
-	}
 	for k := 0; k < len(slots); k++ {
 		sl := &slots[k]
+		// Identical bytes through a string's closing quote are the same string: its text, which
+		// the template read as one whole string, cannot end otherwise.
 		if !sl.moved && !sl.escaped {
 			r := k
 			for r+1 < len(slots) && !slots[r+1].moved && !slots[r+1].escaped {
 				r++
 			}
-			if same(slots[r].end + 1) {
-				k = r
+			if n := slots[r].end + 1 - tpos; len(data)-pos >= n && string(data[pos:pos+n]) == string(t[tpos:tpos+n]) {
+				pos, tpos, k = pos+n, tpos+n, r
 				continue
 			}
-			if r > k && same(sl.end+1) {
+			if n := sl.end + 1 - tpos; r > k && len(data)-pos >= n && string(data[pos:pos+n]) == string(t[tpos:tpos+n]) {
+				pos, tpos = pos+n, tpos+n
 				continue
 			}
 		}
-		if !same(sl.start) {
+		n := sl.start - tpos
+		if len(data)-pos < n || string(data[pos:pos+n]) != string(t[tpos:sl.start]) {
 			return false
 		}
-		s.i = pos - 1 // the opening quote
+		s.i = pos + n - 1 // the opening quote
 		b, ok := s.str()
 		if !ok {
 			return false

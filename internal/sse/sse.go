@@ -111,6 +111,14 @@ func (d *Decoder) field(line []byte) (Event, bool) {
 	if line[0] == ':' {
 		return Event{}, false
 	}
+	if len(line) > 4 && line[4] == ':' && string(line[:4]) == "data" { // the usual line, without a search
+		value := line[5:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		d.addData(value)
+		return Event{}, false
+	}
 	name, value := line, []byte(nil)
 	if i := bytes.IndexByte(line, ':'); i >= 0 {
 		name, value = line[:i], line[i+1:]
@@ -120,15 +128,7 @@ func (d *Decoder) field(line []byte) (Event, bool) {
 	}
 	switch string(name) {
 	case "data":
-		if !d.hasData {
-			// The usual event is one data line: hand it out from buf, without a copy, unless buf
-			// must move before the event ends.
-			d.data, d.aliased, d.hasData = value, true, true
-			break
-		}
-		d.own()
-		d.data = append(append(d.data, '\n'), value...)
-		d.owned = d.data
+		d.addData(value)
 	case "event":
 		d.name = string(value)
 	case "id", "retry":
@@ -141,6 +141,19 @@ func (d *Decoder) field(line []byte) (Event, bool) {
 		return ev, true
 	}
 	return Event{}, false
+}
+
+// addData adds a data line's value to the event.
+func (d *Decoder) addData(value []byte) {
+	if !d.hasData {
+		// The usual event is one data line: hand it out from buf, without a copy, unless buf must
+		// move before the event ends.
+		d.data, d.aliased, d.hasData = value, true, true
+		return
+	}
+	d.own()
+	d.data = append(append(d.data, '\n'), value...)
+	d.owned = d.data
 }
 
 // isFieldName tells a name that reads as a field's (letters, digits, '_' and '-') from the start of
