@@ -99,10 +99,11 @@ func (d *ChunkDecoder) Decode(data []byte) (*Chunk, bool) {
 	s.slots, s.raws, s.grew, s.record = s.slots[:0], s.raws[:0], false, d.began
 	ok := d.decode()
 	d.began = true
-	if ok {
-		d.keep(data)
+	if !ok {
+		return nil, false
 	}
-	return &d.c, ok
+	d.keep(data)
+	return &d.c, true
 }
 
 // decode reads the text at the scanner, the slow way, key by key.
