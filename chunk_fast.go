@@ -65,7 +65,10 @@ func (m *streamMemory) decode(data []byte, out *ChatCompletionChunk) bool {
 	m.setStr(&out.Model, c.Model)
 	m.setStr(&out.SystemFingerprint, c.SystemFingerprint)
 	out.Created = c.Created
-	out.Usage, out.UsageFromProvider, out.UsageFromConsumer = usage, provider, consumer
+	if usage != nil || provider != nil || consumer != nil || out.Usage != nil || out.UsageFromProvider != nil ||
+		out.UsageFromConsumer != nil { // most chunks have none, before and now: no store into the heap
+		out.Usage, out.UsageFromProvider, out.UsageFromConsumer = usage, provider, consumer
+	}
 	out.Choices = choices
 	for i := range c.Choices {
 		fc, pc := &c.Choices[i], &out.Choices[i]

@@ -85,8 +85,21 @@ func (d *ChunkDecoder) replay(data []byte) bool {
 			for r+1 < len(slots) && !slots[r+1].moved && !slots[r+1].escaped {
 				r++
 			}
-			if n := slots[r].end + 1 - tpos; len(data)-pos >= n && string(data[pos:pos+n]) == string(t[tpos:tpos+n]) {
-				pos, tpos, k = pos+n, tpos+n, r
+			// The run's text goes on up to the opening quote of the string after it, which differed
+			// before: that string is read next.
+			end := slots[r].end + 1
+			if r+1 < len(slots) {
+				end = slots[r+1].start
+			}
+			if n := end - tpos; len(data)-pos >= n && string(data[pos:pos+n]) == string(t[tpos:end]) {
+				pos, tpos, k = pos+n, end, r
+				if r+1 < len(slots) {
+					k++
+					if !d.read(&slots[k], &pos) {
+						return false
+					}
+					tpos = slots[k].end
+				}
 				continue
 			}
 			if n := sl.end + 1 - tpos; r > k && len(data)-pos >= n && string(data[pos:pos+n]) == string(t[tpos:tpos+n]) {
@@ -98,16 +111,28 @@ func (d *ChunkDecoder) replay(data []byte) bool {
 		if len(data)-pos < n || string(data[pos:pos+n]) != string(t[tpos:sl.start]) {
 			return false
 		}
-		s.i = pos + n - 1 // the opening quote
-		b, ok := s.str()
-		if !ok {
+		pos += n
+		if !d.read(sl, &pos) {
 			return false
 		}
-		sl.set(b)
-		sl.moved = sl.str != nil || sl.bytes != nil
-		pos, tpos = s.i-1, sl.end // the closing quotes, which the next comparison starts with
+		tpos = sl.end // the closing quotes, which the next comparison starts with
 	}
 	return string(data[pos:]) == string(t[tpos:])
+}
+
+// read reads the string of sl in data, whose text starts at *pos (after the opening quote), into
+// its field, and leaves *pos at the closing quote.
+func (d *ChunkDecoder) read(sl *slot, pos *int) bool {
+	s := &d.s
+	s.i = *pos - 1
+	b, ok := s.str()
+	if !ok {
+		return false
+	}
+	sl.set(b)
+	sl.moved = sl.str != nil || sl.bytes != nil
+	*pos = s.i - 1
+	return true
 }
 
 func (sl *slot) set(b []byte) {
