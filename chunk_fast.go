@@ -18,9 +18,10 @@ type streamMemory struct {
 	choices block[ChunkChoice]
 	calls   block[ToolCallDelta]
 
-	// The usual chunk's one choice, as decoded and as handed out, which spares the first chunk two
-	// allocations on the way to the first delta.
-	oneChoice    [1]wireChoice
+	role, finish string // the last role and finish_reason, which repeat
+
+	// The usual chunk's one choice, as handed out, which spares the first chunk an allocation on
+	// the way to the first delta.
 	firstChoices [1]ChunkChoice
 }
 
@@ -38,57 +39,98 @@ const (
 // still works on the first delta, rather than when that delta arrives.
 func (m *streamMemory) prepare() { m.text.Grow(firstTextBlock) }
 
-// decodeFast fills w from data through the fast decoder; it reports false, leaving w to be reset,
-// when the chunk takes a shape the fast decoder leaves to encoding/json.
-func (m *streamMemory) decodeFast(data []byte, w *wireChunk) bool {
+// decode decodes data into out through the fast decoder, writing only the fields that differ from
+// the chunk out holds (a stream's chunks mostly repeat their id, model and role) and cutting the
+// rest from the blocks. It reports false, leaving out as it was, when the chunk takes a shape the
+// fast decoder leaves to encoding/json.
+func (m *streamMemory) decode(data []byte, out *ChatCompletionChunk) bool {
 	c, ok := m.fast.Decode(data)
 	if !ok {
 		return false
 	}
-	m.setStr(&w.ID, c.ID)
-	m.setStr(&w.Object, c.Object)
-	m.setStr(&w.Model, c.Model)
-	m.setStr(&w.SystemFingerprint, c.SystemFingerprint)
-	w.Created = c.Created
-	if !decodeRaw(c.Usage, &w.Usage) || !decodeRaw(c.UsageFromProvider, &w.UsageFromProvider) ||
-		!decodeRaw(c.UsageFromConsumer, &w.UsageFromConsumer) {
+	usage, ok1 := chunkUsage(c.Usage)
+	provider, ok2 := chunkUsage(c.UsageFromProvider)
+	consumer, ok3 := chunkUsage(c.UsageFromConsumer)
+	if !ok1 || !ok2 || !ok3 {
 		return false
 	}
-	if w.Choices == nil {
-		w.Choices = m.oneChoice[:0]
-	}
-	w.Choices = resize(w.Choices, len(c.Choices))
+	choices := m.choiceList(len(c.Choices))
 	for i := range c.Choices {
-		fc, wc := &c.Choices[i], &w.Choices[i]
-		wc.Index = fc.Index
-		m.setStr(&wc.FinishReason, fc.FinishReason)
-		if !decodeRaw(fc.Logprobs, &wc.Logprobs) {
+		if !decodeRaw(c.Choices[i].Logprobs, &choices[i].Logprobs) {
 			return false
 		}
-		m.fillDelta(&wc.Delta, &fc.Delta)
-		if fc.HasMessage {
-			wc.Message = new(wireDelta)
-			m.fillDelta(wc.Message, &fc.Message)
+	}
+	m.setStr(&out.ID, c.ID)
+	m.setStr(&out.Object, c.Object)
+	m.setStr(&out.Model, c.Model)
+	m.setStr(&out.SystemFingerprint, c.SystemFingerprint)
+	out.Created = c.Created
+	if usage != nil || provider != nil || consumer != nil || out.Usage != nil || out.UsageFromProvider != nil ||
+		out.UsageFromConsumer != nil { // most chunks have none, before and now: no store into the heap
+		out.Usage, out.UsageFromProvider, out.UsageFromConsumer = usage, provider, consumer
+	}
+	out.Choices = choices
+	for i := range c.Choices {
+		fc, pc := &c.Choices[i], &out.Choices[i]
+		pc.Index = fc.Index
+		if fc.FinishReason.Set && len(fc.FinishReason.B) > 0 {
+			pc.FinishReason = FinishReason(m.repeated(&m.finish, fc.FinishReason.B))
 		}
+		d := &fc.Delta
+		if fc.HasMessage && emptyDelta(d) {
+			d = &fc.Message
+		}
+		m.fillDelta(&pc.Delta, d)
 	}
 	return true
 }
 
-func (m *streamMemory) fillDelta(w *wireDelta, d *jsonscan.Delta) {
-	m.setStr(&w.Role, d.Role)
-	if d.Content.Set {
-		w.Content.text = m.string(d.Content.B)
+// emptyDelta tells a delta that adds nothing, which a "message" sent beside it replaces.
+func emptyDelta(d *jsonscan.Delta) bool {
+	return !d.Role.Set && len(d.Content.B) == 0 && len(d.ReasoningContent) == 0 && len(d.Reasoning) == 0 &&
+		len(d.Refusal) == 0 && len(d.ToolCalls) == 0
+}
+
+// fillDelta fills out, fresh from a block, from d: "reasoning_content" wins over "reasoning".
+func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
+	if d.Role.Set && len(d.Role.B) > 0 {
+		out.Role = Role(m.repeated(&m.role, d.Role.B))
 	}
-	w.Reasoning1, w.Reasoning2, w.Refusal = m.string(d.ReasoningContent), m.string(d.Reasoning), m.string(d.Refusal)
-	w.ToolCalls = resize(w.ToolCalls, len(d.ToolCalls))
+	if len(d.Content.B) > 0 {
+		out.Content = m.string(d.Content.B)
+	}
+	reasoning := d.ReasoningContent
+	if len(reasoning) == 0 {
+		reasoning = d.Reasoning
+	}
+	if len(reasoning) > 0 {
+		out.Reasoning = m.string(reasoning)
+	}
+	if len(d.Refusal) > 0 {
+		out.Refusal = m.string(d.Refusal)
+	}
+	if len(d.ToolCalls) == 0 {
+		return
+	}
+	out.ToolCalls = m.callList(len(d.ToolCalls))
 	for j := range d.ToolCalls {
-		f, t := &d.ToolCalls[j], &w.ToolCalls[j]
-		t.Index = optInt{v: f.Index, set: f.HasIndex}
-		m.setStr(&t.ID, f.ID)
-		m.setStr(&t.Type, f.Type)
-		m.setStr(&t.Function.Name, f.Name)
-		t.Function.Arguments = wireArgs(m.string(f.Arguments))
+		f, t := &d.ToolCalls[j], &out.ToolCalls[j]
+		t.Index = -1
+		if f.HasIndex {
+			t.Index = f.Index
+		}
+		t.ID, t.Type = m.string(f.ID.B), m.string(f.Type.B)
+		t.Function.Name, t.Function.Arguments = m.string(f.Name.B), m.string(f.Arguments)
 	}
+}
+
+// chunkUsage decodes usage the fast decoder handed over whole; nil when there was none.
+func chunkUsage(raw []byte) (*Usage, bool) {
+	if raw == nil {
+		return nil, true
+	}
+	var u *Usage
+	return u, decodeRaw(raw, &u)
 }
 
 // decodeRaw decodes a value the fast decoder handed over whole; a value encoding/json would only
@@ -97,24 +139,25 @@ func decodeRaw[T any](raw []byte, dst **T) bool {
 	return raw == nil || json.Unmarshal(raw, dst) == nil
 }
 
-// resize sets a reset list's length, keeping its memory.
-func resize[T any](list []T, n int) []T {
-	if n <= cap(list) {
-		return list[:n]
+// setStr sets *x to s, which the fast decoder read ("" when absent or null), keeping the string x
+// holds when it is the same.
+func (m *streamMemory) setStr(x *string, s jsonscan.Str) {
+	switch {
+	case !s.Set || len(s.B) == 0:
+		if *x != "" {
+			*x = ""
+		}
+	case string(s.B) != *x:
+		*x = m.string(s.B)
 	}
-	return append(list[:cap(list)], make([]T, n-cap(list))...)
 }
 
-// setStr sets x as the fast decoder read it, reusing the last value when it repeats and cutting a
-// new one from the text block.
-func (m *streamMemory) setStr(x *istr, s jsonscan.Str) {
-	if !s.Set {
-		return
+// repeated returns b as a string, the one last kept in *last when it is the same.
+func (m *streamMemory) repeated(last *string, b []byte) string {
+	if string(b) != *last {
+		*last = m.string(b)
 	}
-	x.set = true
-	if string(s.B) != x.s {
-		x.s = m.string(s.B)
-	}
+	return *last
 }
 
 // string returns b as a string cut from the text block.

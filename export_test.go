@@ -21,10 +21,10 @@ type DecodedChunk struct {
 // Fast decodes data as a stream does: the fast decoder first, encoding/json when it declines.
 func (d *ChunkDecoders) Fast(data []byte) (got DecodedChunk, declined bool) {
 	s := &d.fast
-	s.wire.reset()
-	declined = !s.mem.decodeFast(data, &s.wire)
-	taken := !declined || s.decodeJSON(data)
-	return s.result(taken), declined
+	if s.mem.decode(data, &s.cur) {
+		return DecodedChunk{Taken: true, Chunk: s.cur}, false
+	}
+	return s.result(s.decodeJSON(data)), true
 }
 
 // JSON decodes data with encoding/json alone.

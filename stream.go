@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/infergate/infergate-go/internal/sse"
 )
@@ -151,7 +152,10 @@ func (s *ChatStream) Next() bool {
 			s.skipStray(ev)
 			continue
 		}
-		data := bytes.TrimSpace(ev.Data)
+		data := ev.Data
+		if n := len(data); n == 0 || data[0] <= ' ' || data[0] >= utf8.RuneSelf || data[n-1] <= ' ' || data[n-1] >= utf8.RuneSelf {
+			data = bytes.TrimSpace(data) // only the edges TrimSpace may cut are looked at
+		}
 		switch {
 		case len(data) == 0:
 			continue // heartbeat
@@ -190,18 +194,20 @@ func (s *ChatStream) decode(data []byte, errorEvent bool) bool {
 		s.skip(data, errorEvent)
 		return false
 	}
-	s.wire.reset()
-	if !s.mem.decodeFast(data, &s.wire) && !s.decodeJSON(data) {
-		s.skip(data, errorEvent)
-		return false
-	}
-	if errorEvent || isErrorValue(s.wire.Error) {
-		s.skip(data, errorEvent)
-		if !s.wire.carriesAnswer() {
+	// The fast decoder takes no error, so an error event goes the full way.
+	if errorEvent || !s.mem.decode(data, &s.cur) {
+		if !s.decodeJSON(data) {
+			s.skip(data, errorEvent)
 			return false
 		}
+		if errorEvent || isErrorValue(s.wire.Error) {
+			s.skip(data, errorEvent)
+			if !s.wire.carriesAnswer() {
+				return false
+			}
+		}
+		s.cur = s.wire.public(&s.mem)
 	}
-	s.cur = s.wire.public(&s.mem)
 	s.acc.add(&s.cur)
 	s.raw = data
 	s.chunks++

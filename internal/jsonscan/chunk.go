@@ -1,7 +1,5 @@
 package jsonscan
 
-import "bytes"
-
 // Str is a string of a chunk: Set is false when the key was absent or null. B aliases the input or
 // the decoder's buffer and is valid until the next Decode.
 type Str struct {
@@ -46,7 +44,8 @@ type ToolCall struct {
 }
 
 // ChunkDecoder decodes chat completion chunks, reusing its memory from one chunk to the next.
-// The zero value is ready to use.
+// The zero value is ready to use; a decoder holds pointers into itself and must not be copied once
+// used.
 //
 // It takes:
 //   - the chunk's "id", "object", "model" and "system_fingerprint" as strings or null, "created"
@@ -65,22 +64,21 @@ type ToolCall struct {
 // unexpected type, a duplicate key, a key that matches a known one only without regard to case, a
 // lone surrogate escape or invalid UTF-8 in a string, anything after the object.
 //
-// The chunks of a stream mostly open with the same bytes, up to the value of "choices": from the
-// second chunk on, the decoder keeps a copy of that opening and what it decoded to, and skips it
-// when the next chunk opens alike. The decoder's state there depends on those bytes alone, so the result is the same.
+// The chunks of a stream mostly differ from one another only inside their string values: from the
+// second chunk on, the decoder keeps the last chunk's text as a template (see replay), and reads
+// a chunk that matches it outside its strings by reading those strings alone.
 type ChunkDecoder struct {
-	s       scanner
-	c       Chunk
-	opening []byte    // the last chunk's text up to the value of "choices", empty when not kept
-	head    Chunk     // what opening decodes to, its strings pointing into opening
-	seen    uint16    // the keys of opening
-	spans   [4][2]int // where the text of the chunk's four strings lies, for keep
-	began   bool      // a chunk was read before: the first is not kept, which spares the first delta
+	s     scanner
+	c     Chunk
+	tmpl  template
+	began bool // a chunk was read before: the first is not kept, which spares the first delta
 
-	// Room for the usual chunk, one choice and an opening of ordinary length, which spares the
-	// first chunk, on the way to the first delta, two allocations.
-	oneChoice  [1]Choice
-	openingBuf [256]byte
+	// Room for the usual chunk and its one choice, which spares the first chunk, on the way to the
+	// first delta, an allocation; and for the usual template, which spares a stream a few.
+	oneChoice [1]Choice
+	slotBuf   [8]slot
+	rawBuf    [2]rawRef
+	textBuf   [256]byte
 }
 
 // Decode reads one chunk's JSON text. It returns false when the text leaves the fast path; the
@@ -88,76 +86,55 @@ type ChunkDecoder struct {
 func (d *ChunkDecoder) Decode(data []byte) (*Chunk, bool) {
 	s := &d.s
 	s.reset(data)
+	if d.tmpl.ok {
+		if d.replay(data) {
+			return &d.c, true
+		}
+		s.reset(data)
+	}
+	d.tmpl.ok = false
+	if s.slots == nil {
+		s.slots, s.raws, d.tmpl.text = d.slotBuf[:0], d.rawBuf[:0], d.textBuf[:0]
+	}
+	s.slots, s.raws, s.grew, s.record = s.slots[:0], s.raws[:0], false, d.began
+	ok := d.decode()
+	d.began = true
+	if !ok {
+		return nil, false
+	}
+	d.keep(data)
+	return &d.c, true
+}
+
+// decode reads the text at the scanner, the slow way, key by key.
+func (d *ChunkDecoder) decode() bool {
+	s := &d.s
 	choices := d.c.Choices[:0]
 	if choices == nil {
 		choices = d.oneChoice[:0]
 	}
-	var seen uint16
-	resume := len(d.opening) > 0 && bytes.HasPrefix(data, d.opening)
-	if resume {
-		d.c, seen, s.i = d.head, d.seen, len(d.opening)
-	} else {
-		d.c = Chunk{}
-		if !s.eat('{') {
-			return nil, false
-		}
-		if s.eat('}') {
-			return &d.c, s.end()
-		}
+	d.c = Chunk{}
+	if !s.eat('{') {
+		return false
 	}
+	if s.eat('}') {
+		return s.end()
+	}
+	var seen uint16
 	for {
-		var key []byte
-		if resume {
-			key, resume = []byte("choices"), false
-		} else {
-			var ok bool
-			if key, ok = s.str(); !ok || !s.eat(':') {
-				return nil, false
-			}
-			if string(key) == "choices" && d.began {
-				d.keep(seen)
-			}
-		}
-		if !d.field(key, &seen, &choices) {
-			return nil, false
+		key, ok := s.str()
+		if !ok || !s.eat(':') || !d.field(key, &seen, &choices) {
+			return false
 		}
 		if s.eat('}') {
 			break
 		}
 		if !s.eat(',') {
-			return nil, false
+			return false
 		}
 	}
 	d.c.Choices = choices
-	d.began = true
-	return &d.c, s.end()
-}
-
-// keep remembers the text read so far as the opening of the chunks to come, unless a string in it
-// had escapes (its value is not a span of the text) or a raw value came before "choices".
-func (d *ChunkDecoder) keep(seen uint16) {
-	d.opening = d.opening[:0]
-	c := &d.c
-	strs := [4]*Str{&c.ID, &c.Object, &c.Model, &c.SystemFingerprint}
-	for i, str := range strs {
-		if str.Set && len(str.B) != d.spans[i][1]-d.spans[i][0] {
-			return
-		}
-	}
-	if c.Usage != nil || c.UsageFromProvider != nil || c.UsageFromConsumer != nil {
-		return
-	}
-	if d.opening == nil {
-		d.opening = d.openingBuf[:0]
-	}
-	d.opening = append(d.opening, d.s.b[:d.s.i]...)
-	d.head, d.seen = Chunk{Created: c.Created}, seen
-	heads := [4]*Str{&d.head.ID, &d.head.Object, &d.head.Model, &d.head.SystemFingerprint}
-	for i, str := range strs {
-		if str.Set {
-			*heads[i] = Str{B: d.opening[d.spans[i][0]:d.spans[i][1]], Set: true}
-		}
-	}
+	return s.end()
 }
 
 // The keys of each object, which unknown keys must not resemble.
@@ -184,18 +161,18 @@ func (d *ChunkDecoder) field(key []byte, seen *uint16, choices *[]Choice) bool {
 	s, c := &d.s, &d.c
 	switch string(key) {
 	case "id":
-		return once(seen, 0) && d.topStr(&c.ID, 0)
+		return once(seen, 0) && s.optStr(&c.ID)
 	case "object":
-		return once(seen, 1) && d.topStr(&c.Object, 1)
+		return once(seen, 1) && s.optStr(&c.Object)
 	case "model":
-		return once(seen, 2) && d.topStr(&c.Model, 2)
+		return once(seen, 2) && s.optStr(&c.Model)
 	case "system_fingerprint":
-		return once(seen, 3) && d.topStr(&c.SystemFingerprint, 3)
+		return once(seen, 3) && s.optStr(&c.SystemFingerprint)
 	case "created":
 		return once(seen, 4) && s.optInteger(&c.Created, 18)
 	case "choices":
 		return once(seen, 5) && (s.null() || s.array(func() bool {
-			*choices = grow(*choices)
+			*choices = grow(*choices, &s.grew)
 			return s.choice(&(*choices)[len(*choices)-1])
 		}))
 	case "usage":
@@ -210,21 +187,13 @@ func (d *ChunkDecoder) field(key []byte, seen *uint16, choices *[]Choice) bool {
 	return s.unknown(key, chunkKeys)
 }
 
-// topStr reads one of the chunk's strings, noting where its text lies for keep.
-func (d *ChunkDecoder) topStr(dst *Str, i int) bool {
-	d.s.ws()
-	start := d.s.i + 1
-	ok := d.s.optStr(dst)
-	d.spans[i] = [2]int{start, d.s.i - 1}
-	return ok
-}
-
 // grow extends a list by one element, reusing the memory of earlier chunks; the element's own
-// decoder clears it.
-func grow[T any](list []T) []T {
+// decoder clears it. It notes when the list moved, which leaves pointers into it behind.
+func grow[T any](list []T, grew *bool) []T {
 	if len(list) < cap(list) {
 		return list[:len(list)+1]
 	}
+	*grew = true
 	var zero T
 	return append(list, zero)
 }
@@ -233,8 +202,10 @@ func (s *scanner) optStr(dst *Str) bool {
 	if s.null() {
 		return true
 	}
+	start := s.i
 	b, ok := s.str()
 	*dst = Str{B: b, Set: true}
+	s.note(start, dst, nil)
 	return ok
 }
 
@@ -243,8 +214,10 @@ func (s *scanner) plainStr(dst *[]byte) bool {
 	if s.null() {
 		return true
 	}
+	start := s.i
 	b, ok := s.str()
 	*dst = b
+	s.note(start, nil, dst)
 	return ok
 }
 
@@ -262,8 +235,15 @@ func (s *scanner) optRaw(dst *[]byte) bool {
 	if s.null() {
 		return true
 	}
+	// A raw value is handed over as text: the template holds all of it, strings too, to the byte.
+	record := s.record
+	s.record = false
 	b, ok := s.raw()
+	s.record = record
 	*dst = b
+	if record {
+		s.raws = append(s.raws, rawRef{start: s.i - len(b), dst: dst})
+	}
 	return ok
 }
 
@@ -321,7 +301,7 @@ func (s *scanner) delta(d *Delta) bool {
 			return once(&seen, 4) && s.plainStr(&d.Refusal)
 		case "tool_calls":
 			return once(&seen, 5) && (s.null() || s.array(func() bool {
-				calls = grow(calls)
+				calls = grow(calls, &s.grew)
 				return s.toolCall(&calls[len(calls)-1])
 			}))
 		}

@@ -370,7 +370,7 @@ func (g *chunkGen) wrong() {
 }
 
 // FuzzChunkDecoder is the decoder's differential fuzz target: each line of the input is one
-// event's data, decoded in turn by one decoder, as a stream reuses it (the kept opening included),
+// event's data, decoded in turn by one decoder, as a stream reuses it (the kept template included),
 // and by encoding/json. Whatever the decoder accepts, encoding/json must read the same way.
 func FuzzChunkDecoder(f *testing.F) {
 	shapes := append(chunkShapes(f, "fast"), chunkShapes(f, "slow")...)
@@ -384,6 +384,14 @@ func FuzzChunkDecoder(f *testing.F) {
 		var lines [][]byte
 		for range 1 + rng.IntN(6) {
 			lines = append(lines, bytes.Clone(g.chunk()))
+		}
+		f.Add(bytes.Join(lines, []byte("\n")))
+	}
+	for range 32 { // runs of one layout with other strings, which the decoder replays
+		g := chunkGen{rng: rng}
+		lines := [][]byte{bytes.Clone(g.chunk())}
+		for range 4 {
+			lines = append(lines, varyStrings(rng, lines[len(lines)-1]))
 		}
 		f.Add(bytes.Join(lines, []byte("\n")))
 	}

@@ -20,6 +20,13 @@ type scanner struct {
 	b   []byte
 	i   int
 	buf []byte // unescaped strings, appended to during one text, so earlier results stay valid
+
+	// What a ChunkDecoder keeps of a text for its template: where its string values and raw
+	// values lie, and whether a list moved under the pointers it noted.
+	record bool
+	grew   bool
+	slots  []slot
+	raws   []rawRef
 }
 
 // maxDepth bounds the nesting of skipped values; deeper input goes to encoding/json.
@@ -293,7 +300,9 @@ func (s *scanner) skip(depth int) bool {
 	}
 	switch s.peek() {
 	case '"':
+		start := s.i
 		_, ok := s.str()
+		s.note(start, nil, nil)
 		return ok
 	case '{':
 		s.i++

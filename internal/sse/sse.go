@@ -50,6 +50,7 @@ type Decoder struct {
 	maxLine int
 	skipLF  bool // the previous line ended in CR; a following LF belongs to it
 	lfFree  int  // d.buf[:lfFree] is known to hold no LF
+	crFree  int  // d.buf[:crFree] is known to hold no CR
 	eof     bool
 	err     error
 
@@ -95,6 +96,11 @@ func (d *Decoder) Next() (Event, error) {
 		if len(d.data) > d.maxLine {
 			return Event{}, d.tooLong()
 		}
+		// The usual event, one line and its blank line ("\n\n"), ends here without a second pass.
+		if d.hasData && !d.skipLF && d.start < d.end && d.buf[d.start] == '\n' {
+			d.start++
+			return d.dispatch(), nil
+		}
 	}
 }
 
@@ -103,6 +109,14 @@ func (d *Decoder) tooLong() error { return fmt.Errorf("%w (%d bytes)", ErrLineTo
 // field applies one non-empty line; it returns an event only for a stray line.
 func (d *Decoder) field(line []byte) (Event, bool) {
 	if line[0] == ':' {
+		return Event{}, false
+	}
+	if len(line) > 4 && line[4] == ':' && string(line[:4]) == "data" { // the usual line, without a search
+		value := line[5:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		d.addData(value)
 		return Event{}, false
 	}
 	name, value := line, []byte(nil)
@@ -114,15 +128,7 @@ func (d *Decoder) field(line []byte) (Event, bool) {
 	}
 	switch string(name) {
 	case "data":
-		if !d.hasData {
-			// The usual event is one data line: hand it out from buf, without a copy, unless buf
-			// must move before the event ends.
-			d.data, d.aliased, d.hasData = value, true, true
-			break
-		}
-		d.own()
-		d.data = append(append(d.data, '\n'), value...)
-		d.owned = d.data
+		d.addData(value)
 	case "event":
 		d.name = string(value)
 	case "id", "retry":
@@ -135,6 +141,19 @@ func (d *Decoder) field(line []byte) (Event, bool) {
 		return ev, true
 	}
 	return Event{}, false
+}
+
+// addData adds a data line's value to the event.
+func (d *Decoder) addData(value []byte) {
+	if !d.hasData {
+		// The usual event is one data line: hand it out from buf, without a copy, unless buf must
+		// move before the event ends.
+		d.data, d.aliased, d.hasData = value, true, true
+		return
+	}
+	d.own()
+	d.data = append(append(d.data, '\n'), value...)
+	d.owned = d.data
 }
 
 // isFieldName tells a name that reads as a field's (letters, digits, '_' and '-') from the start of
@@ -193,9 +212,11 @@ func (d *Decoder) line() ([]byte, error) {
 	}
 }
 
-// terminator returns the index in window (which starts at offset base of d.buf) of the first CR or
-// LF, or -1. Two single-byte searches are vectorised where bytes.IndexAny is not; lfFree remembers
-// how far the buffer is known to hold no LF, so CR-only streams are not searched twice.
+// terminator returns the index in window (which starts at offset base of d.buf and runs to d.end)
+// of the first CR or LF, or -1. Two single-byte searches are vectorised where bytes.IndexAny is
+// not. lfFree and crFree remember how far the buffer is known to hold neither, so that no byte is
+// searched twice for the same one: a stream without CR is searched for it once per read, not once
+// per line, and a CR-only stream is searched for LF once.
 func (d *Decoder) terminator(window []byte, base int) int {
 	lf := -1
 	if from := max(d.lfFree-base, 0); from < len(window) {
@@ -205,12 +226,22 @@ func (d *Decoder) terminator(window []byte, base int) int {
 	}
 	if lf < 0 {
 		d.lfFree = base + len(window)
-		return bytes.IndexByte(window, '\r')
 	}
-	if cr := bytes.IndexByte(window[:lf], '\r'); cr >= 0 {
-		return cr
+	if end := base + lf; lf >= 0 && end <= d.crFree {
+		return lf
 	}
-	return lf
+	from := max(d.crFree-base, 0)
+	i := bytes.IndexByte(window[from:], '\r')
+	if i < 0 {
+		d.crFree = base + len(window)
+		return lf
+	}
+	cr := from + i
+	d.crFree = base + cr
+	if lf >= 0 && lf < cr {
+		return lf
+	}
+	return cr
 }
 
 // own copies data that still aliases buf into owned memory.
@@ -227,6 +258,7 @@ func (d *Decoder) fill() {
 	if d.start > 0 {
 		n := copy(d.buf, d.buf[d.start:d.end])
 		d.lfFree -= d.start
+		d.crFree -= d.start
 		d.start, d.end = 0, n
 	}
 	if d.end == len(d.buf) {

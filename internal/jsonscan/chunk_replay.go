@@ -1,0 +1,145 @@
+package jsonscan
+
+// template is the text of the last chunk decoded the slow way, with where its string values lie
+// (the scanner's slots) and where its raw values lie (the scanner's raws). The decoded Chunk's
+// strings and raw values point into text, so that they stay valid while later chunks replay it.
+type template struct {
+	text []byte
+	ok   bool
+}
+
+// slot is one string value of the template's text: its text, quotes excluded, and the field that
+// holds it (neither for a string inside a skipped value).
+type slot struct {
+	start, end int
+	str        *Str
+	bytes      *[]byte
+	escaped    bool // its value is not its text: it is read again in every chunk
+	moved      bool // the value differed in a later chunk: it is read again in every chunk
+}
+
+// rawRef is a raw value of the template's text and the field that holds it.
+type rawRef struct {
+	start int
+	dst   *[]byte
+}
+
+// note records the string value whose opening quote is at start, when the scanner records.
+func (s *scanner) note(start int, str *Str, bytes *[]byte) {
+	if s.record && s.i > start {
+		s.slots = append(s.slots, slot{start: start + 1, end: s.i - 1, str: str, bytes: bytes})
+	}
+}
+
+// keep makes data, just decoded the slow way, the template of the chunks to come: the decoded
+// strings and raw values are pointed into a copy of data. It keeps nothing when a list moved while
+// it was decoded (the noted fields are no longer the chunk's; the next chunk, whose lists have
+// room, is kept instead) or when nothing was noted (the first chunk).
+func (d *ChunkDecoder) keep(data []byte) {
+	s := &d.s
+	if !s.record || s.grew {
+		return
+	}
+	t := &d.tmpl
+	t.text = append(t.text[:0], data...)
+	for i := range s.slots {
+		sl := &s.slots[i]
+		text := t.text[sl.start:sl.end:sl.end]
+		switch {
+		case sl.str != nil:
+			sl.escaped = len(sl.str.B) != len(text)
+			if !sl.escaped {
+				sl.str.B = text
+			}
+		case sl.bytes != nil:
+			sl.escaped = len(*sl.bytes) != len(text)
+			if !sl.escaped {
+				*sl.bytes = text
+			}
+		}
+	}
+	for _, r := range s.raws {
+		*r.dst = t.text[r.start : r.start+len(*r.dst) : r.start+len(*r.dst)]
+	}
+	t.ok = true
+}
+
+// replay reads data as the template with other string values: it holds data to the template's
+// text outside the strings, byte for byte (keys, numbers, literals, raw values, white space), and
+// reads the strings that differ. What is outside the strings decides every step of the slow
+// decoder, and so, when it matches, data decodes to the template's chunk with those strings in
+// place: replay gives the same chunk as decode. Strings whose fields still hold the template's
+// (none differed so far) are compared with the text around them, a run of them at once; a string
+// that differed before is read again at once. It reports false when data does not match, leaving
+// the caller to decode it the slow way.
+func (d *ChunkDecoder) replay(data []byte) bool {
+	s, t := &d.s, d.tmpl.text
+	slots := s.slots
+	pos, tpos := 0, 0
+	for k := 0; k < len(slots); k++ {
+		sl := &slots[k]
+		// Identical bytes through a string's closing quote are the same string: its text, which
+		// the template read as one whole string, cannot end otherwise.
+		if !sl.moved && !sl.escaped {
+			r := k
+			for r+1 < len(slots) && !slots[r+1].moved && !slots[r+1].escaped {
+				r++
+			}
+			// The run's text goes on up to the opening quote of the string after it, which differed
+			// before: that string is read next.
+			end := slots[r].end + 1
+			if r+1 < len(slots) {
+				end = slots[r+1].start
+			}
+			if n := end - tpos; len(data)-pos >= n && string(data[pos:pos+n]) == string(t[tpos:end]) {
+				pos, tpos, k = pos+n, end, r
+				if r+1 < len(slots) {
+					k++
+					if !d.read(&slots[k], &pos) {
+						return false
+					}
+					tpos = slots[k].end
+				}
+				continue
+			}
+			if n := sl.end + 1 - tpos; r > k && len(data)-pos >= n && string(data[pos:pos+n]) == string(t[tpos:tpos+n]) {
+				pos, tpos = pos+n, tpos+n
+				continue
+			}
+		}
+		n := sl.start - tpos
+		if len(data)-pos < n || string(data[pos:pos+n]) != string(t[tpos:sl.start]) {
+			return false
+		}
+		pos += n
+		if !d.read(sl, &pos) {
+			return false
+		}
+		tpos = sl.end // the closing quotes, which the next comparison starts with
+	}
+	return string(data[pos:]) == string(t[tpos:])
+}
+
+// read reads the string of sl in data, whose text starts at *pos (after the opening quote), into
+// its field, and leaves *pos at the closing quote.
+func (d *ChunkDecoder) read(sl *slot, pos *int) bool {
+	s := &d.s
+	s.i = *pos - 1
+	b, ok := s.str()
+	if !ok {
+		return false
+	}
+	sl.set(b)
+	sl.moved = sl.str != nil || sl.bytes != nil
+	*pos = s.i - 1
+	return true
+}
+
+func (sl *slot) set(b []byte) {
+	switch {
+	case sl.str != nil:
+		sl.str.B = b
+	case sl.bytes != nil:
+		*sl.bytes = b
+	}
+}
