@@ -2,12 +2,15 @@ module github.com/infergate/infergate-go/genkitinfergate
 
 go 1.26.0
 
-require github.com/infergate/infergate-go v0.2.0
+require (
+	github.com/firebase/genkit/go v1.4.0
+	github.com/google/go-cmp v0.7.0
+	github.com/infergate/infergate-go v0.2.0
+)
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
-	github.com/firebase/genkit/go v1.4.0
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/goccy/go-yaml v1.17.1 // indirect
