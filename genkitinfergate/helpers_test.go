@@ -15,11 +15,12 @@ import (
 // model is the name genkit knows the fake's default model by.
 const model = "infergate/" + gatewaytest.DefaultModel
 
-// newGenkit starts a fake gateway for t and a genkit with the plugin on it.
+// newGenkit starts a fake gateway for t and a genkit with the plugin on it. genkit.Init keeps a
+// goroutine until its context ends: t.Context() ends it with the test.
 func newGenkit(t *testing.T, opts ...genkitinfergate.Option) (*genkit.Genkit, *gatewaytest.Server) {
 	t.Helper()
 	srv := gatewaytest.New(t)
-	return genkit.Init(context.Background(), genkit.WithPlugins(genkitinfergate.New(srv.Client(), opts...))), srv
+	return genkit.Init(t.Context(), genkit.WithPlugins(genkitinfergate.New(srv.Client(), opts...))), srv
 }
 
 // generate asks the default model with the given options.
