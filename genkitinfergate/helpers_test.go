@@ -8,8 +8,8 @@ import (
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
 
-	"github.com/infergate/infergate-go/genkitinfergate"
 	"github.com/infergate/infergate-go/gatewaytest"
+	"github.com/infergate/infergate-go/genkitinfergate"
 )
 
 // model is the name genkit knows the fake's default model by.

@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/genkitinfergate"
 	"github.com/infergate/infergate-go/gatewaytest"
+	"github.com/infergate/infergate-go/genkitinfergate"
 )
 
 const pngDataURL = "data:image/png;base64,iVBORw0KGgo="
