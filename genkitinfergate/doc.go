@@ -26,7 +26,9 @@
 //
 // Messages carry text, data and images (a media part with an https or data URL); other media,
 // and parts of kinds the chat API has no place for, are refused with a *infergate.ValidationError
-// before anything is sent. The config is an *ai.GenerationCommonConfig (or the same as a JSON
+// before anything is sent. Reasoning parts are sent with the model's messages only: the chat API
+// has no place for them in a user's. Typed output (genkit.GenerateData) is asked for in the prompt,
+// as genkit does for models without constrained decoding, and read out of the answer's text. The config is an *ai.GenerationCommonConfig (or the same as a JSON
 // object): MaxOutputTokens, Temperature, TopP, TopK (sent as top_k) and StopSequences map onto
 // the request; zero means unset, as GenerationCommonConfig cannot say otherwise.
 //

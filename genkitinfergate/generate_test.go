@@ -1,6 +1,7 @@
 package genkitinfergate_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -156,5 +157,21 @@ func TestToolArgumentsNotJSON(t *testing.T) {
 	turns := last.Turns()
 	if got := turns[len(turns)-1].ToolCalls; len(got) != 1 || got[0].Arguments != `{"city":` {
 		t.Fatalf("sent back %+v", got)
+	}
+}
+
+// Typed output works without constrained decoding: genkit asks for the JSON in the prompt and reads
+// it out of the answer.
+func TestGenerateData(t *testing.T) {
+	t.Parallel()
+	g, srv := newGenkit(t)
+	srv.Enqueue(gatewaytest.Reply{Content: "```json\n{\"city\":\"Rome\"}\n```"})
+	out, _, err := genkit.GenerateData[cityInput](context.Background(), g, ai.WithModelName(model), ai.WithPrompt("A city?"))
+	if err != nil || out == nil || out.City != "Rome" {
+		t.Fatalf("GenerateData: %+v, %v", out, err)
+	}
+	last, _ := srv.LastRequest()
+	if turns := last.Turns(); !strings.Contains(turns[len(turns)-1].Content, `"city"`) {
+		t.Fatalf("the prompt does not ask for the schema: %+v", turns)
 	}
 }
