@@ -24,7 +24,7 @@ func (p *Plugin) newEmbedder(id string, opts *ai.EmbedderOptions) ai.Embedder {
 // embed returns one vector per document, in order, with Embeddings.Create: a document's text is
 // its text parts joined. Documents beyond infergate.MaxEmbeddingInputs go in several requests.
 func (p *Plugin) embed(ctx context.Context, id string, req *ai.EmbedRequest) (*ai.EmbedResponse, error) {
-	if p.client == nil {
+	if p == nil || p.client == nil {
 		return nil, errNoClient
 	}
 	if req == nil {

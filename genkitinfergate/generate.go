@@ -18,7 +18,7 @@ var errNoChoice = errors.New("genkitinfergate: the answer has no choice")
 // generate answers one of genkit's model requests: with Chat.Create, or with Chat.Stream when
 // genkit asks for a stream (cb is set). Errors are the SDK's, unwrapped.
 func (p *Plugin) generate(ctx context.Context, id string, in *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {
-	if p.client == nil {
+	if p == nil || p.client == nil {
 		return nil, errNoClient
 	}
 	req, err := chatRequest(id, in)

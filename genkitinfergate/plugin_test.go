@@ -123,7 +123,8 @@ func TestEmbedder(t *testing.T) {
 	}
 }
 
-// A plugin without a client lists nothing, and its models and embedders answer with an error.
+// A plugin without a client, or a nil one, lists nothing, and its models and embedders answer
+// with an error.
 func TestNilClient(t *testing.T) {
 	t.Parallel()
 	p := genkitinfergate.New(nil, nil)
@@ -137,5 +138,9 @@ func TestNilClient(t *testing.T) {
 	}
 	if _, err := genkit.Embed(context.Background(), g, ai.WithEmbedderName("infergate/e"), ai.WithTextDocs("a")); !errors.As(err, &ve) {
 		t.Fatalf("Embed: %v, want an *infergate.ValidationError", err)
+	}
+	var none *genkitinfergate.Plugin
+	if _, err := none.DefineModel(g, "m", nil).Generate(context.Background(), &ai.ModelRequest{}, nil); !errors.As(err, &ve) {
+		t.Fatalf("a nil plugin's model: %v, want an *infergate.ValidationError", err)
 	}
 }
