@@ -14,7 +14,7 @@ import (
 
 func (p *Plugin) newEmbedder(id string, opts *ai.EmbedderOptions) ai.Embedder {
 	if opts == nil {
-		opts = &ai.EmbedderOptions{Label: "infergate - " + id, Supports: &ai.EmbedderSupports{Input: []string{"text"}}}
+		opts = &ai.EmbedderOptions{Label: label(id), Supports: &ai.EmbedderSupports{Input: []string{"text"}}}
 	}
 	return ai.NewEmbedder(api.NewName(provider, id), opts, func(ctx context.Context, req *ai.EmbedRequest) (*ai.EmbedResponse, error) {
 		return p.embed(ctx, id, req)

@@ -2,7 +2,9 @@ package genkitinfergate
 
 import (
 	"context"
+	"maps"
 	"slices"
+	"sync"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/core/api"
@@ -81,13 +83,43 @@ func (p *Plugin) ListActions(ctx context.Context) []api.ActionDesc {
 	for _, m := range models {
 		switch m.Type {
 		case infergate.ModelTypeEmbedding:
-			out = append(out, p.newEmbedder(m.ID, nil).(api.Action).Desc())
+			out = append(out, describe(embedderTemplate(), api.ActionTypeEmbedder, m.ID))
 		case infergate.ModelTypeLLM, infergate.ModelTypeUnknown, "":
-			out = append(out, p.newModel(m.ID, nil).(api.Action).Desc())
+			out = append(out, describe(modelTemplate(), api.ActionTypeModel, m.ID))
 		}
 	}
 	return out
 }
+
+// modelTemplate and embedderTemplate describe a model and an embedder as ResolveAction makes them.
+// genkit infers the JSON Schemas of a new action's input and output anew each time, some 1.5 ms
+// a model: ListActions describes the catalogue's entries from these instead, schemas shared.
+var (
+	modelTemplate = sync.OnceValue(func() api.ActionDesc {
+		return (&Plugin{}).newModel("_", nil).(api.Action).Desc()
+	})
+	embedderTemplate = sync.OnceValue(func() api.ActionDesc {
+		return (&Plugin{}).newEmbedder("_", nil).(api.Action).Desc()
+	})
+)
+
+// describe is template for the model or embedder id: its key, name and label, the one part of
+// the metadata that names it.
+func describe(template api.ActionDesc, typ api.ActionType, id string) api.ActionDesc {
+	d := template
+	d.Key, d.Name = api.NewKey(typ, provider, id), api.NewName(provider, id)
+	d.Metadata = maps.Clone(template.Metadata)
+	for k, v := range d.Metadata {
+		if m, ok := v.(map[string]any); ok && m["label"] != nil {
+			m = maps.Clone(m)
+			m["label"] = label(id)
+			d.Metadata[k] = m
+		}
+	}
+	return d
+}
+
+func label(id string) string { return "infergate - " + id }
 
 // ResolveAction makes the model or embedder name names, a catalogue id ("llama-3.3-70b") or hex
 // id, without asking the gateway whether it knows it: a name it does not know is the gateway's
@@ -144,7 +176,7 @@ var defaultSupports = ai.ModelSupports{Multiturn: true, SystemRole: true, Media:
 func (p *Plugin) newModel(id string, opts *ai.ModelOptions) ai.Model {
 	if opts == nil {
 		supports := defaultSupports
-		opts = &ai.ModelOptions{Label: "infergate - " + id, Supports: &supports}
+		opts = &ai.ModelOptions{Label: label(id), Supports: &supports}
 	}
 	name := api.NewName(provider, id)
 	return ai.NewModel(name, opts, func(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {

@@ -32,6 +32,10 @@ func TestListActions(t *testing.T) {
 	var got []string
 	for _, d := range p.ListActions(context.Background()) {
 		got = append(got, d.Key)
+		_, id := api.ParseName(d.Name)
+		if diff := cmp.Diff(p.ResolveAction(d.Type, id).Desc(), d); diff != "" {
+			t.Errorf("%s listed unlike its action (-resolved +listed):\n%s", d.Key, diff)
+		}
 		if d.Type == api.ActionTypeModel {
 			supports, _ := d.Metadata["model"].(map[string]any)["supports"].(map[string]any)
 			if supports["tools"] != true || supports["media"] != true || supports["systemRole"] != true {
