@@ -1,6 +1,7 @@
 package genkitinfergate_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"testing"
@@ -158,5 +159,33 @@ func TestRetriesByDefaultAndWithoutRetries(t *testing.T) {
 	reqs = srv.Requests()
 	if len(reqs) != 2 || reqs[0].Header.Get("X-Trace") != "t1" || reqs[1].Header.Get("X-Trace") != "t1" {
 		t.Fatalf("%d attempts, want 2 with the call option's header", len(reqs))
+	}
+}
+
+// A call option given to the plugin reaches every call: here fallback models, for a model that is
+// down, with and without a stream (which fails before its first delta), each model asked once as
+// retries are off.
+func TestCallOptionsFallBack(t *testing.T) {
+	t.Parallel()
+	srv := gatewaytest.New(t, gatewaytest.WithModelDown("broken", gatewaytest.OutageRetryFailed))
+	g := genkit.Init(t.Context(), genkit.WithPlugins(genkitinfergate.New(srv.Client(), genkitinfergate.WithoutRetries(),
+		genkitinfergate.WithCallOptions(infergate.WithFallbackModels("spare")))))
+	srv.Enqueue(gatewaytest.Reply{Content: "from the spare"}, gatewaytest.Reply{Content: "from the spare"})
+	resp, err := genkit.Generate(context.Background(), g, ai.WithModelName("infergate/broken"), ai.WithPrompt("q"))
+	if err != nil || resp.Text() != "from the spare" {
+		t.Fatalf("Generate: %v, %v", resp, err)
+	}
+	var text string
+	resp, err = genkit.Generate(context.Background(), g, ai.WithModelName("infergate/broken"), ai.WithPrompt("q"),
+		ai.WithStreaming(func(_ context.Context, c *ai.ModelResponseChunk) error { text += c.Text(); return nil }))
+	if err != nil || resp.Text() != "from the spare" || text != "from the spare" {
+		t.Fatalf("stream: %q, %v, %v", text, resp, err)
+	}
+	var models []any
+	for _, r := range srv.Requests() {
+		models = append(models, r.JSON["model"])
+	}
+	if d := cmp.Diff([]any{"broken", "spare", "broken", "spare"}, models); d != "" {
+		t.Fatalf("models asked (-want +got):\n%s", d)
 	}
 }

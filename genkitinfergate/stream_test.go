@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/firebase/genkit/go/ai"
+	"github.com/firebase/genkit/go/genkit"
 	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
@@ -200,5 +201,47 @@ func TestStreamCallbackError(t *testing.T) {
 	}))
 	if !errors.Is(err, stop) || calls != 1 {
 		t.Fatalf("error %v after %d calls, want %v after 1", err, calls, stop)
+	}
+}
+
+// Streaming through genkit's tool loop: the first turn's tool request comes whole in its last
+// chunk, genkit runs the tool, and the second turn's text streams.
+func TestStreamToolLoop(t *testing.T) {
+	t.Parallel()
+	g, srv := newGenkit(t)
+	weather := genkit.DefineTool(g, "weather", "The weather in a city.",
+		func(_ *ai.ToolContext, in cityInput) (string, error) { return "sunny in " + in.City, nil })
+	srv.Enqueue(
+		gatewaytest.Reply{Reasoning: "Look it up.", ToolCalls: []gatewaytest.ToolCall{{ID: "c1", Name: "weather", Arguments: `{"city":"Rome"}`}},
+			Quirks: gatewaytest.Quirks{EmptyArgsFirst: true, ArgChunkSize: 3, ReasoningAs: "thinking"}},
+		gatewaytest.Reply{Respond: func(turns []gatewaytest.Turn) gatewaytest.Reply {
+			return gatewaytest.Reply{Content: "It is " + turns[len(turns)-1].Content + "."}
+		}},
+	)
+	resp, chunks, err := streamed(g, ai.WithPrompt("Weather?"), ai.WithTools(weather))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text() != "It is sunny in Rome." {
+		t.Fatalf("answer %q", resp.Text())
+	}
+	var requests []*ai.ToolRequest
+	var text string
+	for _, c := range chunks {
+		for _, p := range c.Content {
+			switch {
+			case p.IsToolRequest():
+				requests = append(requests, p.ToolRequest)
+			case p.IsText():
+				text += p.Text
+			}
+		}
+	}
+	want := []*ai.ToolRequest{{Ref: "c1", Name: "weather", Input: map[string]any{"city": "Rome"}}}
+	if d := cmp.Diff(want, requests); d != "" || text != "It is sunny in Rome." {
+		t.Fatalf("streamed text %q; tool requests (-want +got):\n%s", text, d)
+	}
+	if turns := srv.Requests()[1].Turns(); turns[1].Reasoning != "Look it up." {
+		t.Fatalf("reasoning not sent back: %+v", turns[1])
 	}
 }
