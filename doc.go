@@ -51,7 +51,8 @@
 // Package gatewaytest is an in-process fake gateway for tests and offline examples. Modules of
 // their own keep their dependencies out of this one: otelinfergate records calls as OpenTelemetry
 // spans and metrics, mcptools turns the tools of MCP servers into FuncTools, einoinfergate makes a
-// client an eino chat model and embedder, and lcinfergate makes it a langchaingo model. The command
-// cmd/infergate explores the gateway from a terminal. The repository's README is the guide, with
-// installation, the compatibility promise and a page for users of other OpenAI clients.
+// client an eino chat model and embedder, lcinfergate makes it a langchaingo model, and
+// genkitinfergate offers the gateway's models and embedders to firebase genkit as a plugin. The
+// command cmd/infergate explores the gateway from a terminal. The repository's README is the guide,
+// with installation, the compatibility promise and a page for users of other OpenAI clients.
 package infergate

@@ -1,0 +1,43 @@
+// Package genkitinfergate is a firebase genkit plugin whose models and embedders are the
+// gateway's, answered through an infergate.Client.
+//
+//	client, err := infergate.NewClient()
+//	g := genkit.Init(ctx, genkit.WithPlugins(genkitinfergate.New(client)))
+//	resp, err := genkit.Generate(ctx, g, ai.WithModelName("infergate/llama-3.3-70b"), ai.WithPrompt("Hi"))
+//
+// It is a module of its own, so that infergate-go itself depends on no part of genkit.
+//
+// # Models
+//
+// The plugin is dynamic: every catalogue model is "infergate/<model id>" (a name such as
+// "llama-3.3-70b" or the catalogue's hex id), resolved when first named; ListActions lists the
+// catalogue (Models.List) for genkit's developer UI, text models as models and embedding models as
+// embedders. DefineModel registers a model with a description of its own.
+//
+// A model's call is Chat.Create, or Chat.Stream when genkit streams, so the SDK's handling of what
+// providers really send carries through: tool-call fragments without ids or indexes, placeholder
+// "{}" arguments before the real ones, reasoning spelled "reasoning_content", "reasoning" or as
+// thinking parts, error events inside a 200 stream, retries with one idempotency key, fallback
+// models. A stream's chunks carry reasoning and text as they come, and the tool requests whole in
+// a last chunk. The answer has reasoning, text and tool request parts, the finish reason and the
+// usage (cached and reasoning tokens included); genkit runs the tools and sends their responses
+// back, and the reasoning parts of the model's messages go back as reasoning_content, as thinking
+// models that call tools need.
+//
+// Messages carry text, data and images (a media part with an https or data URL); other media,
+// and parts of kinds the chat API has no place for, are refused with a *infergate.ValidationError
+// before anything is sent. Reasoning parts are sent with the model's messages only: the chat API
+// has no place for them in a user's. Typed output (genkit.GenerateData) is asked for in the prompt,
+// as genkit does for models without constrained decoding, and read out of the answer's text. The config is an *ai.GenerationCommonConfig (or the same as a JSON
+// object): MaxOutputTokens, Temperature, TopP, TopK (sent as top_k) and StopSequences map onto
+// the request; zero means unset, as GenerationCommonConfig cannot say otherwise.
+//
+// # Retries and errors
+//
+// The client's retries apply by default. When the application retries itself, give the plugin
+// WithoutRetries so that a failure is not retried twice over; WithCallOptions passes any other
+// infergate call option (a timeout, a header, infergate.WithFallbackModels) to every call. Errors
+// are the SDK's, unwrapped: errors.As finds an *infergate.APIError, *infergate.StreamError or
+// *infergate.ValidationError in what genkit.Generate returns. An answer without any choice is an
+// error: genkit would otherwise take the empty message for the model's last word.
+package genkitinfergate
