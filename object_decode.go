@@ -14,7 +14,8 @@ import (
 // plain parts (structs with named fields, slices, arrays, maps with string keys, pointers,
 // strings, numbers, bools) are decoded in one pass over the text from a plan cached per type;
 // any part that decodes itself (Unmarshaler, TextUnmarshaler, interfaces, []byte, ...) is handed
-// to json.Unmarshal on its own text. Whatever the pass is not sure to decode as encoding/json
+// to json.Unmarshal on its own text. Strings are cut from one copy of the text, and the few
+// with escapes from one buffer, so a string kept keeps the text it came from in memory. Whatever the pass is not sure to decode as encoding/json
 // would (an escape it does not expect, invalid UTF-8, a key that is not a field's exact name, a
 // key met twice, a number that does not fit, a syntax error) starts over with json.Unmarshal on
 // the whole text, so the value and the error are always encoding/json's on the running toolchain.
@@ -192,8 +193,9 @@ func plainName(name string) bool {
 // plainDecoder reads one JSON value from s; its methods report false where json.Unmarshal has
 // to take over. Strings without escapes are cut from s, which holds the whole text once.
 type plainDecoder struct {
-	s string
-	i int
+	s     string
+	i     int
+	arena strings.Builder // the strings with escapes
 }
 
 // maxPlainDepth bounds nesting as encoding/json does, whose limit is far above it.
@@ -372,7 +374,7 @@ func (d *plainDecoder) array(v reflect.Value, p *plainPlan, depth int) bool {
 	for n := 0; ; n++ {
 		if slice {
 			if n == v.Cap() {
-				v.Grow(1)
+				v.Grow(max(4, n)) // doubling, from 4 as encoding/json does
 			}
 			v.SetLen(n + 1)
 		} else if n == v.Len() {

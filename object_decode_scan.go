@@ -46,16 +46,18 @@ func (d *plainDecoder) str() (string, bool) {
 	return "", false
 }
 
-// escaped reads the rest of a string with escapes, from j, the first '\\'.
+// escaped reads the rest of a string with escapes, from j, the first '\\'. The string is written
+// to d.arena, which is only appended to: the strings cut from it before stay as they were.
 func (d *plainDecoder) escaped(start, j int) (string, bool) {
-	buf := make([]byte, 0, j-start+16)
-	buf = append(buf, d.s[start:j]...)
+	at := d.arena.Len()
+	buf := &d.arena
+	buf.WriteString(d.s[start:j])
 	for j < len(d.s) {
 		c := d.s[j]
 		switch {
 		case c == '"':
 			d.i = j + 1
-			return string(buf), true
+			return buf.String()[at:], true
 		case c == '\\':
 			if j+1 >= len(d.s) {
 				return "", false
@@ -63,17 +65,17 @@ func (d *plainDecoder) escaped(start, j int) (string, bool) {
 			j += 2
 			switch d.s[j-1] {
 			case '"', '\\', '/':
-				buf = append(buf, d.s[j-1])
+				buf.WriteByte(d.s[j-1])
 			case 'b':
-				buf = append(buf, '\b')
+				buf.WriteByte('\b')
 			case 'f':
-				buf = append(buf, '\f')
+				buf.WriteByte('\f')
 			case 'n':
-				buf = append(buf, '\n')
+				buf.WriteByte('\n')
 			case 'r':
-				buf = append(buf, '\r')
+				buf.WriteByte('\r')
 			case 't':
-				buf = append(buf, '\t')
+				buf.WriteByte('\t')
 			case 'u':
 				r, ok := d.hex4(j)
 				j += 4
@@ -89,21 +91,21 @@ func (d *plainDecoder) escaped(start, j int) (string, bool) {
 				if !ok {
 					return "", false
 				}
-				buf = utf8.AppendRune(buf, r)
+				buf.WriteRune(r)
 			default:
 				return "", false
 			}
 		case c < 0x20:
 			return "", false
 		case c < utf8.RuneSelf:
-			buf = append(buf, c)
+			buf.WriteByte(c)
 			j++
 		default:
 			r, size := utf8.DecodeRuneInString(d.s[j:])
 			if r == utf8.RuneError && size == 1 {
 				return "", false
 			}
-			buf = append(buf, d.s[j:j+size]...)
+			buf.WriteString(d.s[j : j+size])
 			j += size
 		}
 	}

@@ -206,3 +206,23 @@ func FuzzDecodeValue(f *testing.F) {
 		sameAsUnmarshal[decodeTree](t, bytes.TrimSpace(text))
 	})
 }
+
+// BenchmarkDecodeValue decodes the 50 KB benchObject with decodeValue and with json.Unmarshal.
+func BenchmarkDecodeValue(b *testing.B) {
+	_, raw := benchObject(b)
+	for _, d := range []struct {
+		name   string
+		decode func([]byte, *propValue) error
+	}{{"decodeValue", decodeValue[propValue]}, {"json.Unmarshal", func(raw []byte, v *propValue) error { return json.Unmarshal(raw, v) }}} {
+		b.Run(d.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var v propValue
+				if err := d.decode(raw, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
