@@ -364,11 +364,11 @@ func (d *plainDecoder) array(v reflect.Value, p *plainPlan, depth int) bool {
 	}
 	d.i++
 	slice := p.kind == pkSlice
-	if slice {
-		v.Set(reflect.MakeSlice(p.t, 0, 0))
-	}
 	if d.next() == ']' {
 		d.i++
+		if slice {
+			v.Set(reflect.MakeSlice(p.t, 0, 0)) // empty, not nil
+		}
 		return true
 	}
 	for n := 0; ; n++ {
