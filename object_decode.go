@@ -14,11 +14,12 @@ import (
 // plain parts (structs with named fields, slices, arrays, maps with string keys, pointers,
 // strings, numbers, bools) are decoded in one pass over the text from a plan cached per type;
 // any part that decodes itself (Unmarshaler, TextUnmarshaler, interfaces, []byte, ...) is handed
-// to json.Unmarshal on its own text. Strings are cut from one copy of the text, and the few
-// with escapes from one buffer, so a string kept keeps the text it came from in memory. Whatever the pass is not sure to decode as encoding/json
+// to json.Unmarshal on its own text. Whatever the pass is not sure to decode as encoding/json
 // would (an escape it does not expect, invalid UTF-8, a key that is not a field's exact name, a
 // key met twice, a number that does not fit, a syntax error) starts over with json.Unmarshal on
 // the whole text, so the value and the error are always encoding/json's on the running toolchain.
+// Strings are cut from one copy of the text, and the few with escapes from one buffer, to save
+// an allocation each: a string kept keeps that copy in memory.
 func decodeValue[T any](raw []byte, v *T) error {
 	if decodePlain(raw, v) {
 		return nil
