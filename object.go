@@ -131,7 +131,7 @@ func GenerateObject[T any](ctx context.Context, chat *ChatService, req ChatReque
 	var value T
 	run, err := newObjectRun(chat, req, spec, reflect.TypeFor[T](), func(raw []byte) error {
 		var fresh T
-		err := json.Unmarshal(raw, &fresh)
+		err := decodeValue(raw, &fresh)
 		value = fresh
 		return err
 	}, opts)

@@ -2,7 +2,6 @@ package infergate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"iter"
 	"reflect"
@@ -104,7 +103,7 @@ func (s *ObjectStream[T]) execute(yield func(T, error) bool) {
 func (s *ObjectStream[T]) start(yield func(T, error) bool) error {
 	run, err := newObjectRun(s.chat, s.req, s.spec, reflect.TypeFor[T](), func(raw []byte) error {
 		var fresh T
-		err := json.Unmarshal(raw, &fresh)
+		err := decodeValue(raw, &fresh)
 		s.value = fresh
 		return err
 	}, s.opts)

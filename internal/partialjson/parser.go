@@ -270,12 +270,24 @@ func (p *Parser) literal(end int) error {
 	return nil
 }
 
+// plainByte marks the bytes a string holds as they are: printable ASCII but '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // stringRun reads the open string as far as the text allows; false means it must wait for more
 // text or failed (p.err).
 func (p *Parser) stringRun() bool {
 	run := p.pos
 	for p.pos < len(p.buf) {
 		c := p.buf[p.pos]
+		if plainByte[c] { // most of a string: one lookup a byte
+			p.pos++
+			continue
+		}
 		switch {
 		case c == '"':
 			p.emit(p.buf[run:p.pos])
