@@ -3,6 +3,7 @@ package infergate
 import (
 	"encoding/json"
 	"strings"
+	"unsafe"
 
 	"github.com/infergate/infergate-go/internal/jsonscan"
 )
@@ -19,6 +20,9 @@ type streamMemory struct {
 	calls   block[ToolCallDelta]
 
 	role, finish string // the last role and finish_reason, which repeat
+
+	// What the chunk's id, object, model and system_fingerprint were last set or found equal to.
+	id, object, model, fingerprint strMemo
 
 	// The usual chunk's one choice, as handed out, which spares the first chunk an allocation on
 	// the way to the first delta.
@@ -60,10 +64,10 @@ func (m *streamMemory) decode(data []byte, out *ChatCompletionChunk) bool {
 			return false
 		}
 	}
-	m.setStr(&out.ID, c.ID)
-	m.setStr(&out.Object, c.Object)
-	m.setStr(&out.Model, c.Model)
-	m.setStr(&out.SystemFingerprint, c.SystemFingerprint)
+	m.setStr(&out.ID, c.ID, &m.id)
+	m.setStr(&out.Object, c.Object, &m.object)
+	m.setStr(&out.Model, c.Model, &m.model)
+	m.setStr(&out.SystemFingerprint, c.SystemFingerprint, &m.fingerprint)
 	out.Created = c.Created
 	if usage != nil || provider != nil || consumer != nil || out.Usage != nil || out.UsageFromProvider != nil ||
 		out.UsageFromConsumer != nil { // most chunks have none, before and now: no store into the heap
@@ -139,16 +143,40 @@ func decodeRaw[T any](raw []byte, dst **T) bool {
 	return raw == nil || json.Unmarshal(raw, dst) == nil
 }
 
+// strMemo remembers that the string at dst equalled the template text at src, of generation gen.
+// Neither changes (strings never do; template text not within its generation), so that the same
+// slices again in the same generation mean the same bytes: the repeated fields of a replayed
+// chunk are then kept without comparing them.
+type strMemo struct {
+	src, dst *byte
+	n, xn    int
+	gen      uint64
+}
+
 // setStr sets *x to s, which the fast decoder read ("" when absent or null), keeping the string x
 // holds when it is the same.
-func (m *streamMemory) setStr(x *string, s jsonscan.Str) {
+func (m *streamMemory) setStr(x *string, s jsonscan.Str, memo *strMemo) {
+	// A zero memo matches only an empty s and an empty *x, which stay as they are.
+	if unsafe.SliceData(s.B) == memo.src && unsafe.StringData(*x) == memo.dst && len(s.B) == memo.n &&
+		len(*x) == memo.xn && m.fast.Generation() == memo.gen {
+		return
+	}
+	m.resetStr(x, s, memo)
+}
+
+// resetStr is setStr without the memo's shortcut; it remembers what it found for the next chunk.
+func (m *streamMemory) resetStr(x *string, s jsonscan.Str, memo *strMemo) {
 	switch {
 	case !s.Set || len(s.B) == 0:
 		if *x != "" {
 			*x = ""
 		}
+		return
 	case string(s.B) != *x:
 		*x = m.string(s.B)
+	}
+	if gen := m.fast.Stamp(s.B); gen != 0 {
+		*memo = strMemo{unsafe.SliceData(s.B), unsafe.StringData(*x), len(s.B), len(*x), gen}
 	}
 }
 

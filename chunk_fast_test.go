@@ -68,3 +68,33 @@ func eventData(body string) []string {
 	}
 	return out
 }
+
+// TestChunkFastPathRepeatsOnlyWhatRepeats checks that the strings a chunk shares with the last one
+// are kept, and those that differ are not, when the decoder's template changes under them: chunks
+// of two shapes take turns, each read from the same reused buffer as a stream's events are, with
+// ids, models and fingerprints of one length that change at random.
+func TestChunkFastPathRepeatsOnlyWhatRepeats(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 11))
+	pick := func(prefix string) string { return prefix + string(rune('a'+rng.IntN(3))) }
+	var d infergate.ChunkDecoders
+	buf := make([]byte, 0, 512)
+	for i := range infergate.Scaled(2000) {
+		h := `{"id":"` + pick("chatcmpl-") + `","object":"chat.completion.chunk","created":1,"model":"` +
+			pick("m-") + `","system_fingerprint":"` + pick("fp_") + `","choices":[{"index":0,"delta":`
+		var data string
+		if rng.IntN(2) == 0 {
+			data = h + `{"content":"` + pick("w") + `"},"finish_reason":null}]}`
+		} else {
+			data = h + `{"role":"assistant","content":"` + pick("w") + `"},"logprobs":null,"finish_reason":null}]}`
+		}
+		buf = append(buf[:0], data...)
+		got, declined := d.Fast(buf)
+		if declined {
+			t.Fatalf("chunk %d declined: %s", i, data)
+		}
+		if diff := cmp.Diff(d.JSON([]byte(data)), got); diff != "" {
+			t.Fatalf("chunk %d: %s: fast path differs from encoding/json (-json +fast):\n%s", i, data, diff)
+		}
+	}
+}

@@ -1,11 +1,14 @@
 package jsonscan
 
+import "unsafe"
+
 // template is the text of the last chunk decoded the slow way, with where its string values lie
 // (the scanner's slots) and where its raw values lie (the scanner's raws). The decoded Chunk's
 // strings and raw values point into text, so that they stay valid while later chunks replay it.
 type template struct {
 	text []byte
 	ok   bool
+	gen  uint64 // counts the texts kept: text is written only by keep, which moves gen on first
 }
 
 // slot is one string value of the template's text: its text, quotes excluded, and the field that
@@ -41,6 +44,7 @@ func (d *ChunkDecoder) keep(data []byte) {
 		return
 	}
 	t := &d.tmpl
+	t.gen++
 	t.text = append(t.text[:0], data...)
 	for i := range s.slots {
 		sl := &s.slots[i]
@@ -62,6 +66,26 @@ func (d *ChunkDecoder) keep(data []byte) {
 		*r.dst = t.text[r.start : r.start+len(*r.dst) : r.start+len(*r.dst)]
 	}
 	t.ok = true
+}
+
+// Generation names the template text the decoder holds now. That text does not change while its
+// generation lasts: a caller who saw b lie in it (see Stamp) and sees the same b again in the same
+// generation sees the same bytes, without comparing them.
+func (d *ChunkDecoder) Generation() uint64 { return d.tmpl.gen }
+
+// Stamp returns the generation of the template text that b lies in, or 0 when b lies elsewhere
+// (the event's data, or an unescaped copy, which later chunks overwrite).
+func (d *ChunkDecoder) Stamp(b []byte) uint64 {
+	t := d.tmpl.text
+	if len(b) == 0 || len(t) == 0 {
+		return 0
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(t)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if len(b) > len(t) || p < start || p-start > uintptr(len(t)-len(b)) {
+		return 0
+	}
+	return d.tmpl.gen
 }
 
 // replay reads data as the template with other string values: it holds data to the template's

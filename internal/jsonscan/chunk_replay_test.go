@@ -142,3 +142,41 @@ func TestDecodeReplaysAStream(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkDecoderStamp checks what Stamp tells a caller: a replayed chunk's unchanged strings lie
+// in the template text of the current generation, a string that differed lies elsewhere, and a
+// template kept anew, in the same memory, is a new generation.
+func TestChunkDecoderStamp(t *testing.T) {
+	t.Parallel()
+	var d ChunkDecoder
+	chunk := func(id, content string) []byte {
+		return []byte(`{"id":"` + id + `","model":"m","choices":[{"index":0,"delta":{"content":"` + content + `"}}]}`)
+	}
+	for _, data := range [][]byte{chunk("c1", "a"), chunk("c1", "b")} {
+		if _, ok := d.Decode(data); !ok {
+			t.Fatalf("declined %s", data)
+		}
+	}
+	gen := d.Generation()
+	c, ok := d.Decode(chunk("c1", "c"))
+	if !ok {
+		t.Fatal("declined the replayed chunk")
+	}
+	if got := d.Stamp(c.ID.B); gen == 0 || got != gen {
+		t.Errorf("Stamp(id) = %d, want the generation %d", got, gen)
+	}
+	if got := d.Stamp(c.Choices[0].Delta.Content.B); got != 0 {
+		t.Errorf("Stamp(content that differed) = %d, want 0", got)
+	}
+	// Another layout is kept as the template: a new generation, though its text reuses the memory.
+	c, ok = d.Decode([]byte(`{"id":"c2","model":"m","choices":[{"index":0,"delta":{"role":"assistant"}}]}`))
+	if !ok {
+		t.Fatal("declined the chunk of another layout")
+	}
+	if next := d.Generation(); next == gen {
+		t.Errorf("Generation() = %d after a new template, the same as before", next)
+	}
+	if got := d.Stamp(c.ID.B); got != d.Generation() {
+		t.Errorf("Stamp(id) = %d, want the new generation %d", got, d.Generation())
+	}
+}
