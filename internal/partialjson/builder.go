@@ -41,7 +41,8 @@ type builder struct {
 	strOn     bool // the open string has a destination
 	strShow   bool // and it is shown as it grows
 	changed   bool
-	replaying bool // a value met again is open, and will be decoded whole when it completes
+	new       blocks // where new pointer targets and element slots come from
+	replaying bool   // a value met again is open, and will be decoded whole when it completes
 	// litVal and litBase: the open literal's destination and what an earlier key left there.
 	litVal, litBase reflect.Value
 }
@@ -128,7 +129,7 @@ func (b *builder) target() (dst reflect.Value, shown, quoted, ok bool) {
 func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
-			v.Set(reflect.New(v.Type().Elem()))
+			v.Set(b.new.alloc(v.Type().Elem()))
 			b.changed = b.changed || shown
 		}
 		v = v.Elem()
@@ -197,13 +198,13 @@ func (b *builder) beginContainer(at int, object bool) {
 			v.Set(reflect.MakeMap(v.Type()))
 			b.changed = b.changed || shown
 		}
-		f.slot = reflect.New(v.Type().Elem()).Elem()
+		f.slot = b.new.alloc(v.Type().Elem()).Elem()
 	case fSlice:
 		if v.IsNil() {
 			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 			b.changed = b.changed || shown
 		}
-		f.slot = reflect.New(v.Type().Elem()).Elem()
+		f.slot = b.new.alloc(v.Type().Elem()).Elem()
 	}
 	b.stack = append(b.stack, f)
 }
@@ -323,7 +324,16 @@ func (b *builder) done() {
 		f.slot.SetZero()
 		b.changed = b.changed || f.shown
 	case fSlice:
-		f.v.Set(reflect.Append(f.v, f.slot))
+		n := f.v.Len()
+		if n == f.v.Cap() {
+			// Grown as encoding/json grows it, at least 4 at once, rather than one element and then
+			// two as append would for a short slice.
+			grown := reflect.MakeSlice(f.v.Type(), n, max(4, n+n/2))
+			reflect.Copy(grown, f.v)
+			f.v.Set(grown)
+		}
+		f.v.SetLen(n + 1)
+		f.v.Index(n).Set(f.slot)
 		f.slot.SetZero()
 		b.changed = b.changed || f.shown
 	case fArray:
