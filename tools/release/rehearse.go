@@ -89,7 +89,7 @@ func consumerEnv(proxyDir, modCache, tmp string) ([]string, error) {
 	}
 	cache := fileURL(filepath.Join(lines[1], "cache", "download"))
 	drop := []string{"GOFLAGS", "GOPROXY", "GONOPROXY", "GOPRIVATE", "GONOSUMDB", "GOMODCACHE", "GOWORK", "GOBIN",
-		"INFERGATE_API_KEY", "INFERGATE_BASE_URL", "INFERGATE_ACCESS_TOKEN"}
+		"GODEBUG", "INFERGATE_API_KEY", "INFERGATE_BASE_URL", "INFERGATE_ACCESS_TOKEN"}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.Contains(drop, name)
@@ -102,7 +102,19 @@ func consumerEnv(proxyDir, modCache, tmp string) ([]string, error) {
 		"GOMODCACHE="+modCache,
 		"GOWORK=off",
 		"GOBIN="+filepath.Join(tmp, "bin"),
+		"GODEBUG="+withoutModuleIndex(os.Getenv("GODEBUG")),
 	), nil
+}
+
+// withoutModuleIndex adds goindex=0 to a GODEBUG value. The go command indexes a module of the
+// module cache once per directory, trusting a version never to change, and keeps that index in the
+// build cache; every rehearsal republishes the same version with new files, so a kept index would
+// build an earlier rehearsal's file list.
+func withoutModuleIndex(godebug string) string {
+	if godebug == "" {
+		return "goindex=0"
+	}
+	return godebug + ",goindex=0"
 }
 
 // fileURL is the file:// URL of a local directory, as GOPROXY takes it.
