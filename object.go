@@ -138,6 +138,14 @@ func GenerateObject[T any](ctx context.Context, chat *ChatService, req ChatReque
 	if err != nil {
 		return nil, err
 	}
+	run.prove = func(text string, schema *checkedSchema) bool {
+		var fresh T
+		if !decodeProven(text, &fresh, schema) {
+			return false
+		}
+		value = fresh
+		return true
+	}
 	opts = append(slices.Clip(opts), withSticky(new(stickyModel)))
 	answer, err := run.loop(ctx, func(ctx context.Context, req ChatRequest, _ ObjectMode) (*ChatCompletion, error) {
 		return chat.Create(ctx, req, opts...)
@@ -158,6 +166,9 @@ type objectRun struct {
 	messages []Message   // the conversation so far
 	mode     ObjectMode  // of the next attempt
 	decode   func(raw []byte) error
+	// prove, when set, decodes a value's text and proves it valid against a schema in one pass
+	// (see decodeProven); when it cannot, the value is validated and decoded as without it.
+	prove    func(text string, schema *checkedSchema) bool
 	attempts int
 	usage    Usage
 }
@@ -289,11 +300,11 @@ func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode)
 	}
 	if mode == ObjectModeAuto || mode == ObjectModeTool {
 		if call := r.ownCall(msg); call != nil {
-			raw := json.RawMessage(strings.TrimSpace(call.Function.Arguments))
-			if len(raw) == 0 {
-				raw = json.RawMessage("{}")
+			args := strings.TrimSpace(call.Function.Arguments)
+			if args == "" {
+				args = "{}"
 			}
-			raw, err := r.checkCall(ctx, raw)
+			raw, err := r.checkCall(ctx, args)
 			return ObjectModeTool, raw, err
 		}
 		if mode == ObjectModeTool {
@@ -305,7 +316,15 @@ func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode)
 	if err != nil {
 		return mode, nil, err
 	}
+	if r.proven(ctx, string(raw), r.schema.resolved) {
+		return mode, raw, nil
+	}
 	return mode, raw, r.check(ctx, raw, r.schema.resolved, "the value")
+}
+
+// proven reports whether r.prove decoded text and proved it valid against schema.
+func (r *objectRun) proven(ctx context.Context, text string, schema *checkedSchema) bool {
+	return r.prove != nil && ctx.Err() == nil && r.prove(text, schema)
 }
 
 // ownCall returns the answer's call of the object's function, nil when it has none.
@@ -327,8 +346,12 @@ func (r *objectRun) lastRaw(msg *Message) string {
 
 // checkCall validates the arguments of the object's call and decodes the value they carry; it
 // returns the value's JSON (the arguments, or what their envelope holds).
-func (r *objectRun) checkCall(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+func (r *objectRun) checkCall(ctx context.Context, text string) (json.RawMessage, error) {
+	args := json.RawMessage(text)
 	if !r.schema.wrapped {
+		if r.proven(ctx, text, r.schema.call.resolved) {
+			return args, nil
+		}
 		return args, r.check(ctx, args, r.schema.call.resolved, "the arguments")
 	}
 	if err := r.validate(ctx, args, r.schema.call.resolved, "the arguments"); err != nil {

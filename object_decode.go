@@ -4,10 +4,10 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // decodeValue decodes an answer's JSON into *v exactly as json.Unmarshal does. Types made of
@@ -19,23 +19,34 @@ import (
 // key met twice, a number that does not fit, a syntax error) starts over with json.Unmarshal on
 // the whole text, so the value and the error are always encoding/json's on the running toolchain.
 // Strings are cut from one copy of the text, and the few with escapes from one buffer, to save
-// an allocation each: a string kept keeps that copy in memory.
+// an allocation each: a string kept keeps that copy in memory. So do slices and pointers, which
+// are cut from blocks shared by the values of their type.
 func decodeValue[T any](raw []byte, v *T) error {
-	if decodePlain(raw, v) {
+	if decodePlain(string(raw), v, nil) {
 		return nil
 	}
 	return json.Unmarshal(raw, v)
 }
 
-// decodePlain is decodeValue's one pass; it reports false, with *v zero again, where
-// json.Unmarshal has to decode the text.
-func decodePlain[T any](raw []byte, v *T) bool {
-	p := plainPlanOf(reflect.TypeFor[T]())
+// decodeProven decodes text into *v, as decodeValue would, and proves it valid against schema in
+// the same pass (as schema.provenValid would). It reports false, with *v zero, when it cannot do
+// both: the caller then validates and decodes as it would without it. Strings are cut from text.
+func decodeProven[T any](text string, v *T, schema *checkedSchema) bool {
+	return schema.quick != nil && decodePlain(text, v, schema.quick)
+}
+
+// decodePlain is the one pass; with q, it also proves the value valid against q's schema. It
+// reports false, with *v zero again, where json.Unmarshal (and the validator) have to take over.
+func decodePlain[T any](text string, v *T, q *quickSchema) bool {
+	p := plainPlanOf(reflect.TypeFor[T](), q)
 	if p.kind == pkOther {
 		return false
 	}
-	d := plainDecoder{s: string(raw)}
-	if d.value(reflect.ValueOf(v).Elem(), p, 0) && d.end() {
+	d := plainDecoder{s: text, allocs: make([]plainAlloc, p.allocs)}
+	if q != nil {
+		d.check = &quickCheck{data: unsafe.Slice(unsafe.StringData(text), len(text))}
+	}
+	if d.value(unsafe.Pointer(v), p, 0) && d.end() && (q == nil || d.check.within(q)) {
 		return true
 	}
 	var zero T
@@ -59,29 +70,55 @@ const (
 	pkPointer
 )
 
-// plainPlan is how a type's values are decoded.
+// plainPlan is how a type's values are decoded, and in a plan that also checks a schema, what the
+// schema says of the values at its place.
 type plainPlan struct {
 	kind   plainKind
 	t      reflect.Type
-	bits   int        // pkInt, pkUint, pkFloat
+	size   uintptr    // of a value
 	elem   *plainPlan // pkSlice, pkArray, pkMap, pkPointer
-	fields map[string]plainField
+	fields []plainField
+	node   *quickNode // the schema here; nil for any value (or when not checking)
+	// id indexes the decoder's allocator of this plan's slices or pointees (pkSlice, pkPointer);
+	// allocs, at the root, is the number of them.
+	id, allocs int
+	block      reflect.Type   // pkSlice, pkPointer: []elem, which blocks of elements are made as
+	empty      unsafe.Pointer // pkSlice: the data of an empty slice, not nil
 }
 
 type plainField struct {
-	index int
-	bit   uint64 // marks the field as met in its object
-	plan  *plainPlan
+	name   string
+	offset uintptr
+	bit    uint64 // marks the field as met in its object
+	plan   *plainPlan
+	// In a checking plan: whether the schema admits the property, and its bit among the
+	// schema's properties (0 for one it does not name).
+	refused bool
+	prop    uint64
 }
 
-var plainPlans sync.Map // reflect.Type -> *plainPlan
+// plainKey names a plan: a type, and the schema at its place in a checking plan.
+type plainKey struct {
+	t reflect.Type
+	q *quickSchema
+}
 
-func plainPlanOf(t reflect.Type) *plainPlan {
-	if p, ok := plainPlans.Load(t); ok {
+var plainPlans sync.Map // plainKey -> *plainPlan
+
+func plainPlanOf(t reflect.Type, q *quickSchema) *plainPlan {
+	key := plainKey{t, q}
+	if p, ok := plainPlans.Load(key); ok {
 		return p.(*plainPlan)
 	}
-	p, _ := plainPlans.LoadOrStore(t, buildPlainPlan(t, map[reflect.Type]*plainPlan{}))
-	return p.(*plainPlan)
+	b := planBuilder{building: map[nodeKey]*plainPlan{}, check: q != nil}
+	var root *quickNode
+	if q != nil {
+		root = q.root
+	}
+	p := b.plan(t, root)
+	p.allocs = b.allocs
+	actual, _ := plainPlans.LoadOrStore(key, p)
+	return actual.(*plainPlan)
 }
 
 var (
@@ -103,15 +140,33 @@ func decodesOnItsOwn(t reflect.Type) bool {
 	return false
 }
 
-// buildPlainPlan plans t; building holds the plans under construction, for recursive types.
-func buildPlainPlan(t reflect.Type, building map[reflect.Type]*plainPlan) *plainPlan {
-	if p := building[t]; p != nil {
+type nodeKey struct {
+	t    reflect.Type
+	node *quickNode
+}
+
+// planBuilder builds one root's plans; building holds those under construction, for recursive
+// types.
+type planBuilder struct {
+	building map[nodeKey]*plainPlan
+	check    bool
+	allocs   int
+}
+
+// plan plans t, at a place whose schema is node.
+func (b *planBuilder) plan(t reflect.Type, node *quickNode) *plainPlan {
+	key := nodeKey{t, node}
+	if p := b.building[key]; p != nil {
 		return p
 	}
-	p := &plainPlan{t: t}
-	building[t] = p
+	p := &plainPlan{t: t, size: t.Size(), node: node}
+	b.building[key] = p
 	if decodesOnItsOwn(t) {
 		return p
+	}
+	var items, extra *quickNode
+	if node != nil {
+		items, extra = node.items, node.extra
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -119,37 +174,40 @@ func buildPlainPlan(t reflect.Type, building map[reflect.Type]*plainPlan) *plain
 	case reflect.Bool:
 		p.kind = pkBool
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		p.kind, p.bits = pkInt, t.Bits()
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		p.kind, p.bits = pkUint, t.Bits()
+		p.kind = pkInt
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		p.kind = pkUint
 	case reflect.Float32, reflect.Float64:
-		p.kind, p.bits = pkFloat, t.Bits()
+		p.kind = pkFloat
 	case reflect.Slice:
 		if t.Elem().Kind() != reflect.Uint8 { // []byte is base64 text
-			p.kind, p.elem = pkSlice, buildPlainPlan(t.Elem(), building)
+			p.kind, p.elem, p.block = pkSlice, b.plan(t.Elem(), items), t
+			p.empty = reflect.MakeSlice(t, 0, 0).UnsafePointer()
+			p.id, b.allocs = b.allocs, b.allocs+1
 		}
 	case reflect.Array:
-		p.kind, p.elem = pkArray, buildPlainPlan(t.Elem(), building)
+		p.kind, p.elem = pkArray, b.plan(t.Elem(), items)
 	case reflect.Map:
-		if t.Key().Kind() == reflect.String && !decodesOnItsOwn(t.Key()) {
-			p.kind, p.elem = pkMap, buildPlainPlan(t.Elem(), building)
+		// A schema that names properties of a map holds its values to different schemas.
+		if t.Key().Kind() == reflect.String && !decodesOnItsOwn(t.Key()) && (node == nil || len(node.props) == 0) {
+			p.kind, p.elem = pkMap, b.plan(t.Elem(), extra)
 		}
 	case reflect.Pointer:
-		p.kind, p.elem = pkPointer, buildPlainPlan(t.Elem(), building)
+		p.kind, p.elem, p.block = pkPointer, b.plan(t.Elem(), node), reflect.SliceOf(t.Elem())
+		p.id, b.allocs = b.allocs, b.allocs+1
 	case reflect.Struct:
-		if fields, ok := plainFields(t, building); ok {
+		if fields, ok := b.fields(t, node); ok {
 			p.kind, p.fields = pkStruct, fields
 		}
 	}
 	return p
 }
 
-// plainFields maps a struct's JSON names to its fields; ok is false for a struct whose names
-// encoding/json's versions could read differently: embedded fields, names that differ only in
-// case, tags with options other than omitempty and omitzero or names of unusual characters.
-func plainFields(t reflect.Type, building map[reflect.Type]*plainPlan) (map[string]plainField, bool) {
-	fields := map[string]plainField{}
-	var folded []string
+// fields plans a struct's fields; ok is false for a struct whose names encoding/json's versions
+// could read differently: embedded fields, names that differ only in case, tags with options other
+// than omitempty and omitzero or names of unusual characters.
+func (b *planBuilder) fields(t reflect.Type, node *quickNode) ([]plainField, bool) {
+	var fields []plainField
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag, tagged := sf.Tag.Lookup("json")
@@ -171,13 +229,22 @@ func plainFields(t reflect.Type, building map[reflect.Type]*plainPlan) (map[stri
 		if !plainName(name) || len(fields) == 64 {
 			return nil, false
 		}
-		for _, other := range folded {
-			if strings.EqualFold(other, name) {
+		for _, other := range fields {
+			if strings.EqualFold(other.name, name) {
 				return nil, false
 			}
 		}
-		folded = append(folded, name)
-		fields[name] = plainField{index: i, bit: 1 << len(fields), plan: buildPlainPlan(sf.Type, building)}
+		f := plainField{name: name, offset: sf.Offset, bit: 1 << len(fields)}
+		var child *quickNode
+		if node != nil {
+			if at, named := node.props[name]; named {
+				child, f.prop = node.children[at], 1<<at
+			} else {
+				child, f.refused = node.extra, node.noExtra
+			}
+		}
+		f.plan = b.plan(sf.Type, child)
+		fields = append(fields, f)
 	}
 	return fields, true
 }
@@ -189,209 +256,4 @@ func plainName(name string) bool {
 		}
 	}
 	return name != ""
-}
-
-// plainDecoder reads one JSON value from s; its methods report false where json.Unmarshal has
-// to take over. Strings without escapes are cut from s, which holds the whole text once.
-type plainDecoder struct {
-	s     string
-	i     int
-	arena strings.Builder // the strings with escapes
-}
-
-// maxPlainDepth bounds nesting as encoding/json does, whose limit is far above it.
-const maxPlainDepth = 1000
-
-func (d *plainDecoder) space() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-func (d *plainDecoder) end() bool {
-	d.space()
-	return d.i == len(d.s)
-}
-
-// next skips spaces and returns the next byte, 0 at the end.
-func (d *plainDecoder) next() byte {
-	d.space()
-	if d.i < len(d.s) {
-		return d.s[d.i]
-	}
-	return 0
-}
-
-func (d *plainDecoder) literal(word string) bool {
-	if strings.HasPrefix(d.s[d.i:], word) {
-		d.i += len(word)
-		return true
-	}
-	return false
-}
-
-// value decodes the next value into v, addressable and holding its type's zero value.
-func (d *plainDecoder) value(v reflect.Value, p *plainPlan, depth int) bool {
-	c := d.next()
-	if p.kind == pkOther {
-		start := d.i
-		return d.skip(depth) && json.Unmarshal([]byte(d.s[start:d.i]), v.Addr().Interface()) == nil
-	}
-	if c == 'n' {
-		return d.literal("null") // leaves the zero value, as encoding/json does
-	}
-	switch p.kind {
-	case pkString:
-		s, ok := d.str()
-		if ok {
-			v.SetString(s)
-		}
-		return ok
-	case pkBool:
-		switch {
-		case d.literal("true"):
-			v.SetBool(true)
-		case d.literal("false"):
-		default:
-			return false
-		}
-		return true
-	case pkInt:
-		n, err := strconv.ParseInt(d.number(), 10, p.bits)
-		v.SetInt(n)
-		return err == nil
-	case pkUint:
-		n, err := strconv.ParseUint(d.number(), 10, p.bits)
-		v.SetUint(n)
-		return err == nil
-	case pkFloat:
-		text := d.number()
-		n, err := strconv.ParseFloat(text, p.bits)
-		v.SetFloat(n)
-		return text != "" && err == nil
-	case pkPointer:
-		if depth > maxPlainDepth {
-			return false
-		}
-		target := reflect.New(p.elem.t)
-		v.Set(target)
-		return d.value(target.Elem(), p.elem, depth+1)
-	}
-	if depth > maxPlainDepth {
-		return false
-	}
-	switch p.kind {
-	case pkStruct:
-		return d.object(v, p, depth)
-	case pkMap:
-		return d.mapping(v, p, depth)
-	}
-	return d.array(v, p, depth)
-}
-
-// object decodes a struct's fields, each named exactly and once.
-func (d *plainDecoder) object(v reflect.Value, p *plainPlan, depth int) bool {
-	var met uint64
-	return d.members(func(key string) bool {
-		f, ok := p.fields[key]
-		if !ok || met&f.bit != 0 {
-			return false
-		}
-		met |= f.bit
-		return d.value(v.Field(f.index), f.plan, depth+1)
-	})
-}
-
-func (d *plainDecoder) mapping(v reflect.Value, p *plainPlan, depth int) bool {
-	if d.next() != '{' {
-		return false
-	}
-	v.Set(reflect.MakeMap(p.t))
-	keyType := p.t.Key()
-	return d.members(func(key string) bool {
-		elem := reflect.New(p.elem.t).Elem()
-		if !d.value(elem, p.elem, depth+1) {
-			return false
-		}
-		size := v.Len()
-		v.SetMapIndex(reflect.ValueOf(key).Convert(keyType), elem)
-		return v.Len() > size // a key met again is merged by encoding/json: it takes over
-	})
-}
-
-// members reads an object's members, handing each key to member, which reads the value.
-func (d *plainDecoder) members(member func(key string) bool) bool {
-	if d.next() != '{' {
-		return false
-	}
-	d.i++
-	if d.next() == '}' {
-		d.i++
-		return true
-	}
-	for {
-		if d.next() != '"' {
-			return false
-		}
-		key, ok := d.str()
-		if !ok || d.next() != ':' {
-			return false
-		}
-		d.i++
-		if !member(key) {
-			return false
-		}
-		switch d.next() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-// array decodes a slice's or an array's elements; an array takes no more than its length.
-func (d *plainDecoder) array(v reflect.Value, p *plainPlan, depth int) bool {
-	if d.next() != '[' {
-		return false
-	}
-	d.i++
-	slice := p.kind == pkSlice
-	if d.next() == ']' {
-		d.i++
-		if slice {
-			v.Set(reflect.MakeSlice(p.t, 0, 0)) // empty, not nil
-		}
-		return true
-	}
-	for n := 0; ; n++ {
-		if slice {
-			if n == v.Cap() {
-				v.Grow(max(4, n)) // doubling, from 4 as encoding/json does
-			}
-			v.SetLen(n + 1)
-		} else if n == v.Len() {
-			return false
-		}
-		if !d.value(v.Index(n), p.elem, depth+1) {
-			return false
-		}
-		switch d.next() {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return true
-		default:
-			return false
-		}
-	}
 }

@@ -272,9 +272,9 @@ func (c *quickCheck) value(n *quickNode, depth int64) bool {
 	}
 	switch b := c.data[c.pos]; {
 	case b == '{':
-		return (n == nil || n.allows(quickObject) && !n.hasEnum) && c.object(n, depth)
+		return n.admitsContainer(quickObject) && c.object(n, depth)
 	case b == '[':
-		return (n == nil || n.allows(quickArray) && !n.hasEnum) && c.array(n, depth)
+		return n.admitsContainer(quickArray) && c.array(n, depth)
 	case b == '"':
 		start := c.pos
 		escaped, ok := c.str()
@@ -297,6 +297,34 @@ func (c *quickCheck) value(n *quickNode, depth int64) bool {
 	return false
 }
 
+// The checks of a value against a node, which quickCheck and the decoder's checking pass share;
+// a nil node admits any value.
+
+// admits checks a true, false or null.
+func (n *quickNode) admits(bit uint8, v any) bool {
+	return n == nil || n.allows(bit) && (!n.hasEnum || n.inEnum(v))
+}
+
+// admitsString checks a string, as decoded.
+func (n *quickNode) admitsString(s string) bool {
+	return n == nil || n.allows(quickString) && (!n.hasEnum || n.inEnum(s))
+}
+
+// admitsContainer checks that an object or an array (bit) may stand here, before its contents.
+func (n *quickNode) admitsContainer(bit uint8) bool {
+	return n == nil || n.allows(bit) && !n.hasEnum
+}
+
+// admitsCount checks an array's number of items.
+func (n *quickNode) admitsCount(count int) bool {
+	return n == nil || count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)
+}
+
+// hasRequired checks an object's properties met (bits of children) against those it requires.
+func (n *quickNode) hasRequired(met uint64) bool {
+	return n == nil || met&n.required == n.required
+}
+
 func (n *quickNode) inEnum(v any) bool {
 	for _, e := range n.enum {
 		if e == v {
@@ -312,7 +340,7 @@ func (c *quickCheck) object(n *quickNode, depth int64) bool {
 	var seen uint64
 	if c.pos < len(c.data) && c.data[c.pos] == '}' {
 		c.pos++
-		return n == nil || n.required == 0
+		return n.hasRequired(0)
 	}
 	for {
 		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
@@ -361,7 +389,7 @@ func (c *quickCheck) object(n *quickNode, depth int64) bool {
 			c.space()
 		case '}':
 			c.pos++
-			return n == nil || seen&n.required == n.required
+			return n.hasRequired(seen)
 		default:
 			return false
 		}
@@ -399,5 +427,5 @@ func (c *quickCheck) array(n *quickNode, depth int64) bool {
 			c.space()
 		}
 	}
-	return n == nil || count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)
+	return n.admitsCount(count)
 }

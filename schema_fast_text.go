@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The tokens of a value's text, as quickCheck reads them: strictly the JSON grammar, and nothing
@@ -36,7 +37,7 @@ func (c *quickCheck) literal(n *quickNode) bool {
 	default:
 		return false
 	}
-	return n == nil || n.allows(bit) && (!n.hasEnum || n.inEnum(v))
+	return n.admits(bit, v)
 }
 
 // plainByte marks the bytes a string holds as they are: not a quote, a backslash, a control
@@ -133,16 +134,31 @@ func (c *quickCheck) number(n *quickNode) bool {
 		}
 		plain = false
 	}
-	text := c.data[start:c.pos]
+	return n.admitsNumber(unsafe.String(&c.data[start], c.pos-start), plain)
+}
+
+// needsValue reports whether checking a number of this text needs its value: an integer that
+// fits a float64's range is of type integer whatever its value, when nothing bounds it.
+func (n *quickNode) needsValue(text string, plain bool) bool {
 	bounded := n != nil && (n.hasEnum || n.min > math.Inf(-1) || n.max < math.Inf(1) || n.exMin > math.Inf(-1) || n.exMax < math.Inf(1))
-	if plain && len(text) < 300 && !bounded {
-		// An integer that fits a float64's range: its value does not matter.
+	return !plain || len(text) >= 300 || bounded
+}
+
+// admitsNumber checks a number's text (by JSON's grammar); its value is only worked out when the
+// schema needs it.
+func (n *quickNode) admitsNumber(text string, plain bool) bool {
+	if !n.needsValue(text, plain) {
 		return n == nil || n.allows(quickInteger)
 	}
-	f, err := strconv.ParseFloat(string(text), 64)
+	f, err := strconv.ParseFloat(text, 64)
 	if err != nil {
 		return false // out of float64's range: encoding/json refuses it
 	}
+	return n.admitsFloat(f)
+}
+
+// admitsFloat checks a number's value.
+func (n *quickNode) admitsFloat(f float64) bool {
 	if n == nil {
 		return true
 	}
