@@ -211,8 +211,14 @@ func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect
 	if spec.Mode == ObjectModePrompt {
 		r.messages = append([]Message{SystemMessage(r.instructions())}, r.messages...)
 	}
-	// The request is checked before anything is sent, as Create would check it.
+	// The request is checked before anything is sent, as Create would check it, but for the
+	// object's own tool and tool choice, which are valid by construction: the name was checked
+	// above, and the parameters are the JSON of a schema. Checking them would encode the schema
+	// again on every call.
 	first := r.request()
+	if r.mode == ObjectModeAuto || r.mode == ObjectModeTool {
+		first.Tools, first.ToolChoice = first.Tools[:len(first.Tools)-1], ToolChoice{}
+	}
 	return r, first.Validate()
 }
 

@@ -3,6 +3,7 @@ package infergate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -207,16 +208,32 @@ func FuzzDecodeValue(f *testing.F) {
 	})
 }
 
-// BenchmarkDecodeValue decodes the 50 KB benchObject with decodeValue and with json.Unmarshal.
+// BenchmarkDecodeValue decodes the 50 KB benchObject with decodeValue, with decodeProven (which
+// also proves it valid against its schema, as GenerateObject does) and with json.Unmarshal.
 func BenchmarkDecodeValue(b *testing.B) {
 	_, raw := benchObject(b)
+	ts := schemaOf(reflect.TypeFor[propValue]())
+	if err := ts.forObjects(); err != nil {
+		b.Fatal(err)
+	}
+	text, schema := string(raw), ts.call.resolved
 	for _, d := range []struct {
 		name   string
 		decode func([]byte, *propValue) error
-	}{{"decodeValue", decodeValue[propValue]}, {"json.Unmarshal", func(raw []byte, v *propValue) error { return json.Unmarshal(raw, v) }}} {
+	}{
+		{"decodeValue", decodeValue[propValue]},
+		{"decodeProven", func(_ []byte, v *propValue) error {
+			if !decodeProven(text, v, schema) {
+				return errors.New("not proven")
+			}
+			return nil
+		}},
+		{"json.Unmarshal", func(raw []byte, v *propValue) error { return json.Unmarshal(raw, v) }},
+	} {
 		b.Run(d.name, func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
+			defer reportCPU(b, cpuTime(b))
 			for b.Loop() {
 				var v propValue
 				if err := d.decode(raw, &v); err != nil {

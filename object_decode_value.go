@@ -382,7 +382,7 @@ func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
 		if p.size == 4 {
 			f, err := strconv.ParseFloat(text, 32)
 			*(*float32)(ptr) = float32(f)
-			return err == nil && n.admitsNumber(text, plain)
+			return err == nil && (n == nil || n.admitsNumber(text, plain))
 		}
 		f, ok := exactFloat(text)
 		if !ok {
@@ -393,7 +393,7 @@ func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
 		}
 		*(*float64)(ptr) = f
 		if n == nil || !n.needsValue(text, plain) {
-			return n.admitsNumber(text, plain)
+			return n.admitsInteger()
 		}
 		return n.admitsFloat(f)
 	case pkInt:
@@ -431,5 +431,5 @@ func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
 			*(*uint64)(ptr) = v
 		}
 	}
-	return n.admitsNumber(text, plain)
+	return n == nil || n.admitsNumber(text, plain) // a nil node admits what fits the Go type
 }

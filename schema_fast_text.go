@@ -148,7 +148,7 @@ func (n *quickNode) needsValue(text string, plain bool) bool {
 // schema needs it.
 func (n *quickNode) admitsNumber(text string, plain bool) bool {
 	if !n.needsValue(text, plain) {
-		return n == nil || n.allows(quickInteger)
+		return n.admitsInteger()
 	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil {
@@ -156,6 +156,9 @@ func (n *quickNode) admitsNumber(text string, plain bool) bool {
 	}
 	return n.admitsFloat(f)
 }
+
+// admitsInteger checks a number that needs no value: an integer in a float64's range.
+func (n *quickNode) admitsInteger() bool { return n == nil || n.allows(quickInteger) }
 
 // admitsFloat checks a number's value.
 func (n *quickNode) admitsFloat(f float64) bool {
