@@ -3,6 +3,7 @@ package infergate
 import (
 	"encoding/binary"
 	"math/bits"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -45,12 +46,24 @@ func (d *plainDecoder) str() (string, bool) {
 	}
 	start := d.i + 1
 	j := start
-	for j < len(d.s) {
-		j += plainRun(d.s, j)
-		if j == len(d.s) {
+	b := unsafe.Slice(unsafe.StringData(d.s), len(d.s))
+	for j < len(b) {
+		// plainRun, by hand: strings are short, and most end in their first words.
+		const ones, highs = 0x0101010101010101, 0x8080808080808080
+		for ; j+8 <= len(b); j += 8 {
+			x := binary.LittleEndian.Uint64(b[j:])
+			if marked := (x | (x - 0x20*ones) | ((x ^ '"'*ones) - ones) | ((x ^ '\\'*ones) - ones)) & highs; marked != 0 {
+				j += bits.TrailingZeros64(marked) / 8
+				break
+			}
+		}
+		for j < len(b) && plainASCII[b[j]] {
+			j++
+		}
+		if j == len(b) {
 			break
 		}
-		c := d.s[j]
+		c := b[j]
 		switch {
 		case c == '"':
 			d.i = j + 1
@@ -70,94 +83,94 @@ func (d *plainDecoder) str() (string, bool) {
 }
 
 // escaped reads the rest of a string with escapes, from j, the first '\\'. The string is written
-// to d.arena, which is only appended to: the strings cut from it before stay as they were.
+// to d.arena, which is only appended to: the strings cut from it before stay as they were. Its end
+// is found first, to make room for it at once: no escape is shorter than what it stands for. It
+// is the first quotation mark after an even number of backslashes.
 func (d *plainDecoder) escaped(start, j int) (string, bool) {
-	d.at = len(d.arena)
-	d.write(d.s[start:j])
-	for j < len(d.s) {
-		run := plainRun(d.s, j)
-		d.write(d.s[j : j+run])
-		if j += run; j == len(d.s) {
+	end := j
+	for {
+		q := strings.IndexByte(d.s[end:], '"')
+		if q < 0 {
+			return "", false
+		}
+		end += q
+		k := end
+		for d.s[k-1] == '\\' {
+			k--
+		}
+		if (end-k)%2 == 0 {
 			break
 		}
-		switch c := d.s[j]; {
-		case c == '"':
-			d.i = j + 1
-			s := d.arena[d.at:]
-			d.texts.handed += len(s)
-			return unsafe.String(unsafe.SliceData(s), len(s)), true
-		case c == '\\':
-			if j+1 >= len(d.s) {
-				return "", false
-			}
-			j += 2
-			var b byte
-			switch d.s[j-1] {
-			case '"', '\\', '/':
-				b = d.s[j-1]
-			case 'b':
-				b = '\b'
-			case 'f':
-				b = '\f'
-			case 'n':
-				b = '\n'
-			case 'r':
-				b = '\r'
-			case 't':
-				b = '\t'
-			case 'u':
-				r, ok := d.hex4(j)
-				j += 4
-				if ok && utf16.IsSurrogate(r) {
-					var low rune
-					if ok = r < 0xdc00 && j+1 < len(d.s) && d.s[j] == '\\' && d.s[j+1] == 'u'; ok {
-						low, ok = d.hex4(j + 2)
-						j += 6
-						r = utf16.DecodeRune(r, low)
-						ok = ok && r != utf8.RuneError
-					}
+		end++
+	}
+	d.room(end - start)
+	buf := append(d.arena, d.s[start:j]...)
+	at := len(d.arena)
+	for j < end {
+		c := d.s[j]
+		if c != '\\' {
+			if c < utf8.RuneSelf {
+				run := plainRun(d.s, j)
+				if run == 0 {
+					return "", false // a control character
 				}
-				if !ok {
-					return "", false
-				}
-				d.room(utf8.UTFMax)
-				d.arena = utf8.AppendRune(d.arena, r)
+				buf = append(buf, d.s[j:j+run]...)
+				j += run
 				continue
-			default:
-				return "", false
 			}
-			d.room(1)
-			d.arena = append(d.arena, b)
-		case c < utf8.RuneSelf:
-			return "", false // a control character
-		default:
 			r, size := utf8.DecodeRuneInString(d.s[j:])
 			if r == utf8.RuneError && size == 1 {
 				return "", false
 			}
-			d.write(d.s[j : j+size])
+			buf = append(buf, d.s[j:j+size]...)
 			j += size
+			continue
+		}
+		j += 2
+		switch d.s[j-1] {
+		case '"', '\\', '/':
+			buf = append(buf, d.s[j-1])
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := d.hex4(j)
+			j += 4
+			if ok && utf16.IsSurrogate(r) {
+				var low rune
+				if ok = r < 0xdc00 && j+1 < len(d.s) && d.s[j] == '\\' && d.s[j+1] == 'u'; ok {
+					low, ok = d.hex4(j + 2)
+					j += 6
+					r = utf16.DecodeRune(r, low)
+					ok = ok && r != utf8.RuneError
+				}
+			}
+			if !ok {
+				return "", false
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return "", false
 		}
 	}
-	return "", false
+	d.arena, d.i = buf, end+1
+	d.texts.handed += len(buf) - at
+	return unsafe.String(&buf[at], len(buf)-at), true
 }
 
-// write appends piece to the string being written to the arena.
-func (d *plainDecoder) write(piece string) {
-	d.room(len(piece))
-	d.arena = append(d.arena, piece...)
-}
-
-// room makes room for n more bytes in the arena: when it is full, the string being written moves
-// to a new one, and the strings cut before keep the old one.
+// room makes room for n more bytes in the arena: when it has less, a new one is made, and the
+// strings cut before keep the old one.
 func (d *plainDecoder) room(n int) {
-	if len(d.arena)+n <= cap(d.arena) {
-		return
+	if len(d.arena)+n > cap(d.arena) {
+		d.arena = make([]byte, 0, d.texts.size(d, n, 0, 64))
 	}
-	written := d.arena[d.at:]
-	fresh := make([]byte, len(written), d.texts.size(d, len(written)+n, len(written), 64))
-	copy(fresh, written)
-	d.arena, d.at = fresh, 0
 }
 
 func (d *plainDecoder) hex4(j int) (rune, bool) {
@@ -181,115 +194,106 @@ func (d *plainDecoder) hex4(j int) (rune, bool) {
 	return r, true
 }
 
-// numberText reads a number by JSON's grammar and returns its text, "" when there is none; plain
-// says it has neither a fraction nor an exponent.
-func (d *plainDecoder) numberText() (text string, plain bool) {
+// plainNumber is a number's text, and its digits as an integer with a power of ten when they fit.
+type plainNumber struct {
+	text  string
+	plain bool   // neither a fraction nor an exponent
+	neg   bool   // a minus sign
+	m     uint64 // the digits, when there are at most 19 of them
+	count int    // digits
+	exp   int    // the power of ten, when its digits are at most 4
+	big   bool   // more digits than m or exp hold
+}
+
+// numberText reads a number by JSON's grammar; its text is "" when there is none.
+func (d *plainDecoder) numberText() (n plainNumber) {
 	s, i := d.s, d.i
 	start := i
 	if i < len(s) && s[i] == '-' {
 		i++
+		n.neg = true
 	}
 	switch {
 	case i < len(s) && s[i] == '0':
 		i++
+		n.count = 1
 	case i < len(s) && '1' <= s[i] && s[i] <= '9':
-		i = digits(s, i)
+		i = n.digits(s, i)
 	default:
-		return "", false
+		return plainNumber{}
 	}
-	plain = true
+	n.plain = true
 	if i < len(s) && s[i] == '.' {
-		if i = digits(s, i+1); s[i-1] == '.' {
-			return "", false
+		at := i + 1
+		if i = n.digits(s, at); i == at {
+			return plainNumber{}
 		}
-		plain = false
+		n.exp, n.plain = at-i, false
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg := i < len(s) && s[i] == '-'
+		if i < len(s) && (s[i] == '+' || neg) {
 			i++
 		}
 		at := i
-		if i = digits(s, i); i == at {
-			return "", false
+		e := 0
+		for ; i < len(s) && isDigit(s[i]); i++ {
+			e = e*10 + int(s[i]-'0')
 		}
-		plain = false
+		if i == at {
+			return plainNumber{}
+		}
+		n.big = n.big || i-at > 4
+		if neg {
+			e = -e
+		}
+		n.exp, n.plain = n.exp+e, false
 	}
 	d.i = i
-	return s[start:i], plain
+	n.text = s[start:i]
+	return n
 }
 
-// smallInt is the value of a plain number of at most 18 digits, which an int64 holds.
-func smallInt(text string, plain bool) (int64, bool) {
-	neg := text[0] == '-'
-	digits := text
-	if neg {
-		digits = text[1:]
+// digits reads digits into n.m from i, and returns where they end.
+func (n *plainNumber) digits(s string, i int) int {
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		n.m = n.m*10 + uint64(s[i]-'0')
+		n.count++
 	}
-	if !plain || len(digits) > 18 {
+	n.big = n.big || n.count > 19
+	return i
+}
+
+// int is the number's value when it is an integer of at most 18 digits, which an int64 holds.
+func (n *plainNumber) int() (int64, bool) {
+	if !n.plain || n.count > 18 {
 		return 0, false
 	}
-	var v int64
-	for _, c := range []byte(digits) {
-		v = v*10 + int64(c-'0')
+	if n.neg {
+		return -int64(n.m), true
 	}
-	if neg {
-		v = -v
-	}
-	return v, true
+	return int64(n.m), true
 }
 
 // exactPow10 are the powers of ten a float64 holds exactly.
 var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
 	1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// exactFloat is the value of a number (by JSON's grammar) whose digits make an integer of at most
-// 2^53 and whose power of ten is at most 22 either way: both are exact in a float64, so one
-// multiplication or division rounds their product as strconv.ParseFloat rounds the text. ok is
-// false for the other numbers.
-func exactFloat(text string) (f float64, ok bool) {
-	i, neg := 0, text[0] == '-'
-	if neg {
-		i++
-	}
-	var m uint64
-	count, exp := 0, 0
-	for ; i < len(text) && isDigit(text[i]); i++ {
-		m, count = m*10+uint64(text[i]-'0'), count+1
-	}
-	if i < len(text) && text[i] == '.' {
-		for i++; i < len(text) && isDigit(text[i]); i++ {
-			m, count, exp = m*10+uint64(text[i]-'0'), count+1, exp-1
-		}
-	}
-	if i < len(text) { // an exponent
-		i++
-		eneg := text[i] == '-'
-		if text[i] == '+' || eneg {
-			i++
-		}
-		if len(text)-i > 3 {
-			return 0, false
-		}
-		e := 0
-		for ; i < len(text); i++ {
-			e = e*10 + int(text[i]-'0')
-		}
-		if eneg {
-			e = -e
-		}
-		exp += e
-	}
-	if count > 19 || m > 1<<53 || exp < -22 || exp > 22 {
+// float is the number's value when its digits make an integer of at most 2^53 and its power of
+// ten is at most 22 either way: both are exact in a float64, so one multiplication or division
+// rounds their product as strconv.ParseFloat rounds the text.
+func (n *plainNumber) float() (float64, bool) {
+	if n.big || n.m > 1<<53 || n.exp < -22 || n.exp > 22 {
 		return 0, false
 	}
-	f = float64(m)
-	if exp < 0 {
-		f /= exactPow10[-exp]
+	f := float64(n.m)
+	if n.exp < 0 {
+		f /= exactPow10[-n.exp]
 	} else {
-		f *= exactPow10[exp]
+		f *= exactPow10[n.exp]
 	}
-	if neg {
+	if n.neg {
 		f = -f
 	}
 	return f, true
@@ -340,6 +344,5 @@ func (d *plainDecoder) skip(depth int) bool {
 			}
 		}
 	}
-	text, _ := d.numberText()
-	return text != ""
+	return d.numberText().text != ""
 }

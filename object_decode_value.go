@@ -216,6 +216,24 @@ func (p *plainPlan) field(key string, next int) int {
 	return -1
 }
 
+// nextField reads a key, at d.i, and returns its field's index; -1 when no field has that exact
+// name. The field after the last one met (fields come in their order, mostly) is compared with
+// the text itself: its name has no characters that escapes would stand for.
+func (d *plainDecoder) nextField(p *plainPlan, next int) int {
+	if next < len(p.fields) {
+		name := p.fields[next].name
+		if end := d.i + 1 + len(name); end < len(d.s) && d.s[end] == '"' && d.s[d.i+1:end] == name {
+			d.i = end + 1
+			return next
+		}
+	}
+	key, ok := d.str()
+	if !ok {
+		return -1
+	}
+	return p.field(key, next)
+}
+
 // object decodes a struct's fields, each named exactly and once.
 func (d *plainDecoder) object(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 	var met, props uint64
@@ -229,15 +247,11 @@ func (d *plainDecoder) object(ptr unsafe.Pointer, p *plainPlan, depth int) bool 
 		if d.next() != '"' {
 			return false
 		}
-		key, ok := d.str()
-		if !ok || d.next() != ':' {
+		at := d.nextField(p, next)
+		if at < 0 || d.next() != ':' {
 			return false
 		}
 		d.i++
-		at := p.field(key, next)
-		if at < 0 {
-			return false
-		}
 		f := &p.fields[at]
 		if met&f.bit != 0 || f.refused {
 			return false
@@ -368,11 +382,12 @@ func (d *plainDecoder) array(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 	}
 }
 
-// number decodes a number into an integer or a float. Integers that fit in an int64 and floats
-// whose digits and power of ten are exact in a float64 are worked out here, exactly as strconv
-// would; the others by strconv.
+// number decodes a number into an integer or a float. Integers that fit in an int64 and float64s
+// of at most 19 digits and a small power of ten are worked out here, exactly as strconv would; the
+// others by strconv.
 func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
-	text, plain := d.numberText()
+	num := d.numberText()
+	text, plain := num.text, num.plain
 	if text == "" {
 		return false
 	}
@@ -384,7 +399,10 @@ func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
 			*(*float32)(ptr) = float32(f)
 			return err == nil && (n == nil || n.admitsNumber(text, plain))
 		}
-		f, ok := exactFloat(text)
+		f, ok := num.float()
+		if !ok && !num.big {
+			f, ok = eiselLemire(num.m, num.exp, num.neg)
+		}
 		if !ok {
 			var err error
 			if f, err = strconv.ParseFloat(text, 64); err != nil {
@@ -398,7 +416,7 @@ func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
 		return n.admitsFloat(f)
 	case pkInt:
 		bits := int(p.size * 8)
-		v, ok := smallInt(text, plain)
+		v, ok := num.int()
 		if !ok || v < -1<<(bits-1) || v > 1<<(bits-1)-1 {
 			var err error
 			if v, err = strconv.ParseInt(text, 10, bits); err != nil {
