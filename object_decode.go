@@ -88,6 +88,7 @@ type plainPlan struct {
 
 type plainField struct {
 	name   string
+	key    string // `"name":`
 	offset uintptr
 	bit    uint64 // marks the field as met in its object
 	plan   *plainPlan
@@ -234,7 +235,7 @@ func (b *planBuilder) fields(t reflect.Type, node *quickNode) ([]plainField, boo
 				return nil, false
 			}
 		}
-		f := plainField{name: name, offset: sf.Offset, bit: 1 << len(fields)}
+		f := plainField{name: name, key: `"` + name + `":`, offset: sf.Offset, bit: 1 << len(fields)}
 		var child *quickNode
 		if node != nil {
 			if at, named := node.props[name]; named {

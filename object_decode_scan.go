@@ -109,14 +109,14 @@ func (d *plainDecoder) escaped(start, j int) (string, bool) {
 	for j < end {
 		c := d.s[j]
 		if c != '\\' {
-			if c < utf8.RuneSelf {
-				run := plainRun(d.s, j)
-				if run == 0 {
-					return "", false // a control character
-				}
-				buf = append(buf, d.s[j:j+run]...)
-				j += run
+			if plainASCII[c] {
+				// Byte by byte: the pieces between escapes are short.
+				buf = append(buf, c)
+				j++
 				continue
+			}
+			if c < utf8.RuneSelf {
+				return "", false // a control character
 			}
 			r, size := utf8.DecodeRuneInString(d.s[j:])
 			if r == utf8.RuneError && size == 1 {

@@ -216,21 +216,22 @@ func (p *plainPlan) field(key string, next int) int {
 	return -1
 }
 
-// nextField reads a key, at d.i, and returns its field's index; -1 when no field has that exact
-// name. The field after the last one met (fields come in their order, mostly) is compared with
-// the text itself: its name has no characters that escapes would stand for.
+// nextField reads a key and its colon, and returns its field's index; -1 when no field has that
+// exact name. The field after the last one met (fields come in their order, mostly) is looked
+// for first as `"name":` in the text itself: its name has no characters escapes would stand for.
 func (d *plainDecoder) nextField(p *plainPlan, next int) int {
-	if next < len(p.fields) {
-		name := p.fields[next].name
-		if end := d.i + 1 + len(name); end < len(d.s) && d.s[end] == '"' && d.s[d.i+1:end] == name {
-			d.i = end + 1
-			return next
-		}
+	if next < len(p.fields) && strings.HasPrefix(d.s[d.i:], p.fields[next].key) {
+		d.i += len(p.fields[next].key)
+		return next
 	}
-	key, ok := d.str()
-	if !ok {
+	if d.next() != '"' {
 		return -1
 	}
+	key, ok := d.str()
+	if !ok || d.next() != ':' {
+		return -1
+	}
+	d.i++
 	return p.field(key, next)
 }
 
@@ -244,14 +245,10 @@ func (d *plainDecoder) object(ptr unsafe.Pointer, p *plainPlan, depth int) bool 
 		return p.node.hasRequired(0)
 	}
 	for {
-		if d.next() != '"' {
-			return false
-		}
 		at := d.nextField(p, next)
-		if at < 0 || d.next() != ':' {
+		if at < 0 {
 			return false
 		}
-		d.i++
 		f := &p.fields[at]
 		if met&f.bit != 0 || f.refused {
 			return false
