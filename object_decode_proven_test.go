@@ -65,11 +65,15 @@ func TestDecodeProvenAgreesWithTheSeparatePasses(t *testing.T) {
 			check = func(text []byte) bool { return sameAsSeparately[[]propItem](t, text, schemas["[]infergate.propItem"]) }
 		case 2:
 			value = quickScalar(r.IntN(256) - 128)
-			check = func(text []byte) bool { return sameAsSeparately[quickScalar](t, text, schemas["infergate.quickScalar"]) }
+			check = func(text []byte) bool {
+				return sameAsSeparately[quickScalar](t, text, schemas["infergate.quickScalar"])
+			}
 		default:
 			value = quickShapes{Maps: map[string][]float64{genString(r, 4): {1.5, 2}}, Small: uint8(r.IntN(256)),
 				Any: []any{nil, "x", map[string]any{"k": []any{1.5}}}[r.IntN(3)], Enum: []string{"", "a", `"c"`}[r.IntN(3)]}
-			check = func(text []byte) bool { return sameAsSeparately[quickShapes](t, text, schemas["infergate.quickShapes"]) }
+			check = func(text []byte) bool {
+				return sameAsSeparately[quickShapes](t, text, schemas["infergate.quickShapes"])
+			}
 		}
 		text := mustJSON(t, value)
 		if !check(text) {
