@@ -44,7 +44,7 @@ func decodePlain[T any](text string, v *T, q *quickSchema) bool {
 	}
 	d := plainDecoder{s: text, allocs: make([]plainAlloc, p.allocs)}
 	if q != nil {
-		d.check = &quickCheck{data: unsafe.Slice(unsafe.StringData(text), len(text))}
+		d.check.data, d.checking = unsafe.Slice(unsafe.StringData(text), len(text)), true
 	}
 	if d.value(unsafe.Pointer(v), p, 0) && d.end() && (q == nil || d.check.within(q)) {
 		return true

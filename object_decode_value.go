@@ -17,10 +17,11 @@ type plainDecoder struct {
 	at     int          // where in the arena the string being written starts
 	texts  usage        // of the arena
 	allocs []plainAlloc // by plan id
-	// check, when the pass also proves the value valid against a schema, counts what quickCheck
-	// counts, to bound the validator's work as it does; it reads the parts decoded by
+	// check, when the pass also proves the value valid against a schema (checking), counts what
+	// quickCheck counts, to bound the validator's work as it does; it reads the parts decoded by
 	// json.Unmarshal.
-	check *quickCheck
+	check    quickCheck
+	checking bool
 }
 
 // plainAlloc hands out a plan's slices or pointees from blocks of elements. Every element is
@@ -127,7 +128,7 @@ func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 		return d.other(ptr, p, depth)
 	}
 	n := p.node
-	if d.check != nil {
+	if d.checking {
 		if depth > maxQuickDepth || c == 0 {
 			return false
 		}
@@ -153,7 +154,7 @@ func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 		*(*unsafe.Pointer)(ptr) = target
 		ptr, p = target, p.elem
 		if p.kind == pkOther {
-			if d.check != nil { // counted above; d.other counts it again
+			if d.checking { // counted above; d.other counts it again
 				d.check.nodes--
 				if n != nil {
 					d.check.work -= n.cost
@@ -191,7 +192,7 @@ func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 // other hands a value to json.Unmarshal, on its own text; when checking, quickCheck reads it.
 func (d *plainDecoder) other(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 	start := d.i
-	if d.check != nil {
+	if d.checking {
 		d.check.pos = start
 		if !d.check.value(p.node, int64(depth)) {
 			return false
