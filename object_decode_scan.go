@@ -46,24 +46,11 @@ func (d *plainDecoder) str() (string, bool) {
 	}
 	start := d.i + 1
 	j := start
-	b := unsafe.Slice(unsafe.StringData(d.s), len(d.s))
-	for j < len(b) {
-		// plainRun, by hand: strings are short, and most end in their first words.
-		const ones, highs = 0x0101010101010101, 0x8080808080808080
-		for ; j+8 <= len(b); j += 8 {
-			x := binary.LittleEndian.Uint64(b[j:])
-			if marked := (x | (x - 0x20*ones) | ((x ^ '"'*ones) - ones) | ((x ^ '\\'*ones) - ones)) & highs; marked != 0 {
-				j += bits.TrailingZeros64(marked) / 8
-				break
-			}
-		}
-		for j < len(b) && plainASCII[b[j]] {
-			j++
-		}
-		if j == len(b) {
+	for j < len(d.s) {
+		if j += plainRun(d.s, j); j == len(d.s) {
 			break
 		}
-		c := b[j]
+		c := d.s[j]
 		switch {
 		case c == '"':
 			d.i = j + 1

@@ -14,7 +14,6 @@ type plainDecoder struct {
 	s      string
 	i      int
 	arena  []byte       // holds the strings with escapes; only appended to, it moves when full
-	at     int          // where in the arena the string being written starts
 	texts  usage        // of the arena
 	allocs []plainAlloc // by plan id
 	// check, when the pass also proves the value valid against a schema (checking), counts what
@@ -52,8 +51,8 @@ func (u *usage) size(d *plainDecoder, need, inUse, least int) int {
 		u.first = d.i
 		return need + least
 	}
-	expected := handed * rest / max(d.i-u.first, 1)
-	return need + min(expected+expected/8+least, rest/2+1, 4*handed+least)
+	expected := int(float64(handed) * float64(rest) / float64(max(d.i-u.first, 1)))
+	return need + max(0, min(expected+expected/8+least, rest/2+1, 4*handed+least))
 }
 
 // sliceHeader is a slice's layout.
@@ -66,7 +65,7 @@ type sliceHeader struct {
 const maxPlainDepth = 1000
 
 // newBlock makes a's block one of at least need elements; inUse are the elements of a slice
-// being read, which are moved to it.
+// being read, which the caller moves to it.
 func (d *plainDecoder) newBlock(a *plainAlloc, p *plainPlan, need, inUse int) {
 	c := a.size(d, need, inUse, 4)
 	a.block = reflect.MakeSlice(p.block, c, c)
