@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -180,8 +179,6 @@ type objectAnswer struct {
 	mode       ObjectMode
 }
 
-var notFunctionChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
-
 func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect.Type, decode func([]byte) error, opts []Option) (*objectRun, error) {
 	if chat == nil {
 		return nil, invalid("chat", "is nil: pass client.Chat")
@@ -224,11 +221,33 @@ func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect
 
 // defaultObjectName is the Go type's name made a valid function name.
 func defaultObjectName(t reflect.Type) string {
-	name := notFunctionChars.ReplaceAllString(deref(t).Name(), "_")
+	name := functionChars(deref(t).Name())
 	if name == "" || name == "_" {
 		return "answer"
 	}
 	return name[:min(len(name), 64)]
+}
+
+// functionChars replaces each run of characters a function's name cannot hold with '_'.
+func functionChars(name string) string {
+	valid := func(r rune) bool {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-'
+	}
+	if !strings.ContainsFunc(name, func(r rune) bool { return !valid(r) }) {
+		return name
+	}
+	var b strings.Builder
+	inRun := false
+	for _, r := range name {
+		switch {
+		case valid(r):
+			b.WriteRune(r)
+		case !inRun:
+			b.WriteByte('_')
+		}
+		inRun = !valid(r)
+	}
+	return b.String()
 }
 
 // instructions ask for the value in text, with its schema.
