@@ -91,10 +91,11 @@ func (d *plainDecoder) escaped(start, j int) (string, bool) {
 		end++
 	}
 	d.room(end - start)
-	buf := append(d.arena, d.s[start:j]...)
+	s := d.s
+	buf := append(d.arena, s[start:j]...)
 	at := len(d.arena)
 	for j < end {
-		c := d.s[j]
+		c := s[j]
 		if c != '\\' {
 			if plainASCII[c] {
 				// Byte by byte: the pieces between escapes are short.
@@ -105,18 +106,18 @@ func (d *plainDecoder) escaped(start, j int) (string, bool) {
 			if c < utf8.RuneSelf {
 				return "", false // a control character
 			}
-			r, size := utf8.DecodeRuneInString(d.s[j:])
+			r, size := utf8.DecodeRuneInString(s[j:])
 			if r == utf8.RuneError && size == 1 {
 				return "", false
 			}
-			buf = append(buf, d.s[j:j+size]...)
+			buf = append(buf, s[j:j+size]...)
 			j += size
 			continue
 		}
 		j += 2
-		switch d.s[j-1] {
+		switch s[j-1] {
 		case '"', '\\', '/':
-			buf = append(buf, d.s[j-1])
+			buf = append(buf, s[j-1])
 		case 'b':
 			buf = append(buf, '\b')
 		case 'f':
@@ -132,7 +133,7 @@ func (d *plainDecoder) escaped(start, j int) (string, bool) {
 			j += 4
 			if ok && utf16.IsSurrogate(r) {
 				var low rune
-				if ok = r < 0xdc00 && j+1 < len(d.s) && d.s[j] == '\\' && d.s[j+1] == 'u'; ok {
+				if ok = r < 0xdc00 && j+1 < len(s) && s[j] == '\\' && s[j+1] == 'u'; ok {
 					low, ok = d.hex4(j + 2)
 					j += 6
 					r = utf16.DecodeRune(r, low)
