@@ -34,6 +34,7 @@ import (
 type builder struct {
 	p         *Parser
 	root      reflect.Value
+	rootInfo  *typeInfo
 	stack     []frame
 	arena     *strings.Builder // only appended to, so the strings it handed out never change
 	strAt     int              // where the open string starts in arena
@@ -61,8 +62,8 @@ const (
 type frame struct {
 	kind   frameKind
 	v      reflect.Value
-	shown  bool // changes to v are visible in the root value now
-	plan   *structPlan
+	shown  bool          // changes to v are visible in the root value now
+	info   *typeInfo     // fStruct: v's; fMap, fSlice, fArray: its elements'
 	slot   reflect.Value // fStruct: the field of the pending key; fMap, fSlice: the element being built
 	key    reflect.Value // fMap: the pending key
 	index  int           // fArray: the next element
@@ -100,29 +101,32 @@ func decodesItself(t reflect.Type) bool {
 	return false
 }
 
-// target is where the value that begins now goes, and whether it shows; ok is false when it has
-// no destination. A quoted target is a ",string" field.
-func (b *builder) target() (dst reflect.Value, shown, quoted, ok bool) {
+// target is where the value that begins now goes, what its type is, and whether it shows; ok is
+// false when it has no destination. A quoted target is a ",string" field.
+func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok bool) {
 	if len(b.stack) == 0 {
-		return b.root, true, false, true
+		return b.root, b.rootInfo, true, false, true
 	}
 	f := &b.stack[len(b.stack)-1]
 	switch f.kind {
 	case fStruct:
-		return f.slot, f.shown, f.quoted, f.fd != nil
+		if f.fd == nil {
+			return reflect.Value{}, nil, false, false, false
+		}
+		return f.slot, f.fd.typeInfo(), f.shown, f.quoted, true
 	case fMap:
-		return f.slot, false, false, true
+		return f.slot, f.info, false, false, true
 	case fSlice:
 		if prior := b.prior(); prior.IsValid() {
 			f.slot.Set(prior) // the element decodes into the earlier one, as in encoding/json
 		}
-		return f.slot, false, false, true
+		return f.slot, f.info, false, false, true
 	case fArray:
 		if f.index < f.v.Len() {
-			return f.v.Index(f.index), f.shown, false, true
+			return f.v.Index(f.index), f.info, f.shown, false, true
 		}
 	}
-	return reflect.Value{}, false, false, false
+	return reflect.Value{}, nil, false, false, false
 }
 
 // deref follows pointers, allocating the nil ones.
@@ -161,13 +165,13 @@ func (b *builder) beginContainer(at int, object bool) {
 		b.top().depth++
 		return
 	}
-	dst, shown, quoted, ok := b.target()
+	dst, ti, shown, quoted, ok := b.target()
 	if !ok || quoted {
 		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
 	}
 	_, base := b.again(derefBase(dst), shown)
-	if decodesItself(deref(dst.Type())) {
+	if ti.decodes {
 		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at, base: base})
 		return
 	}
@@ -179,32 +183,34 @@ func (b *builder) beginContainer(at int, object bool) {
 		return
 	}
 	v := b.deref(dst, shown)
-	f := frame{kind: containerKind(v.Kind(), object), v: v, shown: shown, depth: 1, base: derefBase(prior)}
-	if f.kind == fSkip {
-		b.stack = append(b.stack, f)
+	kind := containerKind(ti.kind, object)
+	if kind == fSkip {
+		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
 	}
+	f := frame{kind: kind, v: v, shown: shown, depth: 1, base: derefBase(prior), info: ti}
 	if base.IsValid() {
 		f.base = base
 		if !b.replaying {
 			f.replay, f.start, b.replaying = true, at, true
 		}
 	}
+	if f.kind != fStruct {
+		f.info = ti.elemInfo()
+	}
 	switch f.kind {
-	case fStruct:
-		f.plan = planOf(v.Type())
 	case fMap:
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
 			b.changed = b.changed || shown
 		}
-		f.slot = b.new.alloc(v.Type().Elem()).Elem()
+		f.slot = b.new.alloc(f.info.t).Elem()
 	case fSlice:
 		if v.IsNil() {
 			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 			b.changed = b.changed || shown
 		}
-		f.slot = b.new.alloc(v.Type().Elem()).Elem()
+		f.slot = b.new.alloc(f.info.t).Elem()
 	}
 	b.stack = append(b.stack, f)
 }
@@ -235,14 +241,14 @@ func (b *builder) Key(key []byte) {
 	f := b.top()
 	switch f.kind {
 	case fStruct:
-		f.fd = f.plan.lookup(key)
+		f.fd = f.info.plan.lookup(key)
 		if f.fd != nil {
 			var ok bool
 			if f.slot, ok = fieldOf(f.v, f.fd.index); !ok {
 				f.fd = nil
 				return
 			}
-			f.quoted = f.fd.quoted && isScalar(deref(f.slot.Type()).Kind())
+			f.quoted = f.fd.quoted && f.fd.typeInfo().scalar
 			if f.base.IsValid() {
 				f.slotBase = baseField(f.base, f.fd.index)
 			}
@@ -348,16 +354,16 @@ func (b *builder) BeginString(at int) {
 	if b.passive() {
 		return
 	}
-	dst, shown, quoted, ok := b.target()
+	dst, ti, shown, quoted, ok := b.target()
 	if !ok {
 		return
 	}
 	_, base := b.again(derefBase(dst), shown) // a string replaces the earlier one; base serves the others
-	if quoted || decodesItself(deref(dst.Type())) {
+	if quoted || ti.decodes {
 		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), start: at, quoted: quoted, base: base})
 		return
 	}
-	if deref(dst.Type()).Kind() != reflect.String {
+	if ti.kind != reflect.String {
 		return
 	}
 	f := b.top()
@@ -417,7 +423,7 @@ func (b *builder) BeginLiteral(int) {
 	if b.passive() {
 		return
 	}
-	if dst, shown, _, ok := b.target(); ok {
+	if dst, _, shown, _, ok := b.target(); ok {
 		// The field itself, not what its pointer leads to: null makes the pointer nil.
 		b.litVal, b.litBase = b.again(dst, shown)
 	}
@@ -434,14 +440,14 @@ func (b *builder) Literal(text []byte, at int) {
 		b.litVal.Set(b.litBase)
 		b.litVal, b.litBase = reflect.Value{}, reflect.Value{}
 	}
-	dst, shown, quoted, ok := b.target()
+	dst, ti, shown, quoted, ok := b.target()
 	if ok && !quoted {
-		b.setLiteral(dst, shown, text)
+		b.setLiteral(dst, ti, shown, text)
 	}
 	b.done()
 }
 
-func (b *builder) setLiteral(dst reflect.Value, shown bool, text []byte) {
+func (b *builder) setLiteral(dst reflect.Value, ti *typeInfo, shown bool, text []byte) {
 	if text[0] == 'n' { // null empties what can be empty and leaves the rest, as encoding/json does
 		switch dst.Kind() {
 		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
@@ -449,7 +455,7 @@ func (b *builder) setLiteral(dst reflect.Value, shown bool, text []byte) {
 		}
 		return
 	}
-	if decodesItself(deref(dst.Type())) {
+	if ti.decodes {
 		v := b.deref(dst, shown)
 		_ = json.Unmarshal(text, v.Addr().Interface())
 		return

@@ -18,7 +18,7 @@ type Decoder struct {
 // NewDecoder returns a decoder that fills root, which must be settable (reflect.ValueOf(&v).Elem())
 // and hold its type's zero value. Like NewPrefix's parser, it stops reading at the end of the value.
 func NewDecoder(root reflect.Value) *Decoder {
-	b := &builder{root: root}
+	b := &builder{root: root, rootInfo: infoOf(root.Type())}
 	b.p = NewPrefix(b)
 	return &Decoder{p: b.p, b: b}
 }

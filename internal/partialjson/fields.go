@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // structPlan maps a struct's JSON names to its fields, by encoding/json's rules: json tags name
@@ -17,6 +18,8 @@ type structPlan struct {
 type field struct {
 	name   string
 	index  []int
+	typ    reflect.Type
+	info   atomic.Pointer[typeInfo] // typ's, once met (computed late: a type may contain itself)
 	depth  int
 	tagged bool
 	// whole: the value is shown only once complete (a string with an enum tag, whose prefix
@@ -104,7 +107,7 @@ func collectFields(t reflect.Type, index []int, depth int, onPath map[reflect.Ty
 		} else if !sf.IsExported() {
 			continue
 		}
-		f := &field{name: name, index: path, depth: depth, tagged: name != ""}
+		f := &field{name: name, index: path, typ: sf.Type, depth: depth, tagged: name != ""}
 		if name == "" {
 			f.name = sf.Name
 		}
@@ -155,4 +158,50 @@ func fieldOf(v reflect.Value, index []int) (reflect.Value, bool) {
 		v = v.Field(x)
 	}
 	return v, v.CanSet()
+}
+
+// typeInfo is what the builder asks of a type for each value that begins: worked out once per type,
+// so that a value costs no reflection on types (method sets, pointer types, field tags).
+type typeInfo struct {
+	t       reflect.Type
+	kind    reflect.Kind // of t without its pointers
+	decodes bool         // t without its pointers decodes itself (decodesItself)
+	scalar  bool         // t without its pointers is a scalar
+	plan    *structPlan  // of t without its pointers, a struct
+	elem    atomic.Pointer[typeInfo]
+}
+
+var infos sync.Map // reflect.Type -> *typeInfo
+
+func infoOf(t reflect.Type) *typeInfo {
+	if ti, ok := infos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	base := deref(t)
+	ti := &typeInfo{t: t, kind: base.Kind(), decodes: decodesItself(base), scalar: isScalar(base.Kind())}
+	if ti.kind == reflect.Struct {
+		ti.plan = planOf(base)
+	}
+	got, _ := infos.LoadOrStore(t, ti)
+	return got.(*typeInfo)
+}
+
+// elemInfo is the typeInfo of the elements of a slice, array or map of ti's type.
+func (ti *typeInfo) elemInfo() *typeInfo {
+	if e := ti.elem.Load(); e != nil {
+		return e
+	}
+	e := infoOf(deref(ti.t).Elem())
+	ti.elem.Store(e)
+	return e
+}
+
+// typeInfo is the typeInfo of the field's type.
+func (f *field) typeInfo() *typeInfo {
+	if ti := f.info.Load(); ti != nil {
+		return ti
+	}
+	ti := infoOf(f.typ)
+	f.info.Store(ti)
+	return ti
 }

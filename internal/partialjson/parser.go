@@ -4,9 +4,11 @@
 package partialjson
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -279,53 +281,99 @@ var plainByte = func() (t [256]bool) {
 }()
 
 // stringRun reads the open string as far as the text allows; false means it must wait for more
-// text or failed (p.err).
+// text or failed (p.err). Its unescaped text goes to the handler in one part per call: the plain
+// runs between escapes are gathered in scratch once an escape has been met.
 func (p *Parser) stringRun() bool {
 	run := p.pos
-	for p.pos < len(p.buf) {
-		c := p.buf[p.pos]
-		if plainByte[c] { // most of a string: one lookup a byte
-			p.pos++
+	p.scratch = p.scratch[:0]
+	buf := p.buf
+	pos := p.pos
+	for pos < len(buf) {
+		if pos+8 <= cap(buf) {
+			// Most of a string: eight bytes at a time, up to the first that is not plain. Near the
+			// end of the text the word reaches into buf's spare capacity, whose bytes are masked off.
+			m := special8(binary.LittleEndian.Uint64(buf[pos : pos+8]))
+			if rest := len(buf) - pos; rest < 8 {
+				m &= 1<<(8*rest) - 1
+				if m == 0 {
+					pos = len(buf)
+					break
+				}
+			}
+			if m == 0 {
+				pos += 8
+				continue
+			}
+			pos += bits.TrailingZeros64(m) >> 3
+		} else if plainByte[buf[pos]] {
+			pos++
 			continue
 		}
+		c := buf[pos]
 		switch {
 		case c == '"':
-			p.emit(p.buf[run:p.pos])
+			p.pos = pos
+			p.flush(buf[run:pos])
 			p.endString()
 			return true
 		case c == '\\':
-			p.emit(p.buf[run:p.pos])
+			p.pos = pos
+			p.scratch = append(p.scratch, buf[run:pos]...)
 			ok, err := p.escape()
 			if err != nil || !ok {
+				p.flush(nil)
 				p.err = err
 				return false
 			}
-			run = p.pos
+			pos = p.pos
+			run = pos
 		case c < 0x20:
-			p.emit(p.buf[run:p.pos])
+			p.pos = pos
+			p.flush(buf[run:pos])
 			p.err = p.syntax("control character %q in a string", c)
 			return false
 		case c < utf8.RuneSelf:
-			p.pos++
+			pos++
 		default:
-			if !utf8.FullRune(p.buf[p.pos:]) {
+			if !utf8.FullRune(buf[pos:]) {
 				// A character cut by the fragment's end: wait for the rest of it.
-				p.emit(p.buf[run:p.pos])
+				p.pos = pos
+				p.flush(buf[run:pos])
 				return false
 			}
-			r, n := utf8.DecodeRune(p.buf[p.pos:])
+			r, n := utf8.DecodeRune(buf[pos:])
 			if r == utf8.RuneError && n == 1 {
-				p.emit(p.buf[run:p.pos])
-				p.emit([]byte(string(utf8.RuneError)))
-				p.pos++
-				run = p.pos
+				p.scratch = append(append(p.scratch, buf[run:pos]...), string(utf8.RuneError)...)
+				pos++
+				run = pos
 				continue
 			}
-			p.pos += n
+			pos += n
 		}
 	}
-	p.emit(p.buf[run:p.pos])
+	p.pos = pos
+	p.flush(buf[run:pos])
 	return false
+}
+
+// special8 marks the bytes of w (little-endian) that are not plain (see plainByte) with their high
+// bit: the lowest mark is the first such byte, and none is marked when all are plain. Marks above
+// the lowest may be wrong (a borrow), which is why only the lowest is used.
+func special8(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^('"'*ones), w^('\\'*ones)
+	return (w | (w - 0x20*ones) | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs
+}
+
+// flush hands the string's text read since the last flush to the open key or string: what scratch
+// gathered, then rest.
+func (p *Parser) flush(rest []byte) {
+	if len(p.scratch) > 0 {
+		p.scratch = append(p.scratch, rest...)
+		rest = p.scratch
+	}
+	p.emit(rest)
+	p.scratch = p.scratch[:0]
 }
 
 // emit hands unescaped text to the open key or string.
@@ -378,8 +426,7 @@ func (p *Parser) escape() (ok bool, err error) {
 		return false, p.syntax("invalid escape %q in a string", rest[:2])
 	}
 	p.pos += 2
-	p.scratch = append(p.scratch[:0], out)
-	p.emit(p.scratch)
+	p.scratch = append(p.scratch, out)
 	return true, nil
 }
 
@@ -413,8 +460,7 @@ func (p *Parser) unicodeEscape(rest []byte) (ok bool, err error) {
 		}
 	}
 	p.pos += n
-	p.scratch = utf8.AppendRune(p.scratch[:0], r)
-	p.emit(p.scratch)
+	p.scratch = utf8.AppendRune(p.scratch, r)
 	return true, nil
 }
 
