@@ -75,6 +75,7 @@ type frame struct {
 	// invalid when there was none. slotBase is the pending key's field of it (fStruct).
 	base, slotBase reflect.Value
 	replay         bool // decode the text (from start) into base once complete
+	held           bool // fOpaque, replay: the frame holds the parser's text from start
 }
 
 var (
@@ -170,16 +171,19 @@ func (b *builder) beginContainer(at int, object bool) {
 		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
 	}
-	_, base := b.again(derefBase(dst), shown)
+	var base reflect.Value
+	if b.inStruct() {
+		_, base = b.again(derefBase(dst), shown)
+	}
 	if ti.decodes {
-		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at, base: base})
+		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at, base: base, held: b.p.hold(at)})
 		return
 	}
 	prior := b.prior()
 	if prior.IsValid() && b.top().kind == fSlice {
 		// An element decoded into the earlier one (target put it in the slot), which encoding/json
 		// does its own way: it is shown once complete, and then it is what the final value holds.
-		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at})
+		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at, held: b.p.hold(at)})
 		return
 	}
 	v := b.deref(dst, shown)
@@ -188,11 +192,17 @@ func (b *builder) beginContainer(at int, object bool) {
 		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
 	}
-	f := frame{kind: kind, v: v, shown: shown, depth: 1, base: derefBase(prior), info: ti}
+	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
+	f := &b.stack[len(b.stack)-1]
+	f.kind, f.v, f.shown, f.depth, f.info = kind, v, shown, 1, ti
+	if prior.IsValid() {
+		f.base = derefBase(prior)
+	}
 	if base.IsValid() {
 		f.base = base
 		if !b.replaying {
 			f.replay, f.start, b.replaying = true, at, true
+			f.held = b.p.hold(at)
 		}
 	}
 	if f.kind != fStruct {
@@ -212,7 +222,12 @@ func (b *builder) beginContainer(at int, object bool) {
 		}
 		f.slot = b.new.alloc(f.info.t).Elem()
 	}
-	b.stack = append(b.stack, f)
+}
+
+// inStruct reports whether the value that begins now is a struct's field, the only place a key
+// met again leaves something (see again).
+func (b *builder) inStruct() bool {
+	return len(b.stack) > 0 && b.stack[len(b.stack)-1].kind == fStruct
 }
 
 func containerKind(k reflect.Kind, object bool) frameKind {
@@ -279,7 +294,7 @@ func (b *builder) End(at int) {
 	b.stack = b.stack[:len(b.stack)-1]
 	// f still points at the popped frame, which nothing overwrites before this.
 	if f.kind == fOpaque || f.replay {
-		b.decodeOpaque(f, b.p.Text()[f.start:at+1])
+		b.decodeOpaque(f, b.p.span(f.start, at+1))
 	}
 	if f.replay {
 		b.replaying = false
@@ -288,8 +303,11 @@ func (b *builder) End(at int) {
 }
 
 // decodeOpaque lets encoding/json decode a complete value that decodes itself, or a value met
-// again, into what the earlier one left.
+// again, into what the earlier one left; then the text it held may go.
 func (b *builder) decodeOpaque(f *frame, text []byte) {
+	if f.held {
+		b.p.release() // text stays valid until the next Write
+	}
 	if f.base.IsValid() {
 		f.v.Set(f.base)
 	}
@@ -358,9 +376,12 @@ func (b *builder) BeginString(at int) {
 	if !ok {
 		return
 	}
-	_, base := b.again(derefBase(dst), shown) // a string replaces the earlier one; base serves the others
+	var base reflect.Value // a string replaces the earlier one; base serves the others
+	if b.inStruct() {
+		_, base = b.again(derefBase(dst), shown)
+	}
 	if quoted || ti.decodes {
-		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), start: at, quoted: quoted, base: base})
+		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), start: at, quoted: quoted, base: base, held: b.p.hold(at)})
 		return
 	}
 	if ti.kind != reflect.String {
@@ -403,7 +424,7 @@ func (b *builder) openString() string { return b.arena.String()[b.strAt:] }
 func (b *builder) EndString(at int) {
 	if f := b.top(); f != nil && f.kind == fOpaque && f.depth == 0 {
 		b.stack = b.stack[:len(b.stack)-1]
-		b.decodeOpaque(f, b.p.Text()[f.start:at+1])
+		b.decodeOpaque(f, b.p.span(f.start, at+1))
 		b.done()
 		return
 	}
@@ -425,7 +446,9 @@ func (b *builder) BeginLiteral(int) {
 	}
 	if dst, _, shown, _, ok := b.target(); ok {
 		// The field itself, not what its pointer leads to: null makes the pointer nil.
-		b.litVal, b.litBase = b.again(dst, shown)
+		if b.inStruct() {
+			b.litVal, b.litBase = b.again(dst, shown)
+		}
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 // Decoder fills a Go value from JSON text that arrives in fragments, as described on builder: after
 // each fragment the value shows what the text so far settles, and once the text is complete it
 // holds what encoding/json would decode from it (for the types encoding/json decodes without
-// error). The whole text stays available (Text) for that final decode.
+// error).
 type Decoder struct {
 	p   *Parser
 	b   *builder
@@ -63,6 +63,3 @@ func (d *Decoder) Done() bool { return d.p.Done() }
 
 // Offset returns the number of bytes read so far; once Done, where the value ends.
 func (d *Decoder) Offset() int { return d.p.Offset() }
-
-// Text returns the text written so far; it is valid until the next Write.
-func (d *Decoder) Text() []byte { return d.p.Text() }

@@ -145,6 +145,10 @@ func (p *structPlan) lookup(key []byte) *field {
 // fieldOf returns the field at index in struct v, allocating embedded pointers on the way; ok is
 // false when an embedded pointer cannot be set (an unexported one), which encoding/json skips too.
 func fieldOf(v reflect.Value, index []int) (reflect.Value, bool) {
+	if len(index) == 1 {
+		v = v.Field(index[0])
+		return v, v.CanSet()
+	}
 	for i, x := range index {
 		if i > 0 && v.Kind() == reflect.Pointer {
 			if v.IsNil() {

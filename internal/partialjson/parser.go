@@ -32,12 +32,18 @@ const MaxDepth = 10000
 
 // Parser reads one JSON value. The zero value is not usable: call New.
 type Parser struct {
-	h       Handler
-	buf     []byte // the whole text so far
-	pos     int    // the next byte to read
+	h Handler
+	// buf holds the text from offset base on: what is not read yet, the open literal and what the
+	// handler holds (hold). Text read and let go is dropped, so that buf stays about a fragment
+	// long rather than growing to the whole text.
+	buf     []byte
+	base    int
+	held    int    // the offset the handler holds the text from
+	holding bool   // held is set
+	pos     int    // the next byte to read, in buf
 	stack   []byte // '{' or '[' per open container
 	state   state
-	start   int    // where the current string or literal began
+	start   int    // where the current literal began, in buf
 	isKey   bool   // the open string is an object's key
 	key     []byte // the open key, unescaped
 	scratch []byte // unescaped text handed to StringPart
@@ -74,10 +80,52 @@ func (p *Parser) Write(fragment []byte) error {
 	if p.err != nil {
 		return p.err
 	}
+	p.compact()
+	if n := len(p.buf) + len(fragment); n+8 > cap(p.buf) {
+		// Eight bytes to spare, so that stringRun reads whole words to the end of the text.
+		grown := make([]byte, len(p.buf), 2*n+64)
+		copy(grown, p.buf)
+		p.buf = grown
+	}
 	p.buf = append(p.buf, fragment...)
 	p.err = p.run()
 	return p.err
 }
+
+// compact drops the text nothing needs any more: read, not in the open literal, not held. It moves
+// no more than it drops, so that a long value held costs no more than a copy of it.
+func (p *Parser) compact() {
+	keep := p.pos
+	if p.state == sLiteral {
+		keep = min(keep, p.start)
+	}
+	if p.holding {
+		keep = min(keep, p.held-p.base)
+	}
+	if keep == 0 || keep < len(p.buf)-keep {
+		return
+	}
+	n := copy(p.buf, p.buf[keep:])
+	p.buf = p.buf[:n]
+	p.base += keep
+	p.pos -= keep
+	p.start -= keep
+}
+
+// hold keeps the text from offset at on until release, for span; it reports false, and does
+// nothing, when text is held already (from an earlier offset: holds nest).
+func (p *Parser) hold(at int) bool {
+	if p.holding {
+		return false
+	}
+	p.held, p.holding = at, true
+	return true
+}
+
+func (p *Parser) release() { p.holding = false }
+
+// span returns the text between offsets from and to, which a hold keeps.
+func (p *Parser) span(from, to int) []byte { return p.buf[from-p.base : to-p.base] }
 
 // Close ends the text: it returns an error when the value is incomplete, and completes a top-level
 // number, which only the end can complete.
@@ -99,14 +147,11 @@ func (p *Parser) Close() error {
 // Done reports whether the value is complete (a top-level number only after Close).
 func (p *Parser) Done() bool { return p.state == sDone }
 
-// Text returns the text written so far. The parser appends to it: it is valid until the next Write.
-func (p *Parser) Text() []byte { return p.buf }
-
 // Offset returns the number of bytes read so far; text past it waits for more input.
-func (p *Parser) Offset() int { return p.pos }
+func (p *Parser) Offset() int { return p.base + p.pos }
 
 func (p *Parser) syntax(format string, args ...any) error {
-	return &SyntaxError{Offset: p.pos, msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Offset: p.base + p.pos, msg: fmt.Sprintf(format, args...)}
 }
 
 // SyntaxError is text that is not JSON.
@@ -176,7 +221,7 @@ func (p *Parser) token(c byte) error {
 		if c != '"' {
 			return p.syntax("looking for the beginning of an object key string, found %q", c)
 		}
-		p.isKey, p.key, p.start = true, p.key[:0], p.pos
+		p.isKey, p.key = true, p.key[:0]
 		p.state = sString
 		p.pos++
 		return nil
@@ -206,7 +251,7 @@ func (p *Parser) token(c byte) error {
 
 // value opens the value that starts with c.
 func (p *Parser) value(c byte) error {
-	at := p.pos
+	at := p.base + p.pos
 	switch {
 	case c == '{' || c == '[':
 		if len(p.stack) >= MaxDepth {
@@ -222,11 +267,11 @@ func (p *Parser) value(c byte) error {
 			p.h.BeginArray(at)
 		}
 	case c == '"':
-		p.isKey, p.start, p.state = false, at, sString
+		p.isKey, p.state = false, sString
 		p.pos++
 		p.h.BeginString(at)
 	case c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n':
-		p.start, p.state = at, sLiteral
+		p.start, p.state = p.pos, sLiteral
 		p.pos++
 		p.h.BeginLiteral(at)
 	default:
@@ -242,7 +287,7 @@ func (p *Parser) close(c byte) error {
 		return p.syntax("%q closes %q", c, open)
 	}
 	p.stack = p.stack[:len(p.stack)-1]
-	at := p.pos
+	at := p.base + p.pos
 	p.pos++
 	p.afterValue()
 	p.h.End(at)
@@ -268,7 +313,7 @@ func (p *Parser) literal(end int) error {
 		return p.syntax("invalid literal %q", text)
 	}
 	p.afterValue()
-	p.h.Literal(text, p.start)
+	p.h.Literal(text, p.base+p.start)
 	return nil
 }
 
@@ -389,7 +434,7 @@ func (p *Parser) emit(part []byte) {
 }
 
 func (p *Parser) endString() {
-	at := p.pos
+	at := p.base + p.pos
 	p.pos++
 	if p.isKey {
 		p.state = sColon
