@@ -118,6 +118,15 @@ func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok b
 	case fMap:
 		return f.slot, f.info, false, false, true
 	case fSlice:
+		// The element is built where it will stay, past the slice's length: a partial does not
+		// show it before it is complete.
+		n := f.v.Len()
+		if n == f.v.Cap() {
+			f.v.Grow(1)
+		}
+		f.v.SetLen(n + 1)
+		f.slot = f.v.Index(n)
+		f.v.SetLen(n)
 		if prior := b.prior(); prior.IsValid() {
 			f.slot.Set(prior) // the element decodes into the earlier one, as in encoding/json
 		}
@@ -217,10 +226,11 @@ func (b *builder) beginContainer(at int, object bool) {
 		f.slot = b.new.alloc(f.info.t).Elem()
 	case fSlice:
 		if v.IsNil() {
-			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			// Room for a few elements at once, rather than one and then two as append would give
+			// a short slice.
+			v.Grow(4)
 			b.changed = b.changed || shown
 		}
-		f.slot = b.new.alloc(f.info.t).Elem()
 	}
 }
 
@@ -348,17 +358,7 @@ func (b *builder) done() {
 		f.slot.SetZero()
 		b.changed = b.changed || f.shown
 	case fSlice:
-		n := f.v.Len()
-		if n == f.v.Cap() {
-			// Grown as encoding/json grows it, at least 4 at once, rather than one element and then
-			// two as append would for a short slice.
-			grown := reflect.MakeSlice(f.v.Type(), n, max(4, n+n/2))
-			reflect.Copy(grown, f.v)
-			f.v.Set(grown)
-		}
-		f.v.SetLen(n + 1)
-		f.v.Index(n).Set(f.slot)
-		f.slot.SetZero()
+		f.v.SetLen(f.v.Len() + 1) // target built the element in place
 		b.changed = b.changed || f.shown
 	case fArray:
 		f.index++
