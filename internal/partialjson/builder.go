@@ -3,6 +3,7 @@ package partialjson
 import (
 	"encoding"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -42,6 +43,7 @@ type builder struct {
 	strOn     bool // the open string has a destination
 	strShow   bool // and it is shown as it grows
 	changed   bool
+	failed    error  // a method of the value panicked
 	new       blocks // where new pointer targets and element slots come from
 	replaying bool   // a value met again is open, and will be decoded whole when it completes
 	// litVal and litBase: the open literal's destination and what an earlier key left there.
@@ -322,20 +324,33 @@ func (b *builder) decodeOpaque(f *frame, text []byte) {
 		f.v.Set(f.base)
 	}
 	if f.quoted {
-		decodeQuoted(text, f.v)
+		b.decodeQuoted(text, f.v)
 		return
 	}
-	_ = json.Unmarshal(text, f.v.Addr().Interface()) // a mismatch is for the final decode to report
+	_ = b.unmarshal(text, f.v.Addr().Interface()) // a mismatch is for the final decode to report
+}
+
+// unmarshal lets encoding/json decode text into v. The value's own methods (UnmarshalJSON,
+// UnmarshalText) run here and only here: one that panics fails the decoder (failed) rather than
+// the caller.
+func (b *builder) unmarshal(text []byte, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.failed = fmt.Errorf("partialjson: filling %s: %v", b.root.Type(), r)
+			err = b.failed
+		}
+	}()
+	return json.Unmarshal(text, v)
 }
 
 // decodeQuoted decodes the text of a ",string" field as encoding/json does, through a struct of one
 // field with the same option, so that it accepts exactly what encoding/json accepts ("01" for an
 // int, say). A mismatch leaves v as it is, for the final decode to report.
-func decodeQuoted(text []byte, v reflect.Value) {
+func (b *builder) decodeQuoted(text []byte, v reflect.Value) {
 	holder := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: v.Type(), Tag: `json:"v,string"`}}))
 	doc := make([]byte, 0, len(text)+len(`{"v":}`))
 	doc = append(append(append(doc, `{"v":`...), text...), '}')
-	if json.Unmarshal(doc, holder.Interface()) == nil {
+	if b.unmarshal(doc, holder.Interface()) == nil {
 		v.Set(holder.Elem().Field(0))
 	}
 }
@@ -480,7 +495,7 @@ func (b *builder) setLiteral(dst reflect.Value, ti *typeInfo, shown bool, text [
 	}
 	if ti.decodes {
 		v := b.deref(dst, shown)
-		_ = json.Unmarshal(text, v.Addr().Interface())
+		_ = b.unmarshal(text, v.Addr().Interface())
 		return
 	}
 	v := b.deref(dst, shown)

@@ -1,9 +1,6 @@
 package partialjson
 
-import (
-	"fmt"
-	"reflect"
-)
+import "reflect"
 
 // Decoder fills a Go value from JSON text that arrives in fragments, as described on builder: after
 // each fragment the value shows what the text so far settles, and once the text is complete it
@@ -38,18 +35,13 @@ func (d *Decoder) step(fragment []byte, end bool) (changed bool, err error) {
 	if d.err != nil {
 		return false, d.err
 	}
-	defer func() {
-		// The value's own methods (UnmarshalJSON) run here: one that panics fails the decoder
-		// rather than the caller.
-		if r := recover(); r != nil {
-			d.err = fmt.Errorf("partialjson: filling %s: %v", d.b.root.Type(), r)
-			changed, err = false, d.err
-		}
-	}()
 	if end {
 		d.err = d.p.Close()
 	} else {
 		d.err = d.p.Write(fragment)
+	}
+	if d.err == nil {
+		d.err = d.b.failed
 	}
 	if d.err != nil {
 		return false, d.err

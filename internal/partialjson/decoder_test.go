@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,4 +141,32 @@ func FuzzDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte, seed uint64) {
 		checkDecoder(t, text, seed)
 	})
+}
+
+type panicky struct{}
+
+func (*panicky) UnmarshalJSON([]byte) error { panic("boom") }
+
+// A value's own method that panics fails the decoder, for this fragment and every later one,
+// rather than the caller.
+func TestDecoderSurvivesPanickingMethods(t *testing.T) {
+	t.Parallel()
+	var v struct {
+		Before string  `json:"before"`
+		P      panicky `json:"p"`
+	}
+	d := NewDecoder(reflect.ValueOf(&v).Elem())
+	if _, err := d.Write([]byte(`{"before":"x","p":{"a"`)); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := d.Write([]byte(`:1},"after":2`))
+	if err == nil || changed || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("changed %v, error %v; want the panic as an error", changed, err)
+	}
+	if _, again := d.Write([]byte(`}`)); again != err {
+		t.Fatalf("after the failure: %v, want %v", again, err)
+	}
+	if v.Before != "x" {
+		t.Fatalf("value %+v", v)
+	}
 }

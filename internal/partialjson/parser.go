@@ -95,6 +95,10 @@ func (p *Parser) Write(fragment []byte) error {
 // compact drops the text nothing needs any more: read, not in the open literal, not held. It moves
 // no more than it drops, so that a long value held costs no more than a copy of it.
 func (p *Parser) compact() {
+	if p.pos == len(p.buf) && p.state != sLiteral && !p.holding {
+		p.base, p.pos, p.buf = p.base+p.pos, 0, p.buf[:0] // the usual case: all read, nothing kept
+		return
+	}
 	keep := p.pos
 	if p.state == sLiteral {
 		keep = min(keep, p.start)
@@ -173,11 +177,12 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // run reads as far as the text allows.
 func (p *Parser) run() error {
 	for p.pos < len(p.buf) {
-		if p.state == sDone && p.trailing {
-			return nil
-		}
 		c := p.buf[p.pos]
 		switch p.state {
+		case sDone:
+			if p.trailing {
+				return nil
+			}
 		case sString:
 			if !p.stringRun() {
 				return p.err
