@@ -68,7 +68,7 @@ type frame struct {
 	info   *typeInfo     // fStruct: v's; fMap, fSlice, fArray: its elements'
 	slot   reflect.Value // fStruct: the field of the pending key; fMap, fSlice: the element being built
 	key    reflect.Value // fMap: the pending key
-	index  int           // fArray: the next element
+	index  int           // fArray: the next element; fStruct: the field after the last key's
 	depth  int           // fSkip, fOpaque: open containers within
 	start  int           // fOpaque: where its text starts
 	fd     *field        // fStruct: the pending key's field, nil when it names none
@@ -268,8 +268,9 @@ func (b *builder) Key(key []byte) {
 	f := b.top()
 	switch f.kind {
 	case fStruct:
-		f.fd = f.info.plan.lookup(key)
+		f.fd = f.info.plan.lookup(key, f.index)
 		if f.fd != nil {
+			f.index = f.fd.pos + 1
 			var ok bool
 			if f.slot, ok = fieldOf(f.v, f.fd.index); !ok {
 				f.fd = nil

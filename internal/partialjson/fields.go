@@ -21,6 +21,7 @@ type field struct {
 	typ    reflect.Type
 	info   atomic.Pointer[typeInfo] // typ's, once met (computed late: a type may contain itself)
 	depth  int
+	pos    int // in its plan's list
 	tagged bool
 	// whole: the value is shown only once complete (a string with an enum tag, whose prefix
 	// is not an allowed value; a ",string" field, whose text holds another JSON value).
@@ -47,6 +48,7 @@ func planOf(t reflect.Type) *structPlan {
 	plan := &structPlan{byName: map[string]*field{}}
 	for _, name := range order {
 		if f := dominant(groups[name]); f != nil {
+			f.pos = len(plan.list)
 			plan.byName[name] = f
 			plan.list = append(plan.list, f)
 		}
@@ -129,8 +131,13 @@ func hasOption(opts, want string) bool {
 	return false
 }
 
-// lookup finds the field a key names: exactly, else ignoring case as encoding/json does.
-func (p *structPlan) lookup(key []byte) *field {
+// lookup finds the field a key names: exactly, else ignoring case as encoding/json does. Keys
+// mostly come in the order of the fields: the field after the one last found (next) is tried
+// before the map.
+func (p *structPlan) lookup(key []byte, next int) *field {
+	if next < len(p.list) && p.list[next].name == string(key) {
+		return p.list[next]
+	}
 	if f := p.byName[string(key)]; f != nil {
 		return f
 	}

@@ -335,7 +335,6 @@ var plainByte = func() (t [256]bool) {
 // runs between escapes are gathered in scratch once an escape has been met.
 func (p *Parser) stringRun() bool {
 	run := p.pos
-	p.scratch = p.scratch[:0]
 	buf := p.buf
 	pos := p.pos
 	for pos < len(buf) {
@@ -423,7 +422,9 @@ func (p *Parser) flush(rest []byte) {
 		rest = p.scratch
 	}
 	p.emit(rest)
-	p.scratch = p.scratch[:0]
+	if len(p.scratch) > 0 {
+		p.scratch = p.scratch[:0] // not written when empty: a write costs a barrier while the GC runs
+	}
 }
 
 // emit hands unescaped text to the open key or string.
