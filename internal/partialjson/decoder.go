@@ -36,15 +36,16 @@ func (d *Decoder) step(fragment []byte, end bool) (changed bool, err error) {
 		return false, d.err
 	}
 	if end {
-		d.err = d.p.Close()
+		err = d.p.Close()
 	} else {
-		d.err = d.p.Write(fragment)
+		err = d.p.Write(fragment)
 	}
-	if d.err == nil {
-		d.err = d.b.failed
+	if err == nil {
+		err = d.b.failed
 	}
-	if d.err != nil {
-		return false, d.err
+	if err != nil {
+		d.err = err // the only write of a field that the GC's barrier watches, and only once
+		return false, err
 	}
 	changed, d.b.changed = d.b.changed, false
 	return changed, nil

@@ -88,8 +88,11 @@ func (p *Parser) Write(fragment []byte) error {
 		p.buf = grown
 	}
 	p.buf = append(p.buf, fragment...)
-	p.err = p.run()
-	return p.err
+	if err := p.run(); err != nil {
+		p.err = err
+		return err
+	}
+	return nil
 }
 
 // compact drops the text nothing needs any more: read, not in the open literal, not held. It moves
