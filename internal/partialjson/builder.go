@@ -44,7 +44,7 @@ type builder struct {
 	strShow   bool // and it is shown as it grows
 	changed   bool
 	failed    error  // a method of the value panicked
-	new       blocks // where new pointer targets and element slots come from
+	new       blocks // where new pointer targets and map element slots come from
 	replaying bool   // a value met again is open, and will be decoded whole when it completes
 	// litVal and litBase: the open literal's destination and what an earlier key left there.
 	litVal, litBase reflect.Value
