@@ -46,7 +46,8 @@ type builder struct {
 	failed    error  // a method of the value panicked
 	new       blocks // where new pointer targets and map element slots come from
 	replaying bool   // a value met again is open, and will be decoded whole when it completes
-	// litVal and litBase: the open literal's destination and what an earlier key left there.
+	// litVal and litBase: the open literal's destination and what an earlier key left there, set
+	// only while the literal of a key met again is open.
 	litVal, litBase reflect.Value
 }
 
@@ -456,14 +457,14 @@ func (b *builder) EndString(at int) {
 
 // BeginLiteral implements Handler.
 func (b *builder) BeginLiteral(int) {
-	b.litVal, b.litBase = reflect.Value{}, reflect.Value{}
 	if b.passive() {
 		return
 	}
-	if dst, _, shown, _, ok := b.target(); ok {
-		// The field itself, not what its pointer leads to: null makes the pointer nil.
-		if b.inStruct() {
-			b.litVal, b.litBase = b.again(dst, shown)
+	if dst, _, shown, _, ok := b.target(); ok && b.inStruct() {
+		// The field itself, not what its pointer leads to: null makes the pointer nil. Set only for
+		// a key met again (and cleared by Literal), to spare the writes otherwise.
+		if v, base := b.again(dst, shown); base.IsValid() {
+			b.litVal, b.litBase = v, base
 		}
 	}
 }

@@ -80,14 +80,14 @@ func (p *Parser) Write(fragment []byte) error {
 	if p.err != nil {
 		return p.err
 	}
-	p.compact()
-	if n := len(p.buf) + len(fragment); n+8 > cap(p.buf) {
+	buf := p.compact()
+	if n := len(buf) + len(fragment); n+8 > cap(buf) {
 		// Eight bytes to spare, so that stringRun reads whole words to the end of the text.
-		grown := make([]byte, len(p.buf), 2*n+64)
-		copy(grown, p.buf)
-		p.buf = grown
+		grown := make([]byte, len(buf), 2*n+64)
+		copy(grown, buf)
+		buf = grown
 	}
-	p.buf = append(p.buf, fragment...)
+	p.buf = append(buf, fragment...) // buf is written once a fragment: a write costs a barrier while the GC runs
 	if err := p.run(); err != nil {
 		p.err = err
 		return err
@@ -95,12 +95,13 @@ func (p *Parser) Write(fragment []byte) error {
 	return nil
 }
 
-// compact drops the text nothing needs any more: read, not in the open literal, not held. It moves
-// no more than it drops, so that a long value held costs no more than a copy of it.
-func (p *Parser) compact() {
+// compact drops the text nothing needs any more: read, not in the open literal, not held, and
+// returns what is left, for Write to set as buf. It moves no more than it drops, so that a long
+// value held costs no more than a copy of it.
+func (p *Parser) compact() []byte {
 	if p.pos == len(p.buf) && p.state != sLiteral && !p.holding {
-		p.base, p.pos, p.buf = p.base+p.pos, 0, p.buf[:0] // the usual case: all read, nothing kept
-		return
+		p.base, p.pos = p.base+p.pos, 0 // the usual case: all read, nothing kept
+		return p.buf[:0]
 	}
 	keep := p.pos
 	if p.state == sLiteral {
@@ -110,13 +111,13 @@ func (p *Parser) compact() {
 		keep = min(keep, p.held-p.base)
 	}
 	if keep == 0 || keep < len(p.buf)-keep {
-		return
+		return p.buf
 	}
 	n := copy(p.buf, p.buf[keep:])
-	p.buf = p.buf[:n]
 	p.base += keep
 	p.pos -= keep
 	p.start -= keep
+	return p.buf[:n]
 }
 
 // hold keeps the text from offset at on until release, for span; it reports false, and does
