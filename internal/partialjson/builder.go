@@ -44,7 +44,7 @@ type builder struct {
 	strShow   bool // and it is shown as it grows
 	changed   bool
 	failed    error  // a method of the value panicked
-	new       blocks // where new pointer targets and map element slots come from
+	new       blocks // where new pointer targets and element slots come from
 	replaying bool   // a value met again is open, and will be decoded whole when it completes
 	// litVal and litBase: the open literal's destination and what an earlier key left there, set
 	// only while the literal of a key met again is open.
@@ -121,15 +121,6 @@ func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok b
 	case fMap:
 		return f.slot, f.info, false, false, true
 	case fSlice:
-		// The element is built where it will stay, past the slice's length: a partial does not
-		// show it before it is complete.
-		n := f.v.Len()
-		if n == f.v.Cap() {
-			f.v.Grow(1)
-		}
-		f.v.SetLen(n + 1)
-		f.slot = f.v.Index(n)
-		f.v.SetLen(n)
 		if prior := b.prior(); prior.IsValid() {
 			f.slot.Set(prior) // the element decodes into the earlier one, as in encoding/json
 		}
@@ -234,6 +225,9 @@ func (b *builder) beginContainer(at int, object bool) {
 			v.Grow(4)
 			b.changed = b.changed || shown
 		}
+		// The element is built in a slot of its own, not in the slice's spare capacity: a caller may
+		// append to a partial's slice, which writes there.
+		f.slot = b.new.alloc(f.info.t).Elem()
 	}
 }
 
@@ -375,7 +369,13 @@ func (b *builder) done() {
 		f.slot.SetZero()
 		b.changed = b.changed || f.shown
 	case fSlice:
-		f.v.SetLen(f.v.Len() + 1) // target built the element in place
+		n := f.v.Len()
+		if n == f.v.Cap() {
+			f.v.Grow(1)
+		}
+		f.v.SetLen(n + 1)
+		f.v.Index(n).Set(f.slot)
+		f.slot.SetZero()
 		b.changed = b.changed || f.shown
 	case fArray:
 		f.index++

@@ -170,3 +170,25 @@ func TestDecoderSurvivesPanickingMethods(t *testing.T) {
 		t.Fatalf("value %+v", v)
 	}
 }
+
+// A caller may append to a slice the value shows (to show a row for the element in progress, say):
+// that writes into the slice's spare capacity, which must not be where the next element is built.
+func TestDecoderElementsSurviveAppendsToTheValue(t *testing.T) {
+	t.Parallel()
+	var v outer
+	d := NewDecoder(reflect.ValueOf(&v).Elem())
+	for _, piece := range []string{`{"list":[{"s":"a"},{"s":"b"`, `,"xs":[1]},{"s":"c"`} {
+		if _, err := d.Write([]byte(piece)); err != nil {
+			t.Fatal(err)
+		}
+		n := 7
+		_ = append(v.List, inner{S: "the caller's", N: &n, Xs: []float64{9}})
+	}
+	if _, err := d.Write([]byte(`}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	want := []inner{{S: "a"}, {S: "b", Xs: []float64{1}}, {S: "c"}}
+	if diff := cmp.Diff(want, v.List); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
