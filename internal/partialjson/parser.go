@@ -80,7 +80,12 @@ func (p *Parser) Write(fragment []byte) error {
 	if p.err != nil {
 		return p.err
 	}
-	buf := p.compact()
+	buf := p.buf[:0]
+	if p.pos == len(p.buf) && p.state != sLiteral && !p.holding {
+		p.base, p.pos = p.base+p.pos, 0 // the usual case: all read, nothing kept
+	} else {
+		buf = p.compact()
+	}
 	if n := len(buf) + len(fragment); n+8 > cap(buf) {
 		// Eight bytes to spare, so that stringRun reads whole words to the end of the text.
 		grown := make([]byte, len(buf), 2*n+64)
@@ -95,14 +100,10 @@ func (p *Parser) Write(fragment []byte) error {
 	return nil
 }
 
-// compact drops the text nothing needs any more: read, not in the open literal, not held, and
-// returns what is left, for Write to set as buf. It moves no more than it drops, so that a long
-// value held costs no more than a copy of it.
+// compact drops the text nothing needs any more when some is: read, not in the open literal, not
+// held, and returns what is left, for Write to set as buf. It moves no more than it drops, so that
+// a long value held costs no more than a copy of it.
 func (p *Parser) compact() []byte {
-	if p.pos == len(p.buf) && p.state != sLiteral && !p.holding {
-		p.base, p.pos = p.base+p.pos, 0 // the usual case: all read, nothing kept
-		return p.buf[:0]
-	}
 	keep := p.pos
 	if p.state == sLiteral {
 		keep = min(keep, p.start)
@@ -366,7 +367,11 @@ func (p *Parser) stringRun() bool {
 		switch {
 		case c == '"':
 			p.pos = pos
-			p.flush(buf[run:pos])
+			if len(p.scratch) == 0 {
+				p.emit(buf[run:pos]) // flush's usual case, inlined
+			} else {
+				p.flush(buf[run:pos])
+			}
 			p.endString()
 			return true
 		case c == '\\':
@@ -405,7 +410,11 @@ func (p *Parser) stringRun() bool {
 		}
 	}
 	p.pos = pos
-	p.flush(buf[run:pos])
+	if len(p.scratch) == 0 {
+		p.emit(buf[run:pos]) // flush's usual case, inlined
+	} else {
+		p.flush(buf[run:pos])
+	}
 	return false
 }
 
@@ -421,14 +430,13 @@ func special8(w uint64) uint64 {
 // flush hands the string's text read since the last flush to the open key or string: what scratch
 // gathered, then rest.
 func (p *Parser) flush(rest []byte) {
-	if len(p.scratch) > 0 {
-		p.scratch = append(p.scratch, rest...)
-		rest = p.scratch
+	if len(p.scratch) == 0 {
+		p.emit(rest)
+		return
 	}
-	p.emit(rest)
-	if len(p.scratch) > 0 {
-		p.scratch = p.scratch[:0] // not written when empty: a write costs a barrier while the GC runs
-	}
+	p.scratch = append(p.scratch, rest...)
+	p.emit(p.scratch)
+	p.scratch = p.scratch[:0] // not written when empty: a write costs a barrier while the GC runs
 }
 
 // emit hands unescaped text to the open key or string.
