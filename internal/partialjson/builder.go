@@ -77,8 +77,10 @@ type frame struct {
 	// base is what an earlier value left at this place, which encoding/json decodes this one into;
 	// invalid when there was none. slotBase is the pending key's field of it (fStruct).
 	base, slotBase reflect.Value
-	replay         bool // decode the text (from start) into base once complete
-	held           bool // fOpaque, replay: the frame holds the parser's text from start
+	replay         bool   // decode the text (from start) into base once complete
+	held           bool   // fOpaque, replay: the frame holds the parser's text from start
+	seen           uint64 // fStruct: the fields (by their place in the plan) whose key was met
+	again          bool   // fStruct: the pending key's field was met before
 }
 
 var (
@@ -175,7 +177,7 @@ func (b *builder) beginContainer(at int, object bool) {
 		return
 	}
 	var base reflect.Value
-	if b.inStruct() {
+	if b.metAgain() {
 		_, base = b.again(derefBase(dst), shown)
 	}
 	if ti.decodes {
@@ -231,10 +233,11 @@ func (b *builder) beginContainer(at int, object bool) {
 	}
 }
 
-// inStruct reports whether the value that begins now is a struct's field, the only place a key
-// met again leaves something (see again).
-func (b *builder) inStruct() bool {
-	return len(b.stack) > 0 && b.stack[len(b.stack)-1].kind == fStruct
+// metAgain reports whether the value that begins now is a struct's field whose key was met before
+// in this object, the only place where something is left to start over (see again).
+func (b *builder) metAgain() bool {
+	n := len(b.stack)
+	return n > 0 && b.stack[n-1].kind == fStruct && b.stack[n-1].again
 }
 
 func containerKind(k reflect.Kind, object bool) frameKind {
@@ -266,6 +269,11 @@ func (b *builder) Key(key []byte) {
 		f.fd = f.info.plan.lookup(key, f.index)
 		if f.fd != nil {
 			f.index = f.fd.pos + 1
+			// A struct's fields are zero until their key is met: only a key met before has left
+			// something (past the first 64 fields, again looks).
+			bit := uint64(1) << (f.fd.pos & 63)
+			f.again = f.fd.pos >= 64 || f.seen&bit != 0
+			f.seen |= bit
 			var ok bool
 			if f.slot, ok = fieldOf(f.v, f.fd.index); !ok {
 				f.fd = nil
@@ -394,7 +402,7 @@ func (b *builder) BeginString(at int) {
 		return
 	}
 	var base reflect.Value // a string replaces the earlier one; base serves the others
-	if b.inStruct() {
+	if b.metAgain() {
 		_, base = b.again(derefBase(dst), shown)
 	}
 	if quoted || ti.decodes {
@@ -460,7 +468,7 @@ func (b *builder) BeginLiteral(int) {
 	if b.passive() {
 		return
 	}
-	if dst, _, shown, _, ok := b.target(); ok && b.inStruct() {
+	if dst, _, shown, _, ok := b.target(); ok && b.metAgain() {
 		// The field itself, not what its pointer leads to: null makes the pointer nil. Set only for
 		// a key met again (and cleared by Literal), to spare the writes otherwise.
 		if v, base := b.again(dst, shown); base.IsValid() {
