@@ -1,7 +1,6 @@
 package partialjson
 
 import (
-	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -81,30 +80,6 @@ type frame struct {
 	held           bool   // fOpaque, replay: the frame holds the parser's text from start
 	seen           uint64 // fStruct: the fields (by their place in the plan) whose key was met
 	again          bool   // fStruct: the pending key's field was met before
-}
-
-var (
-	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
-	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
-	numberType          = reflect.TypeFor[json.Number]()
-)
-
-// decodesItself reports whether encoding/json hands values of t (addressable) to a method or a
-// rule of its own rather than to the field-by-field walk below.
-func decodesItself(t reflect.Type) bool {
-	pt := reflect.PointerTo(t)
-	if pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType) {
-		return true
-	}
-	switch t.Kind() {
-	case reflect.Interface:
-		return true
-	case reflect.Slice:
-		return t.Elem().Kind() == reflect.Uint8
-	case reflect.Map:
-		return t.Key().Kind() != reflect.String || reflect.PointerTo(t.Key()).Implements(textUnmarshalerType)
-	}
-	return false
 }
 
 // target is where the value that begins now goes, what its type is, and whether it shows; ok is
@@ -254,13 +229,6 @@ func containerKind(k reflect.Kind, object bool) frameKind {
 	return fSkip
 }
 
-func deref(t reflect.Type) reflect.Type {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t
-}
-
 // Key implements Handler.
 func (b *builder) Key(key []byte) {
 	f := b.top()
@@ -287,16 +255,6 @@ func (b *builder) Key(key []byte) {
 	case fMap:
 		f.key = reflect.ValueOf(string(key)).Convert(f.v.Type().Key())
 	}
-}
-
-func isScalar(k reflect.Kind) bool {
-	switch k {
-	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return true
-	}
-	return false
 }
 
 // End implements Handler.
