@@ -127,6 +127,7 @@ func (p *Parser) hold(at int) bool {
 	return true
 }
 
+// release lets the held text go, for compact to drop once read.
 func (p *Parser) release() { p.holding = false }
 
 // span returns the text between offsets from and to, which a hold keeps.
