@@ -67,10 +67,10 @@ func BenchmarkPartialObject(b *testing.B) {
 		for b.Loop() {
 			var partial propValue
 			tr := newPartialTracker(reflect.ValueOf(&partial).Elem(), ObjectModeTool, run)
-			tr.add(opening)
+			tr.add(&opening)
 			yields := 0
-			for _, c := range chunks {
-				if tr.add(c) {
+			for i := range chunks {
+				if tr.add(&chunks[i]) {
 					shown = partial // what handing the partial to the caller costs
 					yields++
 				}

@@ -186,7 +186,7 @@ func feedObjectChecked(t *testing.T, text string, cuts []int, asCall bool, check
 	run := &objectRun{spec: ObjectSpec{Name: "propValue"}, t: reflect.TypeFor[propValue]()}
 	tr := newPartialTracker(reflect.ValueOf(&partial).Elem(), mode, run)
 	if asCall {
-		tr.add(ChatCompletionChunk{Choices: []ChunkChoice{{Delta: Delta{ToolCalls: []ToolCallDelta{{ID: "c1", Function: FunctionCallDelta{Name: "propValue"}}}}}}})
+		tr.add(&ChatCompletionChunk{Choices: []ChunkChoice{{Delta: Delta{ToolCalls: []ToolCallDelta{{ID: "c1", Function: FunctionCallDelta{Name: "propValue"}}}}}}})
 	}
 	last := 0
 	for i := 0; i <= len(cuts); i++ {
@@ -202,7 +202,7 @@ func feedObjectChecked(t *testing.T, text string, cuts []int, asCall bool, check
 		} else {
 			d.Content = piece
 		}
-		if !tr.add(ChatCompletionChunk{Choices: []ChunkChoice{{Delta: d}}}) {
+		if !tr.add(&ChatCompletionChunk{Choices: []ChunkChoice{{Delta: d}}}) {
 			continue
 		}
 		if err := check(end, partial); err != nil {

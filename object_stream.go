@@ -137,7 +137,7 @@ func (s *ObjectStream[T]) turn(ctx context.Context, req ChatRequest, mode Object
 		p = newPartialTracker(reflect.ValueOf(&partial).Elem(), mode, s.run)
 	}
 	for stream.Next() {
-		if p != nil && p.add(stream.Current()) && !yield(partial, nil) {
+		if p != nil && p.add(&stream.cur) && !yield(partial, nil) {
 			return nil, errObjectStopped
 		}
 	}
@@ -181,16 +181,17 @@ func (p *partialTracker) finish() bool {
 	return p.text.finish()
 }
 
-// add reads a chunk's first choice; it reports whether the value shows something new.
-func (p *partialTracker) add(chunk ChatCompletionChunk) bool {
+// add reads a chunk's first choice; it reports whether the value shows something new. The chunk
+// is the stream's own (not a copy, which would cost more than most fragments do to parse).
+func (p *partialTracker) add(chunk *ChatCompletionChunk) bool {
 	changed := false
 	for i := range chunk.Choices {
 		ch := &chunk.Choices[i]
 		if ch.Index != 0 {
 			continue
 		}
-		for _, tc := range ch.Delta.ToolCalls {
-			changed = p.addCall(tc) || changed
+		for j := range ch.Delta.ToolCalls {
+			changed = p.addCall(&ch.Delta.ToolCalls[j]) || changed
 		}
 		if p.text != nil && p.call < 0 && ch.Delta.Content != "" {
 			changed = p.text.write(ch.Delta.Content) || changed
@@ -199,7 +200,7 @@ func (p *partialTracker) add(chunk ChatCompletionChunk) bool {
 	return changed
 }
 
-func (p *partialTracker) addCall(tc ToolCallDelta) bool {
+func (p *partialTracker) addCall(tc *ToolCallDelta) bool {
 	if !p.tools {
 		return false
 	}

@@ -1,8 +1,8 @@
 package partialjson
 
 import (
-	"encoding"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -34,6 +34,7 @@ import (
 type builder struct {
 	p         *Parser
 	root      reflect.Value
+	rootInfo  *typeInfo
 	stack     []frame
 	arena     *strings.Builder // only appended to, so the strings it handed out never change
 	strAt     int              // where the open string starts in arena
@@ -41,9 +42,11 @@ type builder struct {
 	strOn     bool // the open string has a destination
 	strShow   bool // and it is shown as it grows
 	changed   bool
+	failed    error  // a method of the value panicked
 	new       blocks // where new pointer targets and element slots come from
 	replaying bool   // a value met again is open, and will be decoded whole when it completes
-	// litVal and litBase: the open literal's destination and what an earlier key left there.
+	// litVal and litBase: the open literal's destination and what an earlier key left there, set
+	// only while the literal of a key met again is open.
 	litVal, litBase reflect.Value
 }
 
@@ -61,11 +64,11 @@ const (
 type frame struct {
 	kind   frameKind
 	v      reflect.Value
-	shown  bool // changes to v are visible in the root value now
-	plan   *structPlan
+	shown  bool          // changes to v are visible in the root value now
+	info   *typeInfo     // fStruct: v's; fMap, fSlice, fArray: its elements'
 	slot   reflect.Value // fStruct: the field of the pending key; fMap, fSlice: the element being built
 	key    reflect.Value // fMap: the pending key
-	index  int           // fArray: the next element
+	index  int           // fArray: the next element; fStruct: the field after the last key's
 	depth  int           // fSkip, fOpaque: open containers within
 	start  int           // fOpaque: where its text starts
 	fd     *field        // fStruct: the pending key's field, nil when it names none
@@ -73,56 +76,38 @@ type frame struct {
 	// base is what an earlier value left at this place, which encoding/json decodes this one into;
 	// invalid when there was none. slotBase is the pending key's field of it (fStruct).
 	base, slotBase reflect.Value
-	replay         bool // decode the text (from start) into base once complete
+	replay         bool   // decode the text (from start) into base once complete
+	held           bool   // fOpaque, replay: the frame holds the parser's text from start
+	seen           uint64 // fStruct: the fields (by their place in the plan) whose key was met
+	again          bool   // fStruct: the pending key's field was met before
 }
 
-var (
-	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
-	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
-	numberType          = reflect.TypeFor[json.Number]()
-)
-
-// decodesItself reports whether encoding/json hands values of t (addressable) to a method or a
-// rule of its own rather than to the field-by-field walk below.
-func decodesItself(t reflect.Type) bool {
-	pt := reflect.PointerTo(t)
-	if pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType) {
-		return true
-	}
-	switch t.Kind() {
-	case reflect.Interface:
-		return true
-	case reflect.Slice:
-		return t.Elem().Kind() == reflect.Uint8
-	case reflect.Map:
-		return t.Key().Kind() != reflect.String || reflect.PointerTo(t.Key()).Implements(textUnmarshalerType)
-	}
-	return false
-}
-
-// target is where the value that begins now goes, and whether it shows; ok is false when it has
-// no destination. A quoted target is a ",string" field.
-func (b *builder) target() (dst reflect.Value, shown, quoted, ok bool) {
+// target is where the value that begins now goes, what its type is, and whether it shows; ok is
+// false when it has no destination. A quoted target is a ",string" field.
+func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok bool) {
 	if len(b.stack) == 0 {
-		return b.root, true, false, true
+		return b.root, b.rootInfo, true, false, true
 	}
 	f := &b.stack[len(b.stack)-1]
 	switch f.kind {
 	case fStruct:
-		return f.slot, f.shown, f.quoted, f.fd != nil
+		if f.fd == nil {
+			return reflect.Value{}, nil, false, false, false
+		}
+		return f.slot, f.fd.typeInfo(), f.shown, f.quoted, true
 	case fMap:
-		return f.slot, false, false, true
+		return f.slot, f.info, false, false, true
 	case fSlice:
 		if prior := b.prior(); prior.IsValid() {
 			f.slot.Set(prior) // the element decodes into the earlier one, as in encoding/json
 		}
-		return f.slot, false, false, true
+		return f.slot, f.info, false, false, true
 	case fArray:
 		if f.index < f.v.Len() {
-			return f.v.Index(f.index), f.shown, false, true
+			return f.v.Index(f.index), f.info, f.shown, false, true
 		}
 	}
-	return reflect.Value{}, false, false, false
+	return reflect.Value{}, nil, false, false, false
 }
 
 // deref follows pointers, allocating the nil ones.
@@ -161,52 +146,73 @@ func (b *builder) beginContainer(at int, object bool) {
 		b.top().depth++
 		return
 	}
-	dst, shown, quoted, ok := b.target()
+	dst, ti, shown, quoted, ok := b.target()
 	if !ok || quoted {
 		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
 	}
-	_, base := b.again(derefBase(dst), shown)
-	if decodesItself(deref(dst.Type())) {
-		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at, base: base})
+	var base reflect.Value
+	if b.metAgain() {
+		_, base = b.again(derefBase(dst), shown)
+	}
+	if ti.decodes {
+		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at, base: base, held: b.p.hold(at)})
 		return
 	}
 	prior := b.prior()
 	if prior.IsValid() && b.top().kind == fSlice {
 		// An element decoded into the earlier one (target put it in the slot), which encoding/json
 		// does its own way: it is shown once complete, and then it is what the final value holds.
-		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at})
+		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), depth: 1, start: at, held: b.p.hold(at)})
 		return
 	}
 	v := b.deref(dst, shown)
-	f := frame{kind: containerKind(v.Kind(), object), v: v, shown: shown, depth: 1, base: derefBase(prior)}
-	if f.kind == fSkip {
-		b.stack = append(b.stack, f)
+	kind := containerKind(ti.kind, object)
+	if kind == fSkip {
+		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
+	}
+	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
+	f := &b.stack[len(b.stack)-1]
+	f.kind, f.v, f.shown, f.depth, f.info = kind, v, shown, 1, ti
+	if prior.IsValid() {
+		f.base = derefBase(prior)
 	}
 	if base.IsValid() {
 		f.base = base
 		if !b.replaying {
 			f.replay, f.start, b.replaying = true, at, true
+			f.held = b.p.hold(at)
 		}
 	}
+	if f.kind != fStruct {
+		f.info = ti.elemInfo()
+	}
 	switch f.kind {
-	case fStruct:
-		f.plan = planOf(v.Type())
 	case fMap:
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
 			b.changed = b.changed || shown
 		}
-		f.slot = b.new.alloc(v.Type().Elem()).Elem()
+		f.slot = b.new.alloc(f.info.t).Elem()
 	case fSlice:
 		if v.IsNil() {
-			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+			// Room for a few elements at once, rather than one and then two as append would give
+			// a short slice.
+			v.Grow(4)
 			b.changed = b.changed || shown
 		}
-		f.slot = b.new.alloc(v.Type().Elem()).Elem()
+		// The element is built in a slot of its own, not in the slice's spare capacity: a caller may
+		// append to a partial's slice, which writes there.
+		f.slot = b.new.alloc(f.info.t).Elem()
 	}
-	b.stack = append(b.stack, f)
+}
+
+// metAgain reports whether the value that begins now is a struct's field whose key was met before
+// in this object, the only place where something is left to start over (see again).
+func (b *builder) metAgain() bool {
+	n := len(b.stack)
+	return n > 0 && b.stack[n-1].kind == fStruct && b.stack[n-1].again
 }
 
 func containerKind(k reflect.Kind, object bool) frameKind {
@@ -223,26 +229,25 @@ func containerKind(k reflect.Kind, object bool) frameKind {
 	return fSkip
 }
 
-func deref(t reflect.Type) reflect.Type {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t
-}
-
 // Key implements Handler.
 func (b *builder) Key(key []byte) {
 	f := b.top()
 	switch f.kind {
 	case fStruct:
-		f.fd = f.plan.lookup(key)
+		f.fd = f.info.plan.lookup(key, f.index)
 		if f.fd != nil {
+			f.index = f.fd.pos + 1
+			// A struct's fields are zero until their key is met: only a key met before has left
+			// something (past the first 64 fields, again looks).
+			bit := uint64(1) << (f.fd.pos & 63)
+			f.again = f.fd.pos >= 64 || f.seen&bit != 0
+			f.seen |= bit
 			var ok bool
 			if f.slot, ok = fieldOf(f.v, f.fd.index); !ok {
 				f.fd = nil
 				return
 			}
-			f.quoted = f.fd.quoted && isScalar(deref(f.slot.Type()).Kind())
+			f.quoted = f.fd.quoted && f.fd.typeInfo().scalar
 			if f.base.IsValid() {
 				f.slotBase = baseField(f.base, f.fd.index)
 			}
@@ -250,16 +255,6 @@ func (b *builder) Key(key []byte) {
 	case fMap:
 		f.key = reflect.ValueOf(string(key)).Convert(f.v.Type().Key())
 	}
-}
-
-func isScalar(k reflect.Kind) bool {
-	switch k {
-	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return true
-	}
-	return false
 }
 
 // End implements Handler.
@@ -273,7 +268,7 @@ func (b *builder) End(at int) {
 	b.stack = b.stack[:len(b.stack)-1]
 	// f still points at the popped frame, which nothing overwrites before this.
 	if f.kind == fOpaque || f.replay {
-		b.decodeOpaque(f, b.p.Text()[f.start:at+1])
+		b.decodeOpaque(f, b.p.span(f.start, at+1))
 	}
 	if f.replay {
 		b.replaying = false
@@ -282,26 +277,42 @@ func (b *builder) End(at int) {
 }
 
 // decodeOpaque lets encoding/json decode a complete value that decodes itself, or a value met
-// again, into what the earlier one left.
+// again, into what the earlier one left; then the text it held may go.
 func (b *builder) decodeOpaque(f *frame, text []byte) {
+	if f.held {
+		b.p.release() // text stays valid until the next Write
+	}
 	if f.base.IsValid() {
 		f.v.Set(f.base)
 	}
 	if f.quoted {
-		decodeQuoted(text, f.v)
+		b.decodeQuoted(text, f.v)
 		return
 	}
-	_ = json.Unmarshal(text, f.v.Addr().Interface()) // a mismatch is for the final decode to report
+	_ = b.unmarshal(text, f.v.Addr().Interface()) // a mismatch is for the final decode to report
+}
+
+// unmarshal lets encoding/json decode text into v. The value's own methods (UnmarshalJSON,
+// UnmarshalText) run here and only here: one that panics fails the decoder (failed) rather than
+// the caller.
+func (b *builder) unmarshal(text []byte, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.failed = fmt.Errorf("partialjson: filling %s: %v", b.root.Type(), r)
+			err = b.failed
+		}
+	}()
+	return json.Unmarshal(text, v)
 }
 
 // decodeQuoted decodes the text of a ",string" field as encoding/json does, through a struct of one
 // field with the same option, so that it accepts exactly what encoding/json accepts ("01" for an
 // int, say). A mismatch leaves v as it is, for the final decode to report.
-func decodeQuoted(text []byte, v reflect.Value) {
+func (b *builder) decodeQuoted(text []byte, v reflect.Value) {
 	holder := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: v.Type(), Tag: `json:"v,string"`}}))
 	doc := make([]byte, 0, len(text)+len(`{"v":}`))
 	doc = append(append(append(doc, `{"v":`...), text...), '}')
-	if json.Unmarshal(doc, holder.Interface()) == nil {
+	if b.unmarshal(doc, holder.Interface()) == nil {
 		v.Set(holder.Elem().Field(0))
 	}
 }
@@ -326,11 +337,7 @@ func (b *builder) done() {
 	case fSlice:
 		n := f.v.Len()
 		if n == f.v.Cap() {
-			// Grown as encoding/json grows it, at least 4 at once, rather than one element and then
-			// two as append would for a short slice.
-			grown := reflect.MakeSlice(f.v.Type(), n, max(4, n+n/2))
-			reflect.Copy(grown, f.v)
-			f.v.Set(grown)
+			f.v.Grow(1)
 		}
 		f.v.SetLen(n + 1)
 		f.v.Index(n).Set(f.slot)
@@ -348,16 +355,19 @@ func (b *builder) BeginString(at int) {
 	if b.passive() {
 		return
 	}
-	dst, shown, quoted, ok := b.target()
+	dst, ti, shown, quoted, ok := b.target()
 	if !ok {
 		return
 	}
-	_, base := b.again(derefBase(dst), shown) // a string replaces the earlier one; base serves the others
-	if quoted || decodesItself(deref(dst.Type())) {
-		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), start: at, quoted: quoted, base: base})
+	var base reflect.Value // a string replaces the earlier one; base serves the others
+	if b.metAgain() {
+		_, base = b.again(derefBase(dst), shown)
+	}
+	if quoted || ti.decodes {
+		b.stack = append(b.stack, frame{kind: fOpaque, v: b.deref(dst, shown), start: at, quoted: quoted, base: base, held: b.p.hold(at)})
 		return
 	}
-	if deref(dst.Type()).Kind() != reflect.String {
+	if ti.kind != reflect.String {
 		return
 	}
 	f := b.top()
@@ -397,7 +407,7 @@ func (b *builder) openString() string { return b.arena.String()[b.strAt:] }
 func (b *builder) EndString(at int) {
 	if f := b.top(); f != nil && f.kind == fOpaque && f.depth == 0 {
 		b.stack = b.stack[:len(b.stack)-1]
-		b.decodeOpaque(f, b.p.Text()[f.start:at+1])
+		b.decodeOpaque(f, b.p.span(f.start, at+1))
 		b.done()
 		return
 	}
@@ -413,13 +423,15 @@ func (b *builder) EndString(at int) {
 
 // BeginLiteral implements Handler.
 func (b *builder) BeginLiteral(int) {
-	b.litVal, b.litBase = reflect.Value{}, reflect.Value{}
 	if b.passive() {
 		return
 	}
-	if dst, shown, _, ok := b.target(); ok {
-		// The field itself, not what its pointer leads to: null makes the pointer nil.
-		b.litVal, b.litBase = b.again(dst, shown)
+	if dst, _, shown, _, ok := b.target(); ok && b.metAgain() {
+		// The field itself, not what its pointer leads to: null makes the pointer nil. Set only for
+		// a key met again (and cleared by Literal), to spare the writes otherwise.
+		if v, base := b.again(dst, shown); base.IsValid() {
+			b.litVal, b.litBase = v, base
+		}
 	}
 }
 
@@ -434,14 +446,14 @@ func (b *builder) Literal(text []byte, at int) {
 		b.litVal.Set(b.litBase)
 		b.litVal, b.litBase = reflect.Value{}, reflect.Value{}
 	}
-	dst, shown, quoted, ok := b.target()
+	dst, ti, shown, quoted, ok := b.target()
 	if ok && !quoted {
-		b.setLiteral(dst, shown, text)
+		b.setLiteral(dst, ti, shown, text)
 	}
 	b.done()
 }
 
-func (b *builder) setLiteral(dst reflect.Value, shown bool, text []byte) {
+func (b *builder) setLiteral(dst reflect.Value, ti *typeInfo, shown bool, text []byte) {
 	if text[0] == 'n' { // null empties what can be empty and leaves the rest, as encoding/json does
 		switch dst.Kind() {
 		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface:
@@ -449,9 +461,9 @@ func (b *builder) setLiteral(dst reflect.Value, shown bool, text []byte) {
 		}
 		return
 	}
-	if decodesItself(deref(dst.Type())) {
+	if ti.decodes {
 		v := b.deref(dst, shown)
-		_ = json.Unmarshal(text, v.Addr().Interface())
+		_ = b.unmarshal(text, v.Addr().Interface())
 		return
 	}
 	v := b.deref(dst, shown)

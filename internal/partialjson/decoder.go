@@ -1,14 +1,11 @@
 package partialjson
 
-import (
-	"fmt"
-	"reflect"
-)
+import "reflect"
 
 // Decoder fills a Go value from JSON text that arrives in fragments, as described on builder: after
 // each fragment the value shows what the text so far settles, and once the text is complete it
 // holds what encoding/json would decode from it (for the types encoding/json decodes without
-// error). The whole text stays available (Text) for that final decode.
+// error).
 type Decoder struct {
 	p   *Parser
 	b   *builder
@@ -18,7 +15,7 @@ type Decoder struct {
 // NewDecoder returns a decoder that fills root, which must be settable (reflect.ValueOf(&v).Elem())
 // and hold its type's zero value. Like NewPrefix's parser, it stops reading at the end of the value.
 func NewDecoder(root reflect.Value) *Decoder {
-	b := &builder{root: root}
+	b := &builder{root: root, rootInfo: infoOf(root.Type())}
 	b.p = NewPrefix(b)
 	return &Decoder{p: b.p, b: b}
 }
@@ -38,21 +35,17 @@ func (d *Decoder) step(fragment []byte, end bool) (changed bool, err error) {
 	if d.err != nil {
 		return false, d.err
 	}
-	defer func() {
-		// The value's own methods (UnmarshalJSON) run here: one that panics fails the decoder
-		// rather than the caller.
-		if r := recover(); r != nil {
-			d.err = fmt.Errorf("partialjson: filling %s: %v", d.b.root.Type(), r)
-			changed, err = false, d.err
-		}
-	}()
 	if end {
-		d.err = d.p.Close()
+		err = d.p.Close()
 	} else {
-		d.err = d.p.Write(fragment)
+		err = d.p.Write(fragment)
 	}
-	if d.err != nil {
-		return false, d.err
+	if err == nil {
+		err = d.b.failed
+	}
+	if err != nil {
+		d.err = err // the only write of a field that the GC's barrier watches, and only once
+		return false, err
 	}
 	changed, d.b.changed = d.b.changed, false
 	return changed, nil
@@ -63,6 +56,3 @@ func (d *Decoder) Done() bool { return d.p.Done() }
 
 // Offset returns the number of bytes read so far; once Done, where the value ends.
 func (d *Decoder) Offset() int { return d.p.Offset() }
-
-// Text returns the text written so far; it is valid until the next Write.
-func (d *Decoder) Text() []byte { return d.p.Text() }

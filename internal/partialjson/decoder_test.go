@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,4 +141,54 @@ func FuzzDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte, seed uint64) {
 		checkDecoder(t, text, seed)
 	})
+}
+
+type panicky struct{}
+
+func (*panicky) UnmarshalJSON([]byte) error { panic("boom") }
+
+// A value's own method that panics fails the decoder, for this fragment and every later one,
+// rather than the caller.
+func TestDecoderSurvivesPanickingMethods(t *testing.T) {
+	t.Parallel()
+	var v struct {
+		Before string  `json:"before"`
+		P      panicky `json:"p"`
+	}
+	d := NewDecoder(reflect.ValueOf(&v).Elem())
+	if _, err := d.Write([]byte(`{"before":"x","p":{"a"`)); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := d.Write([]byte(`:1},"after":2`))
+	if err == nil || changed || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("changed %v, error %v; want the panic as an error", changed, err)
+	}
+	if _, again := d.Write([]byte(`}`)); again != err {
+		t.Fatalf("after the failure: %v, want %v", again, err)
+	}
+	if v.Before != "x" {
+		t.Fatalf("value %+v", v)
+	}
+}
+
+// A caller may append to a slice the value shows (to show a row for the element in progress, say):
+// that writes into the slice's spare capacity, which must not be where the next element is built.
+func TestDecoderElementsSurviveAppendsToTheValue(t *testing.T) {
+	t.Parallel()
+	var v outer
+	d := NewDecoder(reflect.ValueOf(&v).Elem())
+	for _, piece := range []string{`{"list":[{"s":"a"},{"s":"b"`, `,"xs":[1]},{"s":"c"`} {
+		if _, err := d.Write([]byte(piece)); err != nil {
+			t.Fatal(err)
+		}
+		n := 7
+		_ = append(v.List, inner{S: "the caller's", N: &n, Xs: []float64{9}})
+	}
+	if _, err := d.Write([]byte(`}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	want := []inner{{S: "a"}, {S: "b", Xs: []float64{1}}, {S: "c"}}
+	if diff := cmp.Diff(want, v.List); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // structPlan maps a struct's JSON names to its fields, by encoding/json's rules: json tags name
@@ -17,7 +18,10 @@ type structPlan struct {
 type field struct {
 	name   string
 	index  []int
+	typ    reflect.Type
+	info   atomic.Pointer[typeInfo] // typ's, once met (computed late: a type may contain itself)
 	depth  int
+	pos    int // in its plan's list
 	tagged bool
 	// whole: the value is shown only once complete (a string with an enum tag, whose prefix
 	// is not an allowed value; a ",string" field, whose text holds another JSON value).
@@ -44,6 +48,7 @@ func planOf(t reflect.Type) *structPlan {
 	plan := &structPlan{byName: map[string]*field{}}
 	for _, name := range order {
 		if f := dominant(groups[name]); f != nil {
+			f.pos = len(plan.list)
 			plan.byName[name] = f
 			plan.list = append(plan.list, f)
 		}
@@ -104,7 +109,7 @@ func collectFields(t reflect.Type, index []int, depth int, onPath map[reflect.Ty
 		} else if !sf.IsExported() {
 			continue
 		}
-		f := &field{name: name, index: path, depth: depth, tagged: name != ""}
+		f := &field{name: name, index: path, typ: sf.Type, depth: depth, tagged: name != ""}
 		if name == "" {
 			f.name = sf.Name
 		}
@@ -126,8 +131,13 @@ func hasOption(opts, want string) bool {
 	return false
 }
 
-// lookup finds the field a key names: exactly, else ignoring case as encoding/json does.
-func (p *structPlan) lookup(key []byte) *field {
+// lookup finds the field a key names: exactly, else ignoring case as encoding/json does. Keys
+// mostly come in the order of the fields: the field after the one last found (next) is tried
+// before the map.
+func (p *structPlan) lookup(key []byte, next int) *field {
+	if next < len(p.list) && p.list[next].name == string(key) {
+		return p.list[next]
+	}
 	if f := p.byName[string(key)]; f != nil {
 		return f
 	}
@@ -142,6 +152,10 @@ func (p *structPlan) lookup(key []byte) *field {
 // fieldOf returns the field at index in struct v, allocating embedded pointers on the way; ok is
 // false when an embedded pointer cannot be set (an unexported one), which encoding/json skips too.
 func fieldOf(v reflect.Value, index []int) (reflect.Value, bool) {
+	if len(index) == 1 {
+		v = v.Field(index[0])
+		return v, v.CanSet()
+	}
 	for i, x := range index {
 		if i > 0 && v.Kind() == reflect.Pointer {
 			if v.IsNil() {

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
 // Handler receives a Parser's events, in the order of the text. Offsets count bytes from the start
@@ -30,12 +28,18 @@ const MaxDepth = 10000
 
 // Parser reads one JSON value. The zero value is not usable: call New.
 type Parser struct {
-	h       Handler
-	buf     []byte // the whole text so far
-	pos     int    // the next byte to read
+	h Handler
+	// buf holds the text from offset base on: what is not read yet, the open literal and what the
+	// handler holds (hold). Text read and let go is dropped, so that buf stays about a fragment
+	// long rather than growing to the whole text.
+	buf     []byte
+	base    int
+	held    int    // the offset the handler holds the text from
+	holding bool   // held is set
+	pos     int    // the next byte to read, in buf
 	stack   []byte // '{' or '[' per open container
 	state   state
-	start   int    // where the current string or literal began
+	start   int    // where the current literal began, in buf
 	isKey   bool   // the open string is an object's key
 	key     []byte // the open key, unescaped
 	scratch []byte // unescaped text handed to StringPart
@@ -72,10 +76,62 @@ func (p *Parser) Write(fragment []byte) error {
 	if p.err != nil {
 		return p.err
 	}
-	p.buf = append(p.buf, fragment...)
-	p.err = p.run()
-	return p.err
+	buf := p.buf[:0]
+	if p.pos == len(p.buf) && p.state != sLiteral && !p.holding {
+		p.base, p.pos = p.base+p.pos, 0 // the usual case: all read, nothing kept
+	} else {
+		buf = p.compact()
+	}
+	if n := len(buf) + len(fragment); n+8 > cap(buf) {
+		// Eight bytes to spare, so that stringRun reads whole words to the end of the text.
+		grown := make([]byte, len(buf), 2*n+64)
+		copy(grown, buf)
+		buf = grown
+	}
+	p.buf = append(buf, fragment...) // buf is written once a fragment: a write costs a barrier while the GC runs
+	if err := p.run(); err != nil {
+		p.err = err
+		return err
+	}
+	return nil
 }
+
+// compact drops the text nothing needs any more when some is: read, not in the open literal, not
+// held, and returns what is left, for Write to set as buf. It moves no more than it drops, so that
+// a long value held costs no more than a copy of it.
+func (p *Parser) compact() []byte {
+	keep := p.pos
+	if p.state == sLiteral {
+		keep = min(keep, p.start)
+	}
+	if p.holding {
+		keep = min(keep, p.held-p.base)
+	}
+	if keep == 0 || keep < len(p.buf)-keep {
+		return p.buf
+	}
+	n := copy(p.buf, p.buf[keep:])
+	p.base += keep
+	p.pos -= keep
+	p.start -= keep
+	return p.buf[:n]
+}
+
+// hold keeps the text from offset at on until release, for span; it reports false, and does
+// nothing, when text is held already (from an earlier offset: holds nest).
+func (p *Parser) hold(at int) bool {
+	if p.holding {
+		return false
+	}
+	p.held, p.holding = at, true
+	return true
+}
+
+// release lets the held text go, for compact to drop once read.
+func (p *Parser) release() { p.holding = false }
+
+// span returns the text between offsets from and to, which a hold keeps.
+func (p *Parser) span(from, to int) []byte { return p.buf[from-p.base : to-p.base] }
 
 // Close ends the text: it returns an error when the value is incomplete, and completes a top-level
 // number, which only the end can complete.
@@ -97,14 +153,11 @@ func (p *Parser) Close() error {
 // Done reports whether the value is complete (a top-level number only after Close).
 func (p *Parser) Done() bool { return p.state == sDone }
 
-// Text returns the text written so far. The parser appends to it: it is valid until the next Write.
-func (p *Parser) Text() []byte { return p.buf }
-
 // Offset returns the number of bytes read so far; text past it waits for more input.
-func (p *Parser) Offset() int { return p.pos }
+func (p *Parser) Offset() int { return p.base + p.pos }
 
 func (p *Parser) syntax(format string, args ...any) error {
-	return &SyntaxError{Offset: p.pos, msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Offset: p.base + p.pos, msg: fmt.Sprintf(format, args...)}
 }
 
 // SyntaxError is text that is not JSON.
@@ -126,11 +179,12 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // run reads as far as the text allows.
 func (p *Parser) run() error {
 	for p.pos < len(p.buf) {
-		if p.state == sDone && p.trailing {
-			return nil
-		}
 		c := p.buf[p.pos]
 		switch p.state {
+		case sDone:
+			if p.trailing {
+				return nil
+			}
 		case sString:
 			if !p.stringRun() {
 				return p.err
@@ -174,7 +228,7 @@ func (p *Parser) token(c byte) error {
 		if c != '"' {
 			return p.syntax("looking for the beginning of an object key string, found %q", c)
 		}
-		p.isKey, p.key, p.start = true, p.key[:0], p.pos
+		p.isKey, p.key = true, p.key[:0]
 		p.state = sString
 		p.pos++
 		return nil
@@ -204,7 +258,7 @@ func (p *Parser) token(c byte) error {
 
 // value opens the value that starts with c.
 func (p *Parser) value(c byte) error {
-	at := p.pos
+	at := p.base + p.pos
 	switch {
 	case c == '{' || c == '[':
 		if len(p.stack) >= MaxDepth {
@@ -220,11 +274,11 @@ func (p *Parser) value(c byte) error {
 			p.h.BeginArray(at)
 		}
 	case c == '"':
-		p.isKey, p.start, p.state = false, at, sString
+		p.isKey, p.state = false, sString
 		p.pos++
 		p.h.BeginString(at)
 	case c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n':
-		p.start, p.state = at, sLiteral
+		p.start, p.state = p.pos, sLiteral
 		p.pos++
 		p.h.BeginLiteral(at)
 	default:
@@ -240,7 +294,7 @@ func (p *Parser) close(c byte) error {
 		return p.syntax("%q closes %q", c, open)
 	}
 	p.stack = p.stack[:len(p.stack)-1]
-	at := p.pos
+	at := p.base + p.pos
 	p.pos++
 	p.afterValue()
 	p.h.End(at)
@@ -266,156 +320,8 @@ func (p *Parser) literal(end int) error {
 		return p.syntax("invalid literal %q", text)
 	}
 	p.afterValue()
-	p.h.Literal(text, p.start)
+	p.h.Literal(text, p.base+p.start)
 	return nil
-}
-
-// plainByte marks the bytes a string holds as they are: printable ASCII but '"' and '\\'.
-var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// stringRun reads the open string as far as the text allows; false means it must wait for more
-// text or failed (p.err).
-func (p *Parser) stringRun() bool {
-	run := p.pos
-	for p.pos < len(p.buf) {
-		c := p.buf[p.pos]
-		if plainByte[c] { // most of a string: one lookup a byte
-			p.pos++
-			continue
-		}
-		switch {
-		case c == '"':
-			p.emit(p.buf[run:p.pos])
-			p.endString()
-			return true
-		case c == '\\':
-			p.emit(p.buf[run:p.pos])
-			ok, err := p.escape()
-			if err != nil || !ok {
-				p.err = err
-				return false
-			}
-			run = p.pos
-		case c < 0x20:
-			p.emit(p.buf[run:p.pos])
-			p.err = p.syntax("control character %q in a string", c)
-			return false
-		case c < utf8.RuneSelf:
-			p.pos++
-		default:
-			if !utf8.FullRune(p.buf[p.pos:]) {
-				// A character cut by the fragment's end: wait for the rest of it.
-				p.emit(p.buf[run:p.pos])
-				return false
-			}
-			r, n := utf8.DecodeRune(p.buf[p.pos:])
-			if r == utf8.RuneError && n == 1 {
-				p.emit(p.buf[run:p.pos])
-				p.emit([]byte(string(utf8.RuneError)))
-				p.pos++
-				run = p.pos
-				continue
-			}
-			p.pos += n
-		}
-	}
-	p.emit(p.buf[run:p.pos])
-	return false
-}
-
-// emit hands unescaped text to the open key or string.
-func (p *Parser) emit(part []byte) {
-	if len(part) == 0 {
-		return
-	}
-	if p.isKey {
-		p.key = append(p.key, part...)
-		return
-	}
-	p.h.StringPart(part)
-}
-
-func (p *Parser) endString() {
-	at := p.pos
-	p.pos++
-	if p.isKey {
-		p.state = sColon
-		p.h.Key(p.key)
-		return
-	}
-	p.afterValue()
-	p.h.EndString(at)
-}
-
-// escape reads the escape sequence at pos; ok is false when the text ends inside it.
-func (p *Parser) escape() (ok bool, err error) {
-	rest := p.buf[p.pos:]
-	if len(rest) < 2 {
-		return false, nil
-	}
-	var out byte
-	switch rest[1] {
-	case '"', '\\', '/':
-		out = rest[1]
-	case 'b':
-		out = '\b'
-	case 'f':
-		out = '\f'
-	case 'n':
-		out = '\n'
-	case 'r':
-		out = '\r'
-	case 't':
-		out = '\t'
-	case 'u':
-		return p.unicodeEscape(rest)
-	default:
-		return false, p.syntax("invalid escape %q in a string", rest[:2])
-	}
-	p.pos += 2
-	p.scratch = append(p.scratch[:0], out)
-	p.emit(p.scratch)
-	return true, nil
-}
-
-// unicodeEscape reads \uXXXX, and the second half of a surrogate pair when one follows.
-func (p *Parser) unicodeEscape(rest []byte) (ok bool, err error) {
-	if len(rest) < 6 {
-		if !hexDigits(rest[2:]) {
-			return false, p.syntax("invalid \\u escape in a string")
-		}
-		return false, nil
-	}
-	r, valid := hex4(rest[2:6])
-	if !valid {
-		return false, p.syntax("invalid \\u escape in a string")
-	}
-	n := 6
-	if utf16.IsSurrogate(r) {
-		// Whether a second half follows decides what this half means: wait until it is known.
-		next := rest[6:]
-		if len(next) < 6 && isPrefix(next, `\u`) && hexDigits(next[min(2, len(next)):]) {
-			return false, nil
-		}
-		r2, valid := rune(0), false
-		if len(next) >= 6 && next[0] == '\\' && next[1] == 'u' {
-			r2, valid = hex4(next[2:6])
-		}
-		if dec := utf16.DecodeRune(r, r2); valid && dec != utf8.RuneError {
-			r, n = dec, 12
-		} else {
-			r = utf8.RuneError
-		}
-	}
-	p.pos += n
-	p.scratch = utf8.AppendRune(p.scratch[:0], r)
-	p.emit(p.scratch)
-	return true, nil
 }
 
 // Discard is a Handler that ignores every event, for a parser that only checks or delimits a value.
