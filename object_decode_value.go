@@ -380,8 +380,8 @@ func (d *plainDecoder) array(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 }
 
 // number decodes a number into an integer or a float. Integers that fit in an int64 and float64s
-// of at most 19 digits and a small power of ten are worked out here, exactly as strconv would; the
-// others by strconv.
+// whose digits and power of ten are exact in a float64 are worked out here, exactly as strconv
+// would; the others by strconv.
 func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
 	num := d.numberText()
 	text, plain := num.text, num.plain
@@ -397,9 +397,6 @@ func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
 			return err == nil && (n == nil || n.admitsNumber(text, plain))
 		}
 		f, ok := num.float()
-		if !ok && !num.big {
-			f, ok = eiselLemire(num.m, num.exp, num.neg)
-		}
 		if !ok {
 			var err error
 			if f, err = strconv.ParseFloat(text, 64); err != nil {
