@@ -128,22 +128,9 @@ var errNoJSON = errors.New("the answer holds no JSON value")
 // POST /api/v1/chat/completions, once per attempt
 func GenerateObject[T any](ctx context.Context, chat *ChatService, req ChatRequest, spec ObjectSpec, opts ...Option) (*Object[T], error) {
 	var value T
-	run, err := newObjectRun(chat, req, spec, reflect.TypeFor[T](), func(raw []byte) error {
-		var fresh T
-		err := decodeValue(raw, &fresh)
-		value = fresh
-		return err
-	}, opts)
+	run, err := newObjectRun(chat, req, spec, reflect.TypeFor[T](), valueInto(&value), opts)
 	if err != nil {
 		return nil, err
-	}
-	run.prove = func(text string, schema *checkedSchema) bool {
-		var fresh T
-		if !decodeProven(text, &fresh, schema) {
-			return false
-		}
-		value = fresh
-		return true
 	}
 	opts = append(slices.Clip(opts), withSticky(new(stickyModel)))
 	answer, err := run.loop(ctx, func(ctx context.Context, req ChatRequest, _ ObjectMode) (*ChatCompletion, error) {
@@ -164,10 +151,7 @@ type objectRun struct {
 	req      ChatRequest // the caller's
 	messages []Message   // the conversation so far
 	mode     ObjectMode  // of the next attempt
-	decode   func(raw []byte) error
-	// prove, when set, decodes a value's text and proves it valid against a schema in one pass
-	// (see decodeProven); when it cannot, the value is validated and decoded as without it.
-	prove    func(text string, schema *checkedSchema) bool
+	objectSink
 	attempts int
 	usage    Usage
 }
@@ -179,7 +163,37 @@ type objectAnswer struct {
 	mode       ObjectMode
 }
 
-func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect.Type, decode func([]byte) error, opts []Option) (*objectRun, error) {
+// objectSink is how an object run fills the caller's T.
+type objectSink struct {
+	// decode decodes a value's JSON, already checked against its schema.
+	decode func(raw []byte) error
+	// prove decodes a value's text and proves it valid against a schema in one pass (see
+	// decodeProven); when it cannot, it reports false and the value is validated and decoded as
+	// without it.
+	prove func(text string, schema *checkedSchema) bool
+}
+
+// valueInto returns the sink that fills *dst; a text prove cannot take leaves *dst as it was.
+func valueInto[T any](dst *T) objectSink {
+	return objectSink{
+		decode: func(raw []byte) error {
+			var fresh T
+			err := decodeValue(raw, &fresh)
+			*dst = fresh
+			return err
+		},
+		prove: func(text string, schema *checkedSchema) bool {
+			var fresh T
+			if !decodeProven(text, &fresh, schema) {
+				return false
+			}
+			*dst = fresh
+			return true
+		},
+	}
+}
+
+func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect.Type, sink objectSink, opts []Option) (*objectRun, error) {
 	if chat == nil {
 		return nil, invalid("chat", "is nil: pass client.Chat")
 	}
@@ -203,7 +217,7 @@ func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect
 	if slices.ContainsFunc(req.Tools, func(tool Tool) bool { return tool.Function.Name == spec.Name }) {
 		return nil, invalid("ObjectSpec.Name", "%q is already the name of one of the request's tools", spec.Name)
 	}
-	r := &objectRun{spec: spec, t: t, schema: ts, req: req, mode: spec.Mode, decode: decode}
+	r := &objectRun{spec: spec, t: t, schema: ts, req: req, mode: spec.Mode, objectSink: sink}
 	r.messages = slices.Clone(req.Messages)
 	if spec.Mode == ObjectModePrompt {
 		r.messages = append([]Message{SystemMessage(r.instructions())}, r.messages...)
@@ -349,7 +363,7 @@ func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode)
 
 // proven reports whether r.prove decoded text and proved it valid against schema.
 func (r *objectRun) proven(ctx context.Context, text string, schema *checkedSchema) bool {
-	return r.prove != nil && ctx.Err() == nil && r.prove(text, schema)
+	return ctx.Err() == nil && r.prove(text, schema)
 }
 
 // ownCall returns the answer's call of the object's function, nil when it has none.

@@ -101,12 +101,7 @@ func (s *ObjectStream[T]) execute(yield func(T, error) bool) {
 }
 
 func (s *ObjectStream[T]) start(yield func(T, error) bool) error {
-	run, err := newObjectRun(s.chat, s.req, s.spec, reflect.TypeFor[T](), func(raw []byte) error {
-		var fresh T
-		err := decodeValue(raw, &fresh)
-		s.value = fresh
-		return err
-	}, s.opts)
+	run, err := newObjectRun(s.chat, s.req, s.spec, reflect.TypeFor[T](), valueInto(&s.value), s.opts)
 	if err != nil {
 		return err
 	}
