@@ -261,6 +261,12 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 		m := &wc.Message
 		m.Role, m.Content.text, m.Refusal = Role(fc.Role), fc.Content, fc.Refusal
 		m.Reasoning1, m.Reasoning2 = fc.Reasoning1, fc.Reasoning2
+		if fc.ToolCalls != nil {
+			m.ToolCalls = make([]ToolCall, len(fc.ToolCalls))
+			for j, call := range fc.ToolCalls {
+				m.ToolCalls[j] = ToolCall{ID: call.ID, Type: call.Type, Function: FunctionCall{Name: call.Name, Arguments: call.Arguments}}
+			}
+		}
 	}
 	return true
 }

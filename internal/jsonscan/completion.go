@@ -17,6 +17,13 @@ type CompletionChoice struct {
 	Refusal, FinishReason                 string
 	Logprobs                              []byte // raw JSON, nil when absent or null
 	ContentSet                            bool   // content was a string, not null
+	// ToolCalls are the message's calls: nil when absent or null, empty when an empty list.
+	ToolCalls []CompletionCall
+}
+
+// CompletionCall is one tool call of a CompletionChoice, its arguments sent as a string (or null).
+type CompletionCall struct {
+	ID, Type, Name, Arguments string
 }
 
 var (
@@ -24,13 +31,14 @@ var (
 	answerKeys     = []string{"index", "message", "finish_reason", "logprobs"}
 	// messageKeys are the keys a message may have; those DecodeCompletion does not read decline.
 	messageKeys = []string{"role", "content", "reasoning_content", "reasoning", "refusal", "tool_calls", "name", "tool_call_id"}
+	callKeys    = []string{"id", "type", "function"}
 )
 
 // DecodeCompletion reads the usual answer of the chat completion route in one pass: scalars and
 // usage at the top, and choices whose message has a role, content as a string or null, reasoning,
-// and a refusal. Keys it does not know are skipped (the caller keeps the raw body). It declines
-// anything else: content as a list of parts, tool calls, a name, a value of an unexpected type, a
-// duplicate key, invalid JSON.
+// a refusal and tool calls whose arguments are a string. Keys it does not know are skipped (the
+// caller keeps the raw body). It declines anything else: content as a list of parts, arguments
+// sent as an object, a name, a value of an unexpected type, a duplicate key, invalid JSON.
 func DecodeCompletion(b []byte) (Completion, bool) {
 	var c Completion
 	s := scanner{b: b}
@@ -107,7 +115,48 @@ func (s *scanner) message(ch *CompletionChoice, t *texts) bool {
 			return once(&seen, 3) && s.text(t, &ch.Reasoning2)
 		case "refusal":
 			return once(&seen, 4) && s.text(t, &ch.Refusal)
+		case "tool_calls":
+			if !once(&seen, 5) {
+				return false
+			}
+			if s.null() {
+				return true
+			}
+			ch.ToolCalls = []CompletionCall{} // an empty list stays one
+			return s.array(func() bool {
+				ch.ToolCalls = append(ch.ToolCalls, CompletionCall{})
+				return s.call(&ch.ToolCalls[len(ch.ToolCalls)-1], t)
+			})
 		}
 		return s.unknown(key, messageKeys)
+	})
+}
+
+// call reads a tool call; a null in place of one, or of its function, declines.
+func (s *scanner) call(c *CompletionCall, t *texts) bool {
+	var seen uint16
+	return s.object(func(key []byte) bool {
+		switch string(key) {
+		case "id":
+			return once(&seen, 0) && s.text(t, &c.ID)
+		case "type":
+			return once(&seen, 1) && s.text(t, &c.Type)
+		case "function":
+			return once(&seen, 2) && s.callFunction(c, t)
+		}
+		return s.unknown(key, callKeys)
+	})
+}
+
+func (s *scanner) callFunction(c *CompletionCall, t *texts) bool {
+	var seen uint16
+	return s.object(func(key []byte) bool {
+		switch string(key) {
+		case "name":
+			return once(&seen, 0) && s.text(t, &c.Name)
+		case "arguments":
+			return once(&seen, 1) && s.text(t, &c.Arguments)
+		}
+		return s.unknown(key, functionKeys)
 	})
 }

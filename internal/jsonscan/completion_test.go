@@ -25,6 +25,14 @@ type refCompletion struct {
 			ReasoningContent *string `json:"reasoning_content"`
 			Reasoning        *string `json:"reasoning"`
 			Refusal          *string `json:"refusal"`
+			ToolCalls        []struct {
+				ID       *string `json:"id"`
+				Type     *string `json:"type"`
+				Function struct {
+					Name      *string `json:"name"`
+					Arguments *string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason *string         `json:"finish_reason"`
 		Logprobs     json.RawMessage `json:"logprobs"`
@@ -47,6 +55,13 @@ func (r *refCompletion) completion() Completion {
 		c.Choices = append(c.Choices, CompletionChoice{Index: deref(ch.Index), Role: text(m.Role), Content: text(m.Content),
 			ContentSet: m.Content != nil, Reasoning1: text(m.ReasoningContent), Reasoning2: text(m.Reasoning),
 			Refusal: text(m.Refusal), FinishReason: text(ch.FinishReason), Logprobs: raw(ch.Logprobs)})
+		if m.ToolCalls != nil {
+			calls := []CompletionCall{}
+			for _, tc := range m.ToolCalls {
+				calls = append(calls, CompletionCall{ID: text(tc.ID), Type: text(tc.Type), Name: text(tc.Function.Name), Arguments: text(tc.Function.Arguments)})
+			}
+			c.Choices[len(c.Choices)-1].ToolCalls = calls
+		}
 	}
 	return c
 }
@@ -84,6 +99,7 @@ var completionSeeds = []string{
 	`{"id":"c","object":"chat.completion","created":5,"model":"m","system_fingerprint":null,"choices":[{"index":0,"message":{"role":"assistant","content":"Hi \"there\"\n\u00e9","refusal":null,"reasoning_content":"r"},"logprobs":null,"finish_reason":"stop","content_filter_results":{"hate":{"filtered":false}}}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"completion_tokens_details":{"reasoning_tokens":1}},"usage_from_provider":null}`,
 	`{"choices":[{"message":{"content":null,"reasoning":"x"},"logprobs":{"content":[{"token":"a","logprob":-1,"bytes":[97],"top_logprobs":[]}]}}],"prompt_filter_results":[1,{"a":null}]}`,
 	`{"choices":[]}`,
+	`{"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\",\"note\":\"\\u00e9\"}"}},{"id":"call_2","type":"function","function":{"name":"f","arguments":null},"extra":[1]}]},"finish_reason":"tool_calls"}]}`,
 }
 
 func TestDecodeCompletion(t *testing.T) {
@@ -94,7 +110,16 @@ func TestDecodeCompletion(t *testing.T) {
 		{completionSeeds[2], false},
 		{` {"id":"c"} `, false},
 		{`{"choices":[{"message":{"content":[{"type":"text","text":"parts"}]}}]}`, true},
-		{`{"choices":[{"message":{"tool_calls":[]}}]}`, true},
+		{completionSeeds[3], false},
+		{`{"choices":[{"message":{"tool_calls":[]}}]}`, false},
+		{`{"choices":[{"message":{"tool_calls":null}}]}`, false},
+		{`{"choices":[{"message":{"tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]}}]}`, true},
+		{`{"choices":[{"message":{"tool_calls":[{"function":null}]}}]}`, true},
+		{`{"choices":[{"message":{"tool_calls":[null]}}]}`, true},
+		{`{"choices":[{"message":{"tool_calls":[{"Function":{"name":"f"}}]}}]}`, true},
+		{`{"choices":[{"message":{"tool_calls":[{"id":"a","id":"b"}]}}]}`, true},
+		{`{"choices":[{"message":{"tool_calls":[{"function":{"name":"f","arguments":"{}","arguments":"{}"}}]}}]}`, true},
+		{`{"choices":[{"message":{"tool_calls":[],"tool_calls":[]}}]}`, true},
 		{`{"choices":[{"message":{"name":"bob"}}]}`, true},
 		{`{"choices":[{"message":null}]}`, true},
 		{`{"id":"a","id":"b"}`, true},
