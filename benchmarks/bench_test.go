@@ -94,6 +94,20 @@ func BenchmarkCompletion(b *testing.B) {
 	})
 }
 
+// BenchmarkToolCompletion reads a non-streamed answer whose one tool call carries 50 KB of
+// arguments: JSON in a JSON string, a quote escaped every few bytes.
+func BenchmarkToolCompletion(b *testing.B) {
+	_, args := objectJSON()
+	body := objectCompletionBody(args)
+	benchCall(b, body, len(body), func(c contender, ctx context.Context) error {
+		got, err := c.completeCall(ctx)
+		if err == nil && got != string(args) {
+			b.Fatalf("decoded %d bytes of arguments, want %d", len(got), len(args))
+		}
+		return err
+	})
+}
+
 func BenchmarkModels(b *testing.B) {
 	body := catalogueBody(catalogueSize)
 	benchCall(b, body, len(body), func(c contender, ctx context.Context) error {

@@ -202,6 +202,32 @@ func (f *floor) complete(ctx context.Context) (string, error) {
 	return decodeAnswer(resp.Body)
 }
 
+func (f *floor) completeCall(ctx context.Context) (string, error) {
+	resp, err := f.chat(ctx, false)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Choices []struct {
+			Message struct {
+				ToolCalls []struct {
+					Function struct {
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return "", err
+	}
+	if len(out.Choices) == 0 || len(out.Choices[0].Message.ToolCalls) == 0 {
+		return "", fmt.Errorf("no tool call")
+	}
+	return out.Choices[0].Message.ToolCalls[0].Function.Arguments, nil
+}
+
 // decodeAnswer returns the text of a non-streamed completion.
 func decodeAnswer(body io.Reader) (string, error) {
 	var out struct {

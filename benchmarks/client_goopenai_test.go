@@ -131,6 +131,17 @@ func (g *goOpenAI) complete(ctx context.Context) (string, error) {
 	return resp.Choices[0].Message.Content, nil
 }
 
+func (g *goOpenAI) completeCall(ctx context.Context) (string, error) {
+	resp, err := g.client.CreateChatCompletion(ctx, g.chatRequest(false))
+	if err != nil {
+		return "", err
+	}
+	if len(resp.Choices) == 0 || len(resp.Choices[0].Message.ToolCalls) == 0 {
+		return "", errors.New("no tool call")
+	}
+	return resp.Choices[0].Message.ToolCalls[0].Function.Arguments, nil
+}
+
 // goOpenAIHistory is history in go-openai's types.
 var goOpenAIHistory = func() openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{Model: chatModel}

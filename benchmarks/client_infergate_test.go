@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -102,6 +103,18 @@ func (c *infergateClient) complete(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return resp.Text(), nil
+}
+
+func (c *infergateClient) completeCall(ctx context.Context) (string, error) {
+	resp, err := c.client.Chat.Create(ctx, infergateRequest)
+	if err != nil {
+		return "", err
+	}
+	calls := resp.ToolCalls()
+	if len(calls) == 0 {
+		return "", errors.New("no tool call")
+	}
+	return calls[0].Function.Arguments, nil
 }
 
 // infergateHistory is history in infergate's types, as a program keeping a conversation holds it.

@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -89,6 +90,17 @@ func (o *openAIGo) complete(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return resp.Choices[0].Message.Content, nil
+}
+
+func (o *openAIGo) completeCall(ctx context.Context) (string, error) {
+	resp, err := o.client.Chat.Completions.New(ctx, o.chatParams())
+	if err != nil {
+		return "", err
+	}
+	if len(resp.Choices) == 0 || len(resp.Choices[0].Message.ToolCalls) == 0 {
+		return "", errors.New("no tool call")
+	}
+	return resp.Choices[0].Message.ToolCalls[0].Function.Arguments, nil
 }
 
 // openAIGoHistory is history in openai-go's types, built with its constructors where it has them.

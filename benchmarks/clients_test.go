@@ -24,6 +24,8 @@ type contender interface {
 	firstDelta(ctx context.Context, opened, received func()) (string, error)
 	// complete asks for a non-streamed completion and returns its text.
 	complete(ctx context.Context) (string, error)
+	// completeCall asks for a non-streamed completion and returns its first tool call's arguments.
+	completeCall(ctx context.Context) (string, error)
 	// sendHistory asks for a completion with history as the conversation, built once in the
 	// client's own types, and returns the answer's text.
 	sendHistory(ctx context.Context) (string, error)

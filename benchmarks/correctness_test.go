@@ -112,6 +112,25 @@ func TestComplete(t *testing.T) {
 	}
 }
 
+// TestCompleteCall checks that every contender reads the 50 KB arguments of a non-streamed tool
+// call whole.
+func TestCompleteCall(t *testing.T) {
+	_, args := objectJSON()
+	body := objectCompletionBody(args)
+	for _, kind := range contenders {
+		t.Run(kind.name, func(t *testing.T) {
+			c, _ := replayed(t, kind, body, "application/json")
+			got, err := c.completeCall(testContext(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(args) {
+				t.Errorf("arguments are %d bytes starting %.40q, want %d bytes", len(got), got, len(args))
+			}
+		})
+	}
+}
+
 // TestSendHistory checks that every contender sends the whole history, with nothing added or lost.
 func TestSendHistory(t *testing.T) {
 	text := 0

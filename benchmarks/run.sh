@@ -41,7 +41,7 @@ run() {
 for round in $(seq "$rounds"); do
   for tc in $toolchains; do
     log "round $round of $rounds, $tc: streams, completion, catalogue, encoding, first delta"
-    run "$tc" -test.bench '^Benchmark(TextStream|ToolStream|ToolStreamPlaceholder|Completion|Models|Encode)$' -test.benchtime 1s
+    run "$tc" -test.bench '^Benchmark(TextStream|ToolStream|ToolStreamPlaceholder|Completion|ToolCompletion|Models|Encode)$' -test.benchtime 1s
     run "$tc" -test.bench '^BenchmarkFirstDelta$' -test.benchtime 100x
     log "round $round of $rounds, $tc: typed answers against their plain calls"
     run "$tc" -test.bench '^BenchmarkObject$' -test.benchtime 1s

@@ -19,6 +19,7 @@ var chartRows = []chartRow{
 	{"Text stream, 10,000 chunks", "TextStream", "ns/chunk", 1, "ns/chunk"},
 	{"Tool-call stream, 1,000 fragments", "ToolStream", "ns/chunk", 1, "ns/chunk"},
 	{"Completion, 50 KB response", "Completion", "ns/op", 1e3, "µs"},
+	{"Completion, 50 KB tool call", "ToolCompletion", "ns/op", 1e3, "µs"},
 	{"Model catalogue, 1,000 models", "Models", "ns/op", 1e3, "µs"},
 	{"Encode, 20 turns / 50 KB history", "Encode", "ns/op", 1e3, "µs"},
 	{"Transcription upload, 200 MiB", "Upload", "ns/op", 1e6, "ms"},
