@@ -425,8 +425,8 @@ func (t Tool) validate(field string) error {
 	if err != nil {
 		return invalid(field+".Function.Parameters", "cannot be encoded as JSON: %v", err)
 	}
-	var schema map[string]json.RawMessage
-	if json.Unmarshal(raw, &schema) != nil {
+	// What json.Marshal writes is valid and compact: an object is what starts with '{'.
+	if raw[0] != '{' {
 		return invalid(field+".Function.Parameters", "must be a JSON Schema object, got %.40s", raw)
 	}
 	return nil

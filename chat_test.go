@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -203,6 +204,10 @@ func TestValidation(t *testing.T) {
 		{"tool without name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: ""}}}}, "Tools[0].Function.Name"},
 		{"tool with a bad name", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "get weather"}}}}, "Tools[0].Function.Name"},
 		{"tool with non-object parameters", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "f", Parameters: []string{"x"}}}}}, "Tools[0].Function.Parameters"},
+		{"tool with raw non-object parameters", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "f", Parameters: json.RawMessage(` ["x"]`)}}}}, "Tools[0].Function.Parameters"},
+		{"tool with null parameters", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "f", Parameters: json.RawMessage(`null`)}}}}, "Tools[0].Function.Parameters"},
+		{"tool with broken raw parameters", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "f", Parameters: json.RawMessage(`{"type":`)}}}}, "Tools[0].Function.Parameters"},
+		{"tool with parameters that cannot be encoded", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Function: infergate.FunctionDefinition{Name: "f", Parameters: map[string]any{"bad": math.NaN()}}}}}, "Tools[0].Function.Parameters"},
 		{"tool of another type", infergate.ChatRequest{Messages: one, Tools: []infergate.Tool{{Type: "retrieval"}}}, "Tools[0].Type"},
 		{"choice of a missing function", infergate.ChatRequest{Messages: one, ToolChoice: infergate.ToolChoiceFunction("nope")}, "ToolChoice"},
 		{"required without tools", infergate.ChatRequest{Messages: one, ToolChoice: infergate.ToolChoiceRequired}, "ToolChoice"},
