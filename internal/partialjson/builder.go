@@ -172,6 +172,7 @@ func (b *builder) beginContainer(at int, object bool) {
 		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
 	}
+	spare := b.spareSlot()
 	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
 	f := &b.stack[len(b.stack)-1]
 	f.kind, f.v, f.shown, f.depth, f.info = kind, v, shown, 1, ti
@@ -194,7 +195,7 @@ func (b *builder) beginContainer(at int, object bool) {
 			v.Set(reflect.MakeMap(v.Type()))
 			b.changed = b.changed || shown
 		}
-		f.slot = b.new.alloc(f.info.t).Elem()
+		f.slot = b.slotFor(f.info.t, spare)
 	case fSlice:
 		if v.IsNil() {
 			// Room for a few elements at once, rather than one and then two as append would give
@@ -204,8 +205,31 @@ func (b *builder) beginContainer(at int, object bool) {
 		}
 		// The element is built in a slot of its own, not in the slice's spare capacity: a caller may
 		// append to a partial's slice, which writes there.
-		f.slot = b.new.alloc(f.info.t).Elem()
+		f.slot = b.slotFor(f.info.t, spare)
 	}
+}
+
+// spareSlot returns the element slot of the slice or map whose frame was last at the place the
+// next frame takes, if any. done zeroes a slot once its element is copied out, and a frame ends only
+// after its last element, so the slot is zero and nothing but that frame used it: an array met
+// once per element of another (a list of tags in each record) builds its elements in one slot.
+func (b *builder) spareSlot() reflect.Value {
+	n := len(b.stack)
+	if n == cap(b.stack) {
+		return reflect.Value{}
+	}
+	if old := &b.stack[:n+1][n]; old.kind == fSlice || old.kind == fMap {
+		return old.slot
+	}
+	return reflect.Value{}
+}
+
+// slotFor returns spare when it is a slot of type t, else a new slot.
+func (b *builder) slotFor(t reflect.Type, spare reflect.Value) reflect.Value {
+	if spare.IsValid() && spare.Type() == t {
+		return spare
+	}
+	return b.new.alloc(t).Elem()
 }
 
 // metAgain reports whether the value that begins now is a struct's field whose key was met before
