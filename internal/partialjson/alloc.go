@@ -7,11 +7,19 @@ import "reflect"
 // array, the element a slice is built in) then costs one allocation per block rather than one
 // each. A value handed out is never handed out again, so nothing else writes to it; it keeps its
 // block alive as long as it lives, which the block's bound limits.
-type blocks map[reflect.Type]*block
+type blocks struct {
+	// recent: the blocks of the types met last, looked through before the map: a value mostly
+	// needs one or two types, and comparing types costs less than hashing one.
+	recent [4]*block
+	next   int // the entry of recent replaced next
+	byType map[reflect.Type]*block
+}
 
 type block struct {
-	arr  reflect.Value // an array of the type, addressable
-	next int           // the first element not handed out
+	t    reflect.Type
+	arr  reflect.Value // an array of t, addressable
+	len  int           // arr's
+	next int           // the first element of arr not handed out
 }
 
 // blockMax bounds a block's length and blockBytes the size of a value it holds, so that a value
@@ -26,19 +34,31 @@ func (bs *blocks) alloc(t reflect.Type) reflect.Value {
 	if t.Size() == 0 || t.Size() > blockBytes {
 		return reflect.New(t)
 	}
-	if *bs == nil {
-		*bs = blocks{}
-	}
-	bl := (*bs)[t]
-	if bl == nil || bl.next == bl.arr.Len() {
-		n := blockMax
-		if bl == nil {
-			n = 4 // a type met once or twice does not pay for a whole block
-		} else if old := bl.arr.Len(); old < blockMax {
-			n = min(2*old, blockMax)
+	var bl *block
+	for _, r := range bs.recent {
+		if r != nil && r.t == t {
+			bl = r
+			break
 		}
-		bl = &block{arr: reflect.New(reflect.ArrayOf(n, t)).Elem()}
-		(*bs)[t] = bl
+	}
+	if bl == nil {
+		bl = bs.byType[t]
+		if bl == nil {
+			if bs.byType == nil {
+				bs.byType = map[reflect.Type]*block{}
+			}
+			bl = &block{t: t}
+			bs.byType[t] = bl
+		}
+		bs.recent[bs.next] = bl
+		bs.next = (bs.next + 1) % len(bs.recent)
+	}
+	if bl.next == bl.len {
+		n := 4 // a type met once or twice does not pay for a whole block
+		if bl.len > 0 {
+			n = min(2*bl.len, blockMax)
+		}
+		bl.arr, bl.len, bl.next = reflect.New(reflect.ArrayOf(n, t)).Elem(), n, 0
 	}
 	v := bl.arr.Index(bl.next).Addr()
 	bl.next++
