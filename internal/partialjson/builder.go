@@ -364,8 +364,14 @@ func (b *builder) done() {
 			f.v.Grow(1)
 		}
 		f.v.SetLen(n + 1)
-		f.v.Index(n).Set(f.slot)
-		f.slot.SetZero()
+		if f.info.t.Kind() == reflect.String {
+			// A string moves without Set's check of types, which are the same.
+			f.v.Index(n).SetString(f.slot.String())
+			f.slot.SetString("")
+		} else {
+			f.v.Index(n).Set(f.slot)
+			f.slot.SetZero()
+		}
 		b.changed = b.changed || f.shown
 	case fArray:
 		f.index++
