@@ -1,6 +1,9 @@
 package partialjson
 
-import "reflect"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // blocks hands out new values of a type from arrays allocated several at a time, as reflect.New
 // would one at a time: a value met hundreds of times (a pointer field in each element of a long
@@ -17,9 +20,9 @@ type blocks struct {
 
 type block struct {
 	t    reflect.Type
-	arr  reflect.Value // an array of t, addressable
-	len  int           // arr's
-	next int           // the first element of arr not handed out
+	arr  unsafe.Pointer // an array of t
+	len  int            // arr's
+	next int            // the first element of arr not handed out
 }
 
 // blockMax bounds a block's length and blockBytes the size of a value it holds, so that a value
@@ -29,10 +32,11 @@ const (
 	blockBytes = 128
 )
 
-// alloc returns a pointer to a new zero value of t, as reflect.New(t) does.
-func (bs *blocks) alloc(t reflect.Type) reflect.Value {
-	if t.Size() == 0 || t.Size() > blockBytes {
-		return reflect.New(t)
+// alloc returns a pointer to a new zero value of t, as reflect.New(t).UnsafePointer() does.
+func (bs *blocks) alloc(t reflect.Type) unsafe.Pointer {
+	size := t.Size()
+	if size == 0 || size > blockBytes {
+		return reflect.New(t).UnsafePointer()
 	}
 	var bl *block
 	for _, r := range bs.recent {
@@ -58,9 +62,9 @@ func (bs *blocks) alloc(t reflect.Type) reflect.Value {
 		if bl.len > 0 {
 			n = min(2*bl.len, blockMax)
 		}
-		bl.arr, bl.len, bl.next = reflect.New(reflect.ArrayOf(n, t)).Elem(), n, 0
+		bl.arr, bl.len, bl.next = reflect.New(reflect.ArrayOf(n, t)).UnsafePointer(), n, 0
 	}
-	v := bl.arr.Index(bl.next).Addr()
+	p := unsafe.Add(bl.arr, uintptr(bl.next)*size)
 	bl.next++
-	return v
+	return p
 }

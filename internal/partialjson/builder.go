@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // builder fills a Go value from a Parser's events as they come, the way encoding/json would fill
@@ -114,7 +115,13 @@ func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok b
 func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
-			v.Set(b.new.alloc(v.Type().Elem()))
+			p := b.new.alloc(v.Type().Elem())
+			if v.CanSet() {
+				// The pointer stored as it is: a reflect.Value of it would cost more than the store.
+				*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
+			} else {
+				v.Set(reflect.NewAt(v.Type().Elem(), p))
+			}
 			b.changed = b.changed || shown
 		}
 		v = v.Elem()
@@ -229,7 +236,7 @@ func (b *builder) slotFor(t reflect.Type, spare reflect.Value) reflect.Value {
 	if spare.IsValid() && spare.Type() == t {
 		return spare
 	}
-	return b.new.alloc(t).Elem()
+	return reflect.NewAt(t, b.new.alloc(t)).Elem()
 }
 
 // metAgain reports whether the value that begins now is a struct's field whose key was met before
