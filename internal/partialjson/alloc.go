@@ -34,9 +34,18 @@ const (
 
 // alloc returns a pointer to a new zero value of t, as reflect.New(t).UnsafePointer() does.
 func (bs *blocks) alloc(t reflect.Type) unsafe.Pointer {
+	if p := bs.run(t, 1); p != nil {
+		return p
+	}
+	return reflect.New(t).UnsafePointer()
+}
+
+// run returns a pointer to n new zero values of t one after the other, as an array [n]t, or nil
+// when they would be too large for a block, or of size zero.
+func (bs *blocks) run(t reflect.Type, n int) unsafe.Pointer {
 	size := t.Size()
-	if size == 0 || size > blockBytes {
-		return reflect.New(t).UnsafePointer()
+	if size == 0 || size*uintptr(n) > blockBytes {
+		return nil
 	}
 	var bl *block
 	for _, r := range bs.recent {
@@ -57,14 +66,33 @@ func (bs *blocks) alloc(t reflect.Type) unsafe.Pointer {
 		bs.recent[bs.next] = bl
 		bs.next = (bs.next + 1) % len(bs.recent)
 	}
-	if bl.next == bl.len {
-		n := 4 // a type met once or twice does not pay for a whole block
+	if bl.len-bl.next < n {
+		m := 4 // a type met once or twice does not pay for a whole block
 		if bl.len > 0 {
-			n = min(2*bl.len, blockMax)
+			m = min(2*bl.len, blockMax)
 		}
-		bl.arr, bl.len, bl.next = reflect.New(reflect.ArrayOf(n, t)).UnsafePointer(), n, 0
+		m = max(m, n)
+		bl.arr, bl.len, bl.next = reflect.New(reflect.ArrayOf(m, t)).UnsafePointer(), m, 0
 	}
 	p := unsafe.Add(bl.arr, uintptr(bl.next)*size)
-	bl.next++
+	bl.next += n
 	return p
+}
+
+// sliceHeader is how a slice is laid out, as reflect.SliceHeader but with a pointer the GC sees.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// makeSlice sets v, a nil slice, to an empty one with room for n elements, taken from a block as
+// one run of n values: as separate from any other slice as one make would give.
+func (bs *blocks) makeSlice(v reflect.Value, n int) {
+	if v.CanSet() {
+		if p := bs.run(v.Type().Elem(), n); p != nil {
+			*(*sliceHeader)(unsafe.Pointer(v.UnsafeAddr())) = sliceHeader{data: p, cap: n}
+			return
+		}
+	}
+	v.Grow(n)
 }

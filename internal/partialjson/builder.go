@@ -207,7 +207,7 @@ func (b *builder) beginContainer(at int, object bool) {
 		if v.IsNil() {
 			// Room for a few elements at once, rather than one and then two as append would give
 			// a short slice.
-			v.Grow(4)
+			b.new.makeSlice(v, 4)
 			b.changed = b.changed || shown
 		}
 		// The element is built in a slot of its own, not in the slice's spare capacity: a caller may
