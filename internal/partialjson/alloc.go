@@ -7,9 +7,10 @@ import (
 
 // blocks hands out new values of a type from arrays allocated several at a time, as reflect.New
 // would one at a time: a value met hundreds of times (a pointer field in each element of a long
-// array, the element a slice is built in) then costs one allocation per block rather than one
-// each. A value handed out is never handed out again, so nothing else writes to it; it keeps its
-// block alive as long as it lives, which the block's bound limits.
+// array, the element a slice is built in, the first elements of a short slice in each) then costs
+// one allocation per block rather than one each. A value handed out is never handed out again, so
+// nothing else writes to it; it keeps its block alive as long as it lives, which the block's bound
+// limits.
 type blocks struct {
 	// recent: the blocks of the types met last, looked through before the map: a value mostly
 	// needs one or two types, and comparing types costs less than hashing one.
