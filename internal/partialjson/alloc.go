@@ -97,3 +97,44 @@ func (bs *blocks) makeSlice(v reflect.Value, n int) {
 	}
 	v.Grow(n)
 }
+
+// deref follows pointers, allocating the nil ones.
+func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			p := b.new.alloc(v.Type().Elem())
+			if v.CanSet() {
+				// The pointer stored as it is: a reflect.Value of it would cost more than the store.
+				*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
+			} else {
+				v.Set(reflect.NewAt(v.Type().Elem(), p))
+			}
+			b.changed = b.changed || shown
+		}
+		v = v.Elem()
+	}
+	return v
+}
+
+// spareSlot returns the element slot of the slice or map whose frame was last at the place the
+// next frame takes, if any. done zeroes a slot once its element is copied out, and a frame ends only
+// after its last element, so the slot is zero and nothing but that frame used it: an array met
+// once per element of another (a list of tags in each record) builds its elements in one slot.
+func (b *builder) spareSlot() reflect.Value {
+	n := len(b.stack)
+	if n == cap(b.stack) {
+		return reflect.Value{}
+	}
+	if old := &b.stack[:n+1][n]; old.kind == fSlice || old.kind == fMap {
+		return old.slot
+	}
+	return reflect.Value{}
+}
+
+// slotFor returns spare when it is a slot of type t, else a new slot.
+func (b *builder) slotFor(t reflect.Type, spare reflect.Value) reflect.Value {
+	if spare.IsValid() && spare.Type() == t {
+		return spare
+	}
+	return reflect.NewAt(t, b.new.alloc(t)).Elem()
+}

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unsafe"
 )
 
 // builder fills a Go value from a Parser's events as they come, the way encoding/json would fill
@@ -111,24 +110,6 @@ func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok b
 	return reflect.Value{}, nil, false, false, false
 }
 
-// deref follows pointers, allocating the nil ones.
-func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
-	for v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			p := b.new.alloc(v.Type().Elem())
-			if v.CanSet() {
-				// The pointer stored as it is: a reflect.Value of it would cost more than the store.
-				*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
-			} else {
-				v.Set(reflect.NewAt(v.Type().Elem(), p))
-			}
-			b.changed = b.changed || shown
-		}
-		v = v.Elem()
-	}
-	return v
-}
-
 func (b *builder) top() *frame {
 	if len(b.stack) == 0 {
 		return nil
@@ -214,29 +195,6 @@ func (b *builder) beginContainer(at int, object bool) {
 		// append to a partial's slice, which writes there.
 		f.slot = b.slotFor(f.info.t, spare)
 	}
-}
-
-// spareSlot returns the element slot of the slice or map whose frame was last at the place the
-// next frame takes, if any. done zeroes a slot once its element is copied out, and a frame ends only
-// after its last element, so the slot is zero and nothing but that frame used it: an array met
-// once per element of another (a list of tags in each record) builds its elements in one slot.
-func (b *builder) spareSlot() reflect.Value {
-	n := len(b.stack)
-	if n == cap(b.stack) {
-		return reflect.Value{}
-	}
-	if old := &b.stack[:n+1][n]; old.kind == fSlice || old.kind == fMap {
-		return old.slot
-	}
-	return reflect.Value{}
-}
-
-// slotFor returns spare when it is a slot of type t, else a new slot.
-func (b *builder) slotFor(t reflect.Type, spare reflect.Value) reflect.Value {
-	if spare.IsValid() && spare.Type() == t {
-		return spare
-	}
-	return reflect.NewAt(t, b.new.alloc(t)).Elem()
 }
 
 // metAgain reports whether the value that begins now is a struct's field whose key was met before
