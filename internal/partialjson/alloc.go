@@ -1,17 +1,29 @@
 package partialjson
 
-import "reflect"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // blocks hands out new values of a type from arrays allocated several at a time, as reflect.New
 // would one at a time: a value met hundreds of times (a pointer field in each element of a long
-// array, the element a slice is built in) then costs one allocation per block rather than one
-// each. A value handed out is never handed out again, so nothing else writes to it; it keeps its
-// block alive as long as it lives, which the block's bound limits.
-type blocks map[reflect.Type]*block
+// array, the element a slice is built in, the first elements of a short slice in each) then costs
+// one allocation per block rather than one each. A value handed out is never handed out again, so
+// nothing else writes to it; it keeps its block alive as long as it lives, which the block's bound
+// limits.
+type blocks struct {
+	// recent: the blocks of the types met last, looked through before the map: a value mostly
+	// needs one or two types, and comparing types costs less than hashing one.
+	recent [4]*block
+	next   int // the entry of recent replaced next
+	byType map[reflect.Type]*block
+}
 
 type block struct {
-	arr  reflect.Value // an array of the type, addressable
-	next int           // the first element not handed out
+	t    reflect.Type
+	arr  unsafe.Pointer // an array of t
+	len  int            // arr's
+	next int            // the first element of arr not handed out
 }
 
 // blockMax bounds a block's length and blockBytes the size of a value it holds, so that a value
@@ -21,26 +33,108 @@ const (
 	blockBytes = 128
 )
 
-// alloc returns a pointer to a new zero value of t, as reflect.New(t) does.
-func (bs *blocks) alloc(t reflect.Type) reflect.Value {
-	if t.Size() == 0 || t.Size() > blockBytes {
-		return reflect.New(t)
+// alloc returns a pointer to a new zero value of t, as reflect.New(t).UnsafePointer() does.
+func (bs *blocks) alloc(t reflect.Type) unsafe.Pointer {
+	if p := bs.run(t, 1); p != nil {
+		return p
 	}
-	if *bs == nil {
-		*bs = blocks{}
+	return reflect.New(t).UnsafePointer()
+}
+
+// run returns a pointer to n new zero values of t one after the other, as an array [n]t, or nil
+// when they would be too large for a block, or of size zero.
+func (bs *blocks) run(t reflect.Type, n int) unsafe.Pointer {
+	size := t.Size()
+	if size == 0 || size*uintptr(n) > blockBytes {
+		return nil
 	}
-	bl := (*bs)[t]
-	if bl == nil || bl.next == bl.arr.Len() {
-		n := blockMax
-		if bl == nil {
-			n = 4 // a type met once or twice does not pay for a whole block
-		} else if old := bl.arr.Len(); old < blockMax {
-			n = min(2*old, blockMax)
+	var bl *block
+	for _, r := range bs.recent {
+		if r != nil && r.t == t {
+			bl = r
+			break
 		}
-		bl = &block{arr: reflect.New(reflect.ArrayOf(n, t)).Elem()}
-		(*bs)[t] = bl
 	}
-	v := bl.arr.Index(bl.next).Addr()
-	bl.next++
+	if bl == nil {
+		bl = bs.byType[t]
+		if bl == nil {
+			if bs.byType == nil {
+				bs.byType = map[reflect.Type]*block{}
+			}
+			bl = &block{t: t}
+			bs.byType[t] = bl
+		}
+		bs.recent[bs.next] = bl
+		bs.next = (bs.next + 1) % len(bs.recent)
+	}
+	if bl.len-bl.next < n {
+		m := 4 // a type met once or twice does not pay for a whole block
+		if bl.len > 0 {
+			m = min(2*bl.len, blockMax)
+		}
+		m = max(m, n)
+		bl.arr, bl.len, bl.next = reflect.New(reflect.ArrayOf(m, t)).UnsafePointer(), m, 0
+	}
+	p := unsafe.Add(bl.arr, uintptr(bl.next)*size)
+	bl.next += n
+	return p
+}
+
+// sliceHeader is how a slice is laid out, as reflect.SliceHeader but with a pointer the GC sees.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+// makeSlice sets v, a nil slice, to an empty one with room for n elements, taken from a block as
+// one run of n values: as separate from any other slice as one make would give.
+func (bs *blocks) makeSlice(v reflect.Value, n int) {
+	if v.CanSet() {
+		if p := bs.run(v.Type().Elem(), n); p != nil {
+			*(*sliceHeader)(unsafe.Pointer(v.UnsafeAddr())) = sliceHeader{data: p, cap: n}
+			return
+		}
+	}
+	v.Grow(n)
+}
+
+// deref follows pointers, allocating the nil ones.
+func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			p := b.new.alloc(v.Type().Elem())
+			if v.CanSet() {
+				// The pointer stored as it is: a reflect.Value of it would cost more than the store.
+				*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
+			} else {
+				v.Set(reflect.NewAt(v.Type().Elem(), p))
+			}
+			b.changed = b.changed || shown
+		}
+		v = v.Elem()
+	}
 	return v
+}
+
+// spareSlot returns the element slot of the slice or map whose frame was last at the place the
+// next frame takes, if any. done zeroes a slot once its element is copied out, and a frame ends only
+// after its last element, so the slot is zero and nothing but that frame used it: an array met
+// once per element of another (a list of tags in each record) builds its elements in one slot.
+func (b *builder) spareSlot() reflect.Value {
+	n := len(b.stack)
+	if n == cap(b.stack) {
+		return reflect.Value{}
+	}
+	if old := &b.stack[:n+1][n]; old.kind == fSlice || old.kind == fMap {
+		return old.slot
+	}
+	return reflect.Value{}
+}
+
+// slotFor returns spare when it is a slot of type t, else a new slot.
+func (b *builder) slotFor(t reflect.Type, spare reflect.Value) reflect.Value {
+	if spare.IsValid() && spare.Type() == t {
+		return spare
+	}
+	return reflect.NewAt(t, b.new.alloc(t)).Elem()
 }

@@ -62,3 +62,44 @@ func TestDecoderPointersAreDistinct(t *testing.T) {
 		}
 	}
 }
+
+// A short slice's first elements come from a block, one run per slice: appending to a slice the
+// value shows writes into its own run only, never into another slice's elements or a pointer's
+// target taken from the same block.
+func TestDecoderShortSlicesAreDistinct(t *testing.T) {
+	t.Parallel()
+	type row struct {
+		Tags []string `json:"tags"`
+		Note *string  `json:"note"`
+	}
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 100 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"tags":["t%d"],"note":"n%d"}`, i, i)
+	}
+	b.WriteString("]")
+	text := []byte(b.String())
+	var want []row
+	if err := json.Unmarshal(text, &want); err != nil {
+		t.Fatal(err)
+	}
+	var got []row
+	d := NewDecoder(reflect.ValueOf(&got).Elem())
+	for i := 0; i < len(text); i += 5 {
+		if _, err := d.Write(text[i:min(i+5, len(text))]); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range got {
+			_ = append(r.Tags, "the caller's", "the caller's", "the caller's")
+		}
+	}
+	if _, err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("the decoded value differs from encoding/json's (-want +got):\n%s", diff)
+	}
+}

@@ -110,18 +110,6 @@ func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok b
 	return reflect.Value{}, nil, false, false, false
 }
 
-// deref follows pointers, allocating the nil ones.
-func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
-	for v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			v.Set(b.new.alloc(v.Type().Elem()))
-			b.changed = b.changed || shown
-		}
-		v = v.Elem()
-	}
-	return v
-}
-
 func (b *builder) top() *frame {
 	if len(b.stack) == 0 {
 		return nil
@@ -172,6 +160,7 @@ func (b *builder) beginContainer(at int, object bool) {
 		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
 	}
+	spare := b.spareSlot()
 	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
 	f := &b.stack[len(b.stack)-1]
 	f.kind, f.v, f.shown, f.depth, f.info = kind, v, shown, 1, ti
@@ -194,17 +183,17 @@ func (b *builder) beginContainer(at int, object bool) {
 			v.Set(reflect.MakeMap(v.Type()))
 			b.changed = b.changed || shown
 		}
-		f.slot = b.new.alloc(f.info.t).Elem()
+		f.slot = b.slotFor(f.info.t, spare)
 	case fSlice:
 		if v.IsNil() {
 			// Room for a few elements at once, rather than one and then two as append would give
 			// a short slice.
-			v.Grow(4)
+			b.new.makeSlice(v, 4)
 			b.changed = b.changed || shown
 		}
 		// The element is built in a slot of its own, not in the slice's spare capacity: a caller may
 		// append to a partial's slice, which writes there.
-		f.slot = b.new.alloc(f.info.t).Elem()
+		f.slot = b.slotFor(f.info.t, spare)
 	}
 }
 
@@ -340,8 +329,14 @@ func (b *builder) done() {
 			f.v.Grow(1)
 		}
 		f.v.SetLen(n + 1)
-		f.v.Index(n).Set(f.slot)
-		f.slot.SetZero()
+		if f.info.t.Kind() == reflect.String {
+			// A string moves without Set's check of types, which are the same.
+			f.v.Index(n).SetString(f.slot.String())
+			f.slot.SetString("")
+		} else {
+			f.v.Index(n).Set(f.slot)
+			f.slot.SetZero()
+		}
 		b.changed = b.changed || f.shown
 	case fArray:
 		f.index++

@@ -191,11 +191,7 @@ func (p *Parser) run() error {
 			}
 			continue
 		case sLiteral:
-			if isLiteralByte(c) {
-				p.pos++
-				continue
-			}
-			if err := p.literal(p.pos); err != nil {
+			if err := p.literalRun(); err != nil {
 				return err
 			}
 			continue
@@ -228,10 +224,7 @@ func (p *Parser) token(c byte) error {
 		if c != '"' {
 			return p.syntax("looking for the beginning of an object key string, found %q", c)
 		}
-		p.isKey, p.key = true, p.key[:0]
-		p.state = sString
-		p.pos++
-		return nil
+		return p.beginKey()
 	case sColon:
 		if c != ':' {
 			return p.syntax("after an object key, found %q", c)
@@ -242,11 +235,20 @@ func (p *Parser) token(c byte) error {
 	case sAfter:
 		switch {
 		case c == ',':
-			p.state = sValue
+			// What follows a comma is read here when it follows at once, as it mostly does: a key,
+			// or an array's next value.
+			p.pos++
 			if p.stack[len(p.stack)-1] == '{' {
 				p.state = sKey
+				if p.pos < len(p.buf) && p.buf[p.pos] == '"' {
+					return p.beginKey()
+				}
+				return nil
 			}
-			p.pos++
+			p.state = sValue
+			if p.pos < len(p.buf) && !isSpace(p.buf[p.pos]) {
+				return p.value(p.buf[p.pos])
+			}
 			return nil
 		case c == '}' || c == ']':
 			return p.close(c)
@@ -281,6 +283,7 @@ func (p *Parser) value(c byte) error {
 		p.start, p.state = p.pos, sLiteral
 		p.pos++
 		p.h.BeginLiteral(at)
+		return p.literalRun()
 	default:
 		return p.syntax("looking for the beginning of a value, found %q", c)
 	}
@@ -310,6 +313,20 @@ func (p *Parser) afterValue() {
 
 func isLiteralByte(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '.' || c == '+' || c == '-' || c == 'E'
+}
+
+// literalRun reads the open literal as far as the text allows, and ends it at the first byte that
+// cannot be part of it.
+func (p *Parser) literalRun() error {
+	buf, pos := p.buf, p.pos
+	for pos < len(buf) && isLiteralByte(buf[pos]) {
+		pos++
+	}
+	p.pos = pos
+	if pos == len(buf) {
+		return nil
+	}
+	return p.literal(pos)
 }
 
 // literal ends the literal that runs up to end.

@@ -100,6 +100,58 @@ func (p *Parser) stringRun() bool {
 	return false
 }
 
+// beginKey reads the object key whose opening quote is at pos. A key mostly comes whole in the
+// text, without escapes, and followed by its colon and its value: it goes to the handler straight
+// from the text, and the colon and the value's first byte are read at once. Otherwise what is read
+// of it is gathered in key and stringRun reads the rest.
+func (p *Parser) beginKey() error {
+	buf := p.buf
+	start := p.pos + 1
+	end := plainRun(buf, start)
+	if end == len(buf) || buf[end] != '"' {
+		p.isKey, p.key = true, append(p.key[:0], buf[start:end]...)
+		p.pos, p.state = end, sString
+		return nil
+	}
+	p.pos, p.state = end+1, sColon
+	p.h.Key(buf[start:end])
+	if p.pos == len(buf) || buf[p.pos] != ':' {
+		return nil
+	}
+	p.pos++
+	p.state = sValue
+	if p.pos < len(buf) && !isSpace(buf[p.pos]) {
+		return p.value(buf[p.pos])
+	}
+	return nil
+}
+
+// plainRun returns the offset in buf of the first byte from pos on that is not plain (see
+// plainByte), or len(buf) when there is none, reading eight bytes at a time as stringRun does.
+func plainRun(buf []byte, pos int) int {
+	for pos < len(buf) {
+		if pos+8 > cap(buf) {
+			if !plainByte[buf[pos]] {
+				return pos
+			}
+			pos++
+			continue
+		}
+		m := special8(binary.LittleEndian.Uint64(buf[pos : pos+8]))
+		if rest := len(buf) - pos; rest < 8 {
+			m &= 1<<(8*rest) - 1
+			if m == 0 {
+				return len(buf)
+			}
+		}
+		if m != 0 {
+			return pos + bits.TrailingZeros64(m)>>3
+		}
+		pos += 8
+	}
+	return pos
+}
+
 // special8 marks the bytes of w (little-endian) that are not plain (see plainByte) with their high
 // bit: the lowest mark is the first such byte, and none is marked when all are plain. Marks above
 // the lowest may be wrong (a borrow), which is why only the lowest is used.
