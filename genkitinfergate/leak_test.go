@@ -1,9 +1,7 @@
 package genkitinfergate_test
 
 import (
-	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/infergate/infergate-go/internal/leakcheck"
@@ -12,7 +10,5 @@ import (
 // TestMain fails the run if a test left a goroutine behind, such as a stream's connection still
 // open after genkit's call returned.
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(m.Run, func(leaked []string) {
-		fmt.Fprintf(os.Stderr, "goroutines left behind by the tests:\n\n%s\n", strings.Join(leaked, "\n\n"))
-	}))
+	os.Exit(leakcheck.Run(m))
 }

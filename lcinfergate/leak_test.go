@@ -1,9 +1,7 @@
 package lcinfergate_test
 
 import (
-	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/infergate/infergate-go/internal/leakcheck"
@@ -12,7 +10,5 @@ import (
 // TestMain fails the run if any test left a goroutine behind: a stream the adapter did not close
 // would be a leak in every program that uses it.
 func TestMain(m *testing.M) {
-	os.Exit(leakcheck.Main(m.Run, func(leaked []string) {
-		fmt.Fprintf(os.Stderr, "goroutines left behind by the tests:\n\n%s\n", strings.Join(leaked, "\n\n"))
-	}))
+	os.Exit(leakcheck.Run(m))
 }

@@ -2,12 +2,22 @@
 package leakcheck
 
 import (
+	"fmt"
 	"net/http"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
 )
+
+// Run is the body of a TestMain, os.Exit(leakcheck.Run(m)): Main with the stacks of the goroutines
+// left behind printed to standard error.
+func Run(m interface{ Run() int }) int {
+	return Main(m.Run, func(leaked []string) {
+		fmt.Fprintf(os.Stderr, "goroutines left behind by the tests:\n\n%s\n", strings.Join(leaked, "\n\n"))
+	})
+}
 
 // Main is the body of a TestMain: it runs the tests and, when they passed, fails the run if
 // goroutines they started are still running after limit.
