@@ -85,7 +85,13 @@ func (p *Parser) WriteString(fragment string) error {
 	if p.err != nil {
 		return p.err
 	}
-	p.buf = append(p.room(len(fragment)), fragment...)
+	if buf := p.buf; p.pos == len(buf) && p.state != sLiteral && !p.holding && len(fragment)+8 <= cap(buf) {
+		// The usual case, as in room, inline: all read, nothing kept, and room enough.
+		p.base, p.pos = p.base+p.pos, 0
+		p.buf = buf[:copy(buf[:len(fragment)], fragment)]
+	} else {
+		p.buf = append(p.room(len(fragment)), fragment...)
+	}
 	return p.parse()
 }
 
