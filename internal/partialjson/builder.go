@@ -39,9 +39,9 @@ type builder struct {
 	stack     []frame
 	arena     *strings.Builder // only appended to, so the strings it handed out never change
 	strAt     int              // where the open string starts in arena
-	str       *string // the open string's destination: its type's kind is String, so its memory is a string
-	strOn     bool // the open string has a destination
-	strShow   bool // and it is shown as it grows
+	str       *string          // the open string's destination: its type's kind is String, so its memory is a string
+	strOn     bool             // the open string has a destination
+	strShow   bool             // and it is shown as it grows
 	changed   bool
 	failed    error  // a method of the value panicked
 	new       blocks // where new pointer targets and element slots come from
