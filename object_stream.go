@@ -179,6 +179,14 @@ func (p *partialTracker) finish() bool {
 // add reads a chunk's first choice; it reports whether the value shows something new. The chunk
 // is the stream's own (not a copy, which would cost more than most fragments do to parse).
 func (p *partialTracker) add(chunk *ChatCompletionChunk) bool {
+	if p.args != nil && len(chunk.Choices) == 1 && chunk.Choices[0].Index == 0 {
+		// The usual chunk once the object's call has started: more of its arguments, which are
+		// all that is read then (text no longer is, and other calls never are).
+		calls := chunk.Choices[0].Delta.ToolCalls
+		if len(calls) == 1 {
+			return calls[0].Index == p.call && p.write(calls[0].Function.Arguments)
+		}
+	}
 	changed := false
 	for i := range chunk.Choices {
 		ch := &chunk.Choices[i]
@@ -211,10 +219,16 @@ func (p *partialTracker) addCall(tc *ToolCallDelta) bool {
 		}
 		p.args = partialjson.NewDecoder(target)
 	}
-	if tc.Index != p.call || tc.Function.Arguments == "" {
+	return tc.Index == p.call && p.write(tc.Function.Arguments)
+}
+
+// write reads more of the object's call's arguments; it reports whether the value shows
+// something new.
+func (p *partialTracker) write(args string) bool {
+	if args == "" {
 		return false
 	}
-	changed, _ := p.args.Write([]byte(tc.Function.Arguments)) // bad JSON stops the partials; the final check reports it
+	changed, _ := p.args.WriteString(args) // bad JSON stops the partials; the final check reports it
 	if changed && p.envelope.IsValid() {
 		p.root.Set(p.envelope.Field(0))
 	}

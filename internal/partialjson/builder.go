@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // builder fills a Go value from a Parser's events as they come, the way encoding/json would fill
@@ -38,9 +39,9 @@ type builder struct {
 	stack     []frame
 	arena     *strings.Builder // only appended to, so the strings it handed out never change
 	strAt     int              // where the open string starts in arena
-	str       reflect.Value
-	strOn     bool // the open string has a destination
-	strShow   bool // and it is shown as it grows
+	str       *string          // the open string's destination: its type's kind is String, so its memory is a string
+	strOn     bool             // the open string has a destination
+	strShow   bool             // and it is shown as it grows
 	changed   bool
 	failed    error  // a method of the value panicked
 	new       blocks // where new pointer targets and element slots come from
@@ -367,7 +368,7 @@ func (b *builder) BeginString(at int) {
 	}
 	f := b.top()
 	whole := f != nil && f.kind == fStruct && f.fd.whole
-	b.str = b.deref(dst, shown)
+	b.str = (*string)(unsafe.Pointer(b.deref(dst, shown).UnsafeAddr()))
 	if b.arena == nil {
 		b.arena = new(strings.Builder)
 	}
@@ -390,7 +391,7 @@ func (b *builder) StringPart(part []byte) {
 	}
 	b.arena.Write(part)
 	if b.strShow {
-		b.str.SetString(b.openString())
+		*b.str = b.openString()
 		b.changed = true
 	}
 }
@@ -410,7 +411,7 @@ func (b *builder) EndString(at int) {
 		return
 	}
 	if b.strOn && !b.strShow {
-		b.str.SetString(b.openString())
+		*b.str = b.openString()
 	}
 	b.strOn = false
 	b.done()

@@ -23,23 +23,31 @@ func NewDecoder(root reflect.Value) *Decoder {
 // Write parses the next fragment; changed reports whether the value shows something new. After an
 // error the decoder stays failed.
 func (d *Decoder) Write(fragment []byte) (changed bool, err error) {
-	return d.step(fragment, false)
+	if d.err != nil {
+		return false, d.err
+	}
+	return d.after(d.p.Write(fragment))
+}
+
+// WriteString is Write for a fragment held in a string, which it reads without a copy of its own.
+func (d *Decoder) WriteString(fragment string) (changed bool, err error) {
+	if d.err != nil {
+		return false, d.err
+	}
+	return d.after(d.p.WriteString(fragment))
 }
 
 // Close ends the text; it fails when the value is incomplete.
 func (d *Decoder) Close() (changed bool, err error) {
-	return d.step(nil, true)
-}
-
-func (d *Decoder) step(fragment []byte, end bool) (changed bool, err error) {
 	if d.err != nil {
 		return false, d.err
 	}
-	if end {
-		err = d.p.Close()
-	} else {
-		err = d.p.Write(fragment)
-	}
+	return d.after(d.p.Close())
+}
+
+// after takes the outcome of the parser's step: the parser's error or the builder's, or whether
+// the value changed.
+func (d *Decoder) after(err error) (changed bool, _ error) {
 	if err == nil {
 		err = d.b.failed
 	}

@@ -63,7 +63,8 @@ var decoderCases = []string{
 	  "inner":{"m":{"a":{"s":"x","xs":[1,2]}}},"inner":{"m":{"a":{"n":1}}},"fixed":[true],"fixed":[]}`,
 }
 
-// decodeInPieces feeds text to a Decoder cut at random places, and returns the value it built.
+// decodeInPieces feeds text to a Decoder cut at random places, each piece as a []byte or a string
+// at random, and returns the value it built.
 func decodeInPieces(t *testing.T, text []byte, rng *rand.Rand) (outer, error) {
 	t.Helper()
 	var v outer
@@ -71,7 +72,11 @@ func decodeInPieces(t *testing.T, text []byte, rng *rand.Rand) (outer, error) {
 	for i := 0; i < len(text); {
 		n := 1 + rng.IntN(9)
 		end := min(len(text), i+n)
-		if _, err := d.Write(text[i:end]); err != nil {
+		write := d.Write
+		if rng.IntN(2) == 0 {
+			write = func(piece []byte) (bool, error) { return d.WriteString(string(piece)) }
+		}
+		if _, err := write(text[i:end]); err != nil {
 			return v, err
 		}
 		i = end

@@ -76,19 +76,44 @@ func (p *Parser) Write(fragment []byte) error {
 	if p.err != nil {
 		return p.err
 	}
+	p.buf = append(p.room(len(fragment)), fragment...) // buf is written once a fragment: a write costs a barrier while the GC runs
+	return p.parse()
+}
+
+// WriteString is Write for a fragment held in a string, which it reads without a copy of its own.
+func (p *Parser) WriteString(fragment string) error {
+	if p.err != nil {
+		return p.err
+	}
+	if buf := p.buf; p.pos == len(buf) && p.state != sLiteral && !p.holding && len(fragment)+8 <= cap(buf) {
+		// The usual case, as in room, inline: all read, nothing kept, and room enough.
+		p.base, p.pos = p.base+p.pos, 0
+		p.buf = buf[:copy(buf[:len(fragment)], fragment)]
+	} else {
+		p.buf = append(p.room(len(fragment)), fragment...)
+	}
+	return p.parse()
+}
+
+// room returns buf holding what is kept of the text, with room for n more bytes.
+func (p *Parser) room(n int) []byte {
 	buf := p.buf[:0]
 	if p.pos == len(p.buf) && p.state != sLiteral && !p.holding {
 		p.base, p.pos = p.base+p.pos, 0 // the usual case: all read, nothing kept
 	} else {
 		buf = p.compact()
 	}
-	if n := len(buf) + len(fragment); n+8 > cap(buf) {
+	if n += len(buf); n+8 > cap(buf) {
 		// Eight bytes to spare, so that stringRun reads whole words to the end of the text.
 		grown := make([]byte, len(buf), 2*n+64)
 		copy(grown, buf)
 		buf = grown
 	}
-	p.buf = append(buf, fragment...) // buf is written once a fragment: a write costs a barrier while the GC runs
+	return buf
+}
+
+// parse reads the text Write added; an error fails the parser.
+func (p *Parser) parse() error {
 	if err := p.run(); err != nil {
 		p.err = err
 		return err

@@ -63,13 +63,17 @@ func (t *tree) Literal(b []byte, _ int) {
 	}
 }
 
-// parseInPieces parses text cut at the given offsets.
+// parseInPieces parses text cut at the given offsets, each other piece written as a string.
 func parseInPieces(text []byte, cuts []int) (*tree, error) {
 	tr := &tree{}
 	p := New(tr)
 	last := 0
-	for _, c := range cuts {
-		if err := p.Write(text[last:c]); err != nil {
+	for i, c := range cuts {
+		write := p.Write
+		if i%2 == 1 {
+			write = func(piece []byte) error { return p.WriteString(string(piece)) }
+		}
+		if err := write(text[last:c]); err != nil {
 			return tr, err
 		}
 		last = c
