@@ -27,6 +27,12 @@ type streamMemory struct {
 	// The usual chunk's one choice, as handed out, which spares the first chunk an allocation on
 	// the way to the first delta.
 	firstChoices [1]ChunkChoice
+
+	// transient is set by a reader that keeps no chunk past the next one (a typed answer's own
+	// stream, which hands no chunk out): each chunk's lists then reuse the last one's memory.
+	transient    bool
+	spareChoices []ChunkChoice
+	spareCalls   []ToolCallDelta
 }
 
 // Block sizes: blocks start small, so that a short stream (or the wait for the first delta) does
@@ -211,6 +217,9 @@ func (m *streamMemory) choiceList(n int) []ChunkChoice {
 	if m == nil {
 		return make([]ChunkChoice, n)
 	}
+	if m.transient {
+		return reuse(&m.spareChoices, n)
+	}
 	if m.choices.size == 0 { // the first block is the one inside m
 		m.choices.free, m.choices.size = m.firstChoices[:], len(m.firstChoices)
 	}
@@ -222,7 +231,21 @@ func (m *streamMemory) callList(n int) []ToolCallDelta {
 	if m == nil {
 		return make([]ToolCallDelta, n)
 	}
+	if m.transient {
+		return reuse(&m.spareCalls, n)
+	}
 	return m.calls.cut(n, callBlock)
+}
+
+// reuse returns n zero elements from *spare, growing it when it is too short. The list is capped,
+// as a block's are, so that appending to it never writes into the spare memory.
+func reuse[T any](spare *[]T, n int) []T {
+	if cap(*spare) < n {
+		*spare = make([]T, n)
+	}
+	list := (*spare)[:n:n]
+	clear(list)
+	return list
 }
 
 // block hands out lists cut from one slice, each capped so that it is its chunk's alone. Its slices

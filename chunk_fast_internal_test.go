@@ -3,6 +3,8 @@ package infergate
 import (
 	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestBlockCutsIndependentGrowingLists(t *testing.T) {
@@ -29,5 +31,39 @@ func TestBlockCutsIndependentGrowingLists(t *testing.T) {
 	}
 	if big := b.cut(3, 8); len(big) != 3 || cap(big) != 3 {
 		t.Errorf("a list over a quarter of the largest block: len %d cap %d, want its own 3", len(big), cap(big))
+	}
+}
+
+// A stream whose chunks no one keeps reuses one set of lists: each chunk must still read as if
+// fresh, with nothing left of the chunk before it.
+func TestTransientChunksReuseTheirLists(t *testing.T) {
+	t.Parallel()
+	first := `{"id":"c1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"hi","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"{\"a\""}}]},"finish_reason":"tool_calls"}]}`
+	second := `{"id":"c1","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}}]}`
+	for _, transient := range []bool{false, true} {
+		m := streamMemory{transient: transient}
+		var a, b ChatCompletionChunk
+		if !m.decode([]byte(first), &a) {
+			t.Fatal("first chunk declined")
+		}
+		kept := a.Choices
+		b = a
+		if !m.decode([]byte(second), &b) {
+			t.Fatal("second chunk declined")
+		}
+		want := []ChunkChoice{{Delta: Delta{ToolCalls: []ToolCallDelta{{Function: FunctionCallDelta{Arguments: ":1}"}}}}}}
+		if diff := cmp.Diff(want, b.Choices); diff != "" {
+			t.Errorf("transient %v: second chunk's choices (-want +got):\n%s", transient, diff)
+		}
+		if shared := &kept[0] == &b.Choices[0]; shared != transient {
+			t.Errorf("transient %v: the chunks share their choices: %v", transient, shared)
+		}
+		if !transient && (kept[0].FinishReason != "tool_calls" || kept[0].Delta.ToolCalls[0].ID != "call_1") {
+			t.Errorf("a kept chunk changed: %+v", kept[0])
+		}
+		calls := b.Choices[0].Delta.ToolCalls
+		if cap(calls) != len(calls) || cap(b.Choices) != len(b.Choices) {
+			t.Errorf("transient %v: lists not capped: cap %d and %d", transient, cap(calls), cap(b.Choices))
+		}
 	}
 }
