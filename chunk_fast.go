@@ -218,7 +218,11 @@ func (m *streamMemory) choiceList(n int) []ChunkChoice {
 		return make([]ChunkChoice, n)
 	}
 	if m.transient {
-		return reuse(&m.spareChoices, n)
+		list := reuse(&m.spareChoices, n)
+		for i := range list {
+			resetChoice(&list[i])
+		}
+		return list
 	}
 	if m.choices.size == 0 { // the first block is the one inside m
 		m.choices.free, m.choices.size = m.firstChoices[:], len(m.firstChoices)
@@ -232,20 +236,59 @@ func (m *streamMemory) callList(n int) []ToolCallDelta {
 		return make([]ToolCallDelta, n)
 	}
 	if m.transient {
-		return reuse(&m.spareCalls, n)
+		list := reuse(&m.spareCalls, n)
+		for i := range list {
+			resetCall(&list[i])
+		}
+		return list
 	}
 	return m.calls.cut(n, callBlock)
 }
 
-// reuse returns n zero elements from *spare, growing it when it is too short. The list is capped,
-// as a block's are, so that appending to it never writes into the spare memory.
+// reuse returns n elements of *spare, as the last chunk left them, growing it when it is too short.
+// The list is capped, as a block's are, so that appending to it never writes into the spare memory.
 func reuse[T any](spare *[]T, n int) []T {
 	if cap(*spare) < n {
 		*spare = make([]T, n)
 	}
-	list := (*spare)[:n:n]
-	clear(list)
-	return list
+	return (*spare)[:n:n]
+}
+
+// resetChoice zeroes a reused choice field by field, storing only into the fields that hold
+// something: while the collector marks, each pointer store costs a write barrier, and clearing
+// the whole struct would store into all of them.
+func resetChoice(c *ChunkChoice) {
+	c.Index = 0
+	d := &c.Delta
+	resetString(&d.Role)
+	resetString(&d.Content)
+	resetString(&d.Reasoning)
+	resetString(&d.Refusal)
+	if d.ToolCalls != nil {
+		d.ToolCalls = nil
+	}
+	if d.Parts != nil {
+		d.Parts = nil
+	}
+	resetString(&c.FinishReason)
+	if c.Logprobs != nil {
+		c.Logprobs = nil
+	}
+}
+
+// resetCall is resetChoice for a tool-call fragment.
+func resetCall(t *ToolCallDelta) {
+	t.Index = 0
+	resetString(&t.ID)
+	resetString(&t.Type)
+	resetString(&t.Function.Name)
+	resetString(&t.Function.Arguments)
+}
+
+func resetString[S ~string](s *S) {
+	if *s != "" {
+		*s = ""
+	}
 }
 
 // block hands out lists cut from one slice, each capped so that it is its chunk's alone. Its slices

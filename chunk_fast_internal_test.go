@@ -1,6 +1,7 @@
 package infergate
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -65,5 +66,42 @@ func TestTransientChunksReuseTheirLists(t *testing.T) {
 		if cap(calls) != len(calls) || cap(b.Choices) != len(b.Choices) {
 			t.Errorf("transient %v: lists not capped: cap %d and %d", transient, cap(calls), cap(b.Choices))
 		}
+	}
+}
+
+// The resets name each field; one added to the types must be added to them too.
+func TestResetsZeroEveryField(t *testing.T) {
+	t.Parallel()
+	var choice ChunkChoice
+	fillEveryField(reflect.ValueOf(&choice).Elem())
+	resetChoice(&choice)
+	if !reflect.ValueOf(choice).IsZero() {
+		t.Errorf("resetChoice left %+v", choice)
+	}
+	var call ToolCallDelta
+	fillEveryField(reflect.ValueOf(&call).Elem())
+	resetCall(&call)
+	if !reflect.ValueOf(call).IsZero() {
+		t.Errorf("resetCall left %+v", call)
+	}
+}
+
+// fillEveryField sets every field of v, through nested structs, to something not zero.
+func fillEveryField(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			fillEveryField(v.Field(i))
+		}
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Int, reflect.Int64:
+		v.SetInt(1)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+	default:
+		panic("fillEveryField: add the kind " + v.Kind().String())
 	}
 }
