@@ -31,8 +31,8 @@ type streamMemory struct {
 	// transient is set by a reader that keeps no chunk past the next one (a typed answer's own
 	// stream, which hands no chunk out): each chunk's lists then reuse the last one's memory.
 	transient    bool
-	spareChoices []ChunkChoice
-	spareCalls   []ToolCallDelta
+	spareChoices spare[ChunkChoice]
+	spareCalls   spare[ToolCallDelta]
 }
 
 // Block sizes: blocks start small, so that a short stream (or the wait for the first delta) does
@@ -218,7 +218,10 @@ func (m *streamMemory) choiceList(n int) []ChunkChoice {
 		return make([]ChunkChoice, n)
 	}
 	if m.transient {
-		list := reuse(&m.spareChoices, n)
+		// A chunk starts with its choices: the lists the chunk before it was cut are free again.
+		m.spareChoices.free()
+		m.spareCalls.free()
+		list := m.spareChoices.cut(n)
 		for i := range list {
 			resetChoice(&list[i])
 		}
@@ -236,7 +239,7 @@ func (m *streamMemory) callList(n int) []ToolCallDelta {
 		return make([]ToolCallDelta, n)
 	}
 	if m.transient {
-		list := reuse(&m.spareCalls, n)
+		list := m.spareCalls.cut(n)
 		for i := range list {
 			resetCall(&list[i])
 		}
@@ -245,13 +248,24 @@ func (m *streamMemory) callList(n int) []ToolCallDelta {
 	return m.calls.cut(n, callBlock)
 }
 
-// reuse returns n elements of *spare, as the last chunk left them, growing it when it is too short.
-// The list is capped, as a block's are, so that appending to it never writes into the spare memory.
-func reuse[T any](spare *[]T, n int) []T {
-	if cap(*spare) < n {
-		*spare = make([]T, n)
+// spare is the memory of one chunk's lists, cut in turn as a block's are and freed for the next
+// chunk. Its lists hold what the last chunk left in them.
+type spare[T any] struct {
+	list []T
+	used int
+}
+
+func (s *spare[T]) free() { s.used = 0 }
+
+// cut returns the next n elements, capped, so that appending to them never writes into the next
+// list. When the memory is short, a larger one is made; the lists cut before keep the old one.
+func (s *spare[T]) cut(n int) []T {
+	if s.used+n > len(s.list) {
+		s.list, s.used = make([]T, max(2*len(s.list), n)), 0
 	}
-	return (*spare)[:n:n]
+	list := s.list[s.used : s.used+n : s.used+n]
+	s.used += n
+	return list
 }
 
 // resetChoice zeroes a reused choice field by field, storing only into the fields that hold

@@ -1,8 +1,10 @@
 package infergate
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -65,6 +67,28 @@ func TestTransientChunksReuseTheirLists(t *testing.T) {
 		calls := b.Choices[0].Delta.ToolCalls
 		if cap(calls) != len(calls) || cap(b.Choices) != len(b.Choices) {
 			t.Errorf("transient %v: lists not capped: cap %d and %d", transient, cap(calls), cap(b.Choices))
+		}
+		// Several choices with calls in one chunk: each its own list, however many calls each has.
+		for n := 1; n <= 5; n++ {
+			var parts []string
+			var want []ChunkChoice
+			for i := range 3 {
+				var calls []string
+				var wantCalls []ToolCallDelta
+				for j := range n + i {
+					args := fmt.Sprintf("c%d-%d", i, j)
+					calls = append(calls, fmt.Sprintf(`{"index":%d,"function":{"arguments":%q}}`, j, args))
+					wantCalls = append(wantCalls, ToolCallDelta{Index: j, Function: FunctionCallDelta{Arguments: args}})
+				}
+				parts = append(parts, fmt.Sprintf(`{"index":%d,"delta":{"tool_calls":[%s]}}`, i, strings.Join(calls, ",")))
+				want = append(want, ChunkChoice{Index: i, Delta: Delta{ToolCalls: wantCalls}})
+			}
+			if !m.decode([]byte(`{"id":"c1","model":"m","choices":[`+strings.Join(parts, ",")+`]}`), &b) {
+				t.Fatal("chunk declined")
+			}
+			if diff := cmp.Diff(want, b.Choices); diff != "" {
+				t.Fatalf("transient %v, %d calls: choices (-want +got):\n%s", transient, n, diff)
+			}
 		}
 	}
 }

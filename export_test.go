@@ -50,3 +50,6 @@ func ObjectSchemasOf(t reflect.Type) (sent json.RawMessage, check *jsonschema.Re
 	}
 	return ts.call.sent, ts.call.resolved.resolved, ts.wrapped, nil
 }
+
+// ReuseChunkLists makes a stream reuse its chunks' lists, as a typed answer's stream does.
+func ReuseChunkLists(s *ChatStream) { s.mem.transient = true }

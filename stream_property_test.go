@@ -27,7 +27,8 @@ var (
 // reasoning, finish reason, tool calls (id, name, JSON-equal arguments) and logprobs per choice,
 // usage details, and that the cleaned deltas concatenate to the same answer, placeholder "{}"
 // arguments included, also on streams where no chunk carries a finish_reason; the same events folded
-// with a ChatAccumulator of one's own (Add, then Flush) give the same answer and deltas. Run more
+// with a ChatAccumulator of one's own (Add, then Flush) give the same answer and deltas. Each
+// stream is read twice, the second time reusing its chunks' lists as a typed answer's does. Run more
 // with -stream.cases, another sequence with -stream.seed.
 func TestStreamProperty(t *testing.T) {
 	t.Parallel()
@@ -40,13 +41,19 @@ func TestStreamProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(*propertySeed, 1))
 	for i := range cases {
 		g := genStreamBody(randDice{rng})
-		next(g.body, rng.Uint64())
-		stream, err := client.Chat.Stream(context.Background(), hello())
-		if err != nil {
-			t.Fatalf("case %d: Stream: %v", i, err)
-		}
-		if msg := checkStream(stream, g); msg != "" {
-			t.Fatalf("case %d (seed %d): %s\nstream:\n%s", i, *propertySeed, msg, g.body)
+		seed := rng.Uint64()
+		for _, reuse := range []bool{false, true} {
+			next(g.body, seed)
+			stream, err := client.Chat.Stream(context.Background(), hello())
+			if err != nil {
+				t.Fatalf("case %d: Stream: %v", i, err)
+			}
+			if reuse { // as a typed answer's stream: each chunk is read before the next overwrites it
+				infergate.ReuseChunkLists(stream)
+			}
+			if msg := checkStream(stream, g); msg != "" {
+				t.Fatalf("case %d (seed %d, lists reused %v): %s\nstream:\n%s", i, *propertySeed, reuse, msg, g.body)
+			}
 		}
 		if msg := checkAccumulated(g); msg != "" {
 			t.Fatalf("case %d (seed %d), folded with ChatAccumulator: %s\nstream:\n%s", i, *propertySeed, msg, g.body)
@@ -283,6 +290,9 @@ func FuzzStreamGenerated(f *testing.F) {
 				t.Fatalf("Stream: %v", err)
 			}
 			return
+		}
+		if len(input)%2 == 1 { // read as a typed answer's stream reads it
+			infergate.ReuseChunkLists(stream)
 		}
 		if corrupted {
 			for stream.Next() {
