@@ -86,18 +86,6 @@ type sliceHeader struct {
 	len, cap int
 }
 
-// makeSlice sets v, a nil slice, to an empty one with room for n elements, taken from a block as
-// one run of n values: as separate from any other slice as one make would give.
-func (bs *blocks) makeSlice(v reflect.Value, n int) {
-	if v.CanSet() {
-		if p := bs.run(v.Type().Elem(), n); p != nil {
-			*(*sliceHeader)(unsafe.Pointer(v.UnsafeAddr())) = sliceHeader{data: p, cap: n}
-			return
-		}
-	}
-	v.Grow(n)
-}
-
 // deref follows pointers, allocating the nil ones.
 func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
 	for v.Kind() == reflect.Pointer {

@@ -81,6 +81,11 @@ type frame struct {
 	held           bool   // fOpaque, replay: the frame holds the parser's text from start
 	seen           uint64 // fStruct: the fields (by their place in the plan) whose key was met
 	again          bool   // fStruct: the pending key's field was met before
+	// ptr is the address of v (fStruct, fSlice), of type own; v itself is made from it only when
+	// the general path needs it (value). slotPtr is slot's address (fSlice), or the pending field's
+	// when the plain path reaches it (fStruct), else nil.
+	ptr, slotPtr unsafe.Pointer
+	own          reflect.Type
 }
 
 // target is where the value that begins now goes, what its type is, and whether it shows; ok is
@@ -94,6 +99,9 @@ func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok b
 	case fStruct:
 		if f.fd == nil {
 			return reflect.Value{}, nil, false, false, false
+		}
+		if !f.slot.IsValid() {
+			f.slot = reflect.NewAt(f.fd.typ, f.slotPtr).Elem()
 		}
 		return f.slot, f.fd.typeInfo(), f.shown, f.quoted, true
 	case fMap:
@@ -131,6 +139,9 @@ func (b *builder) BeginObject(at int) { b.beginContainer(at, true) }
 func (b *builder) BeginArray(at int) { b.beginContainer(at, false) }
 
 func (b *builder) beginContainer(at int, object bool) {
+	if p, ti, shown, _ := b.plainTarget(); p != nil && b.plainContainer(p, ti, shown, object) {
+		return
+	}
 	if b.passive() {
 		b.top().depth++
 		return
@@ -165,6 +176,9 @@ func (b *builder) beginContainer(at int, object bool) {
 	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
 	f := &b.stack[len(b.stack)-1]
 	f.kind, f.v, f.shown, f.depth, f.info = kind, v, shown, 1, ti
+	if kind == fStruct || kind == fSlice {
+		f.ptr, f.own = unsafe.Pointer(v.UnsafeAddr()), v.Type()
+	}
 	if prior.IsValid() {
 		f.base = derefBase(prior)
 	}
@@ -186,15 +200,7 @@ func (b *builder) beginContainer(at int, object bool) {
 		}
 		f.slot = b.slotFor(f.info.t, spare)
 	case fSlice:
-		if v.IsNil() {
-			// Room for a few elements at once, rather than one and then two as append would give
-			// a short slice.
-			b.new.makeSlice(v, 4)
-			b.changed = b.changed || shown
-		}
-		// The element is built in a slot of its own, not in the slice's spare capacity: a caller may
-		// append to a partial's slice, which writes there.
-		f.slot = b.slotFor(f.info.t, spare)
+		b.beginSlice(f, spare)
 	}
 }
 
@@ -224,7 +230,7 @@ func (b *builder) Key(key []byte) {
 	f := b.top()
 	switch f.kind {
 	case fStruct:
-		f.fd = f.info.plan.lookup(key, f.index)
+		f.fd, f.slotPtr = f.info.plan.lookup(key, f.index), nil
 		if f.fd != nil {
 			f.index = f.fd.pos + 1
 			// A struct's fields are zero until their key is met: only a key met before has left
@@ -232,12 +238,17 @@ func (b *builder) Key(key []byte) {
 			bit := uint64(1) << (f.fd.pos & 63)
 			f.again = f.fd.pos >= 64 || f.seen&bit != 0
 			f.seen |= bit
+			f.quoted = f.fd.quoted && f.fd.typeInfo().scalar
+			if f.fd.direct && !f.base.IsValid() {
+				// The field by its address; target makes slot from it if the general path needs it.
+				f.slotPtr, f.slot = unsafe.Add(f.ptr, f.fd.offset), reflect.Value{}
+				return
+			}
 			var ok bool
-			if f.slot, ok = fieldOf(f.v, f.fd.index); !ok {
+			if f.slot, ok = fieldOf(f.value(), f.fd.index); !ok {
 				f.fd = nil
 				return
 			}
-			f.quoted = f.fd.quoted && f.fd.typeInfo().scalar
 			if f.base.IsValid() {
 				f.slotBase = baseField(f.base, f.fd.index)
 			}
@@ -325,19 +336,7 @@ func (b *builder) done() {
 		f.slot.SetZero()
 		b.changed = b.changed || f.shown
 	case fSlice:
-		n := f.v.Len()
-		if n == f.v.Cap() {
-			f.v.Grow(1)
-		}
-		f.v.SetLen(n + 1)
-		if f.info.t.Kind() == reflect.String {
-			// A string moves without Set's check of types, which are the same.
-			f.v.Index(n).SetString(f.slot.String())
-			f.slot.SetString("")
-		} else {
-			f.v.Index(n).Set(f.slot)
-			f.slot.SetZero()
-		}
+		f.appendSlot()
 		b.changed = b.changed || f.shown
 	case fArray:
 		f.index++
@@ -348,6 +347,10 @@ func (b *builder) done() {
 // BeginString implements Handler.
 func (b *builder) BeginString(at int) {
 	b.strOn = false
+	if p, ti, shown, whole := b.plainTarget(); p != nil && ti.text {
+		b.openString(b.derefAt(p, ti, shown), shown && !whole)
+		return
+	}
 	if b.passive() {
 		return
 	}
@@ -368,11 +371,16 @@ func (b *builder) BeginString(at int) {
 	}
 	f := b.top()
 	whole := f != nil && f.kind == fStruct && f.fd.whole
-	b.str = (*string)(unsafe.Pointer(b.deref(dst, shown).UnsafeAddr()))
+	b.openString(unsafe.Pointer(b.deref(dst, shown).UnsafeAddr()), shown && !whole)
+}
+
+// openString opens a string whose destination is at p, a string kind; show: it shows as it grows.
+func (b *builder) openString(p unsafe.Pointer, show bool) {
 	if b.arena == nil {
 		b.arena = new(strings.Builder)
 	}
-	b.strOn, b.strShow, b.strAt = true, shown && !whole, b.arena.Len()
+	b.str = (*string)(p)
+	b.strOn, b.strShow, b.strAt = true, show, b.arena.Len()
 }
 
 // StringPart implements Handler.
@@ -383,21 +391,21 @@ func (b *builder) StringPart(part []byte) {
 	if b.arena.Len()+len(part) > b.arena.Cap() {
 		// A new arena that starts with the open string; the strings already made keep the old one
 		// alive and unchanged, and are not copied.
-		open := b.openString()
+		cur := b.open()
 		grown := new(strings.Builder)
-		grown.Grow(max(2*(len(open)+len(part)), 4096))
-		grown.WriteString(open)
+		grown.Grow(max(2*(len(cur)+len(part)), 4096))
+		grown.WriteString(cur)
 		b.arena, b.strAt = grown, 0
 	}
 	b.arena.Write(part)
 	if b.strShow {
-		*b.str = b.openString()
+		*b.str = b.open()
 		b.changed = true
 	}
 }
 
-// openString is the open string, a view of the arena.
-func (b *builder) openString() string { return b.arena.String()[b.strAt:] }
+// open is the open string, a view of the arena.
+func (b *builder) open() string { return b.arena.String()[b.strAt:] }
 
 // EndString implements Handler.
 func (b *builder) EndString(at int) {
@@ -411,7 +419,7 @@ func (b *builder) EndString(at int) {
 		return
 	}
 	if b.strOn && !b.strShow {
-		*b.str = b.openString()
+		*b.str = b.open()
 	}
 	b.strOn = false
 	b.done()
@@ -433,6 +441,11 @@ func (b *builder) BeginLiteral(int) {
 
 // Literal implements Handler.
 func (b *builder) Literal(text []byte, at int) {
+	if p, ti, shown, _ := b.plainTarget(); p != nil && ti.number {
+		b.setNumber(p, ti, shown, text)
+		b.done()
+		return
+	}
 	if b.passive() {
 		return
 	}

@@ -27,6 +27,10 @@ type field struct {
 	// is not an allowed value; a ",string" field, whose text holds another JSON value).
 	whole  bool
 	quoted bool
+	// direct: the field lies at offset in the struct, with no embedded pointer on the way, and is
+	// settable, so the builder takes its address without reflect.
+	direct bool
+	offset uintptr
 }
 
 var plans sync.Map // reflect.Type -> *structPlan
@@ -36,7 +40,7 @@ func planOf(t reflect.Type) *structPlan {
 		return p.(*structPlan)
 	}
 	var all []*field
-	collectFields(t, nil, 0, map[reflect.Type]bool{}, &all)
+	collectFields(t, nil, 0, 0, true, map[reflect.Type]bool{}, &all)
 	groups := map[string][]*field{}
 	var order []string
 	for _, f := range all {
@@ -80,7 +84,7 @@ func dominant(fields []*field) *field {
 	return nil
 }
 
-func collectFields(t reflect.Type, index []int, depth int, onPath map[reflect.Type]bool, out *[]*field) {
+func collectFields(t reflect.Type, index []int, depth int, offset uintptr, byValue bool, onPath map[reflect.Type]bool, out *[]*field) {
 	if onPath[t] {
 		return
 	}
@@ -103,7 +107,7 @@ func collectFields(t reflect.Type, index []int, depth int, onPath map[reflect.Ty
 				continue
 			}
 			if name == "" && ft.Kind() == reflect.Struct {
-				collectFields(ft, path, depth+1, onPath, out)
+				collectFields(ft, path, depth+1, offset+sf.Offset, byValue && sf.Type.Kind() == reflect.Struct, onPath, out)
 				continue
 			}
 		} else if !sf.IsExported() {
@@ -114,6 +118,10 @@ func collectFields(t reflect.Type, index []int, depth int, onPath map[reflect.Ty
 			f.name = sf.Name
 		}
 		f.quoted = hasOption(opts, "string")
+		// Settable at a fixed offset: every embedded step is a struct held by value, and the field
+		// is exported (one reached through an unexported embedded struct is settable too, as in
+		// reflect and encoding/json).
+		f.direct, f.offset = byValue && sf.IsExported(), offset+sf.Offset
 		_, enum := sf.Tag.Lookup("enum")
 		f.whole = enum || f.quoted
 		*out = append(*out, f)
