@@ -46,6 +46,7 @@ type builder struct {
 	failed    error  // a method of the value panicked
 	new       blocks // where new pointer targets and element slots come from
 	replaying bool   // a value met again is open, and will be decoded whole when it completes
+	general   bool   // no value takes the plain path (plainTarget), for tests to compare the two
 	// litVal and litBase: the open literal's destination and what an earlier key left there, set
 	// only while the literal of a key met again is open.
 	litVal, litBase reflect.Value

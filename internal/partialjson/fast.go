@@ -16,7 +16,7 @@ import (
 // whether it is shown only once complete (whole); p is nil when the value takes the general path.
 func (b *builder) plainTarget() (p unsafe.Pointer, ti *typeInfo, shown, whole bool) {
 	n := len(b.stack)
-	if n == 0 {
+	if n == 0 || b.general {
 		return nil, nil, false, false
 	}
 	f := &b.stack[n-1]
