@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -27,7 +26,7 @@ import (
 // into it when complete, so that an element shown is the one the final value holds.
 //
 // Every event costs time in proportion to its own text, never to what came before: strings grow
-// in an append-only strings.Builder and the value's strings view it, so a growing string is not
+// in an append-only arena and the value's strings view it, so a growing string is not
 // copied; a value met again is decoded once more, but a value met again inside it is not replayed
 // on its own, so no text is decoded more than twice.
 // Values the text does not fit (a string where an int belongs, an unknown key) are left alone;
@@ -37,11 +36,11 @@ type builder struct {
 	root      reflect.Value
 	rootInfo  *typeInfo
 	stack     []frame
-	arena     *strings.Builder // only appended to, so the strings it handed out never change
-	strAt     int              // where the open string starts in arena
-	str       *string          // the open string's destination: its type's kind is String, so its memory is a string
-	strOn     bool             // the open string has a destination
-	strShow   bool             // and it is shown as it grows
+	arena     []byte  // only appended to within its capacity, so the strings viewing it never change
+	strAt     int     // where the open string starts in arena
+	str       *string // the open string's destination: its type's kind is String, so its memory is a string
+	strOn     bool    // the open string has a destination
+	strShow   bool    // and it is shown as it grows
 	changed   bool
 	failed    error  // a method of the value panicked
 	new       blocks // where new pointer targets and element slots come from
@@ -377,11 +376,8 @@ func (b *builder) BeginString(at int) {
 
 // openString opens a string whose destination is at p, a string kind; show: it shows as it grows.
 func (b *builder) openString(p unsafe.Pointer, show bool) {
-	if b.arena == nil {
-		b.arena = new(strings.Builder)
-	}
 	b.str = (*string)(p)
-	b.strOn, b.strShow, b.strAt = true, show, b.arena.Len()
+	b.strOn, b.strShow, b.strAt = true, show, len(b.arena)
 }
 
 // StringPart implements Handler.
@@ -389,16 +385,15 @@ func (b *builder) StringPart(part []byte) {
 	if !b.strOn {
 		return
 	}
-	if b.arena.Len()+len(part) > b.arena.Cap() {
+	if len(b.arena)+len(part) > cap(b.arena) {
 		// A new arena that starts with the open string; the strings already made keep the old one
 		// alive and unchanged, and are not copied.
-		cur := b.open()
-		grown := new(strings.Builder)
-		grown.Grow(max(2*(len(cur)+len(part)), 4096))
-		grown.WriteString(cur)
+		cur := b.arena[b.strAt:]
+		grown := make([]byte, len(cur), max(2*(len(cur)+len(part)), 4096))
+		copy(grown, cur)
 		b.arena, b.strAt = grown, 0
 	}
-	b.arena.Write(part)
+	b.arena = append(b.arena, part...) // within its capacity: no byte a string views moves or changes
 	if b.strShow {
 		*b.str = b.open()
 		b.changed = true
@@ -406,10 +401,24 @@ func (b *builder) StringPart(part []byte) {
 }
 
 // open is the open string, a view of the arena.
-func (b *builder) open() string { return b.arena.String()[b.strAt:] }
+func (b *builder) open() string {
+	if n := len(b.arena) - b.strAt; n > 0 {
+		return unsafe.String(&b.arena[b.strAt], n)
+	}
+	return ""
+}
 
 // EndString implements Handler.
 func (b *builder) EndString(at int) {
+	if b.strOn {
+		// A string with a destination: neither opaque nor passive (BeginString saw to that).
+		if !b.strShow {
+			*b.str = b.open()
+		}
+		b.strOn = false
+		b.done()
+		return
+	}
 	if f := b.top(); f != nil && f.kind == fOpaque && f.depth == 0 {
 		b.stack = b.stack[:len(b.stack)-1]
 		b.decodeOpaque(f, b.p.span(f.start, at+1))
@@ -419,10 +428,6 @@ func (b *builder) EndString(at int) {
 	if b.passive() {
 		return
 	}
-	if b.strOn && !b.strShow {
-		*b.str = b.open()
-	}
-	b.strOn = false
 	b.done()
 }
 

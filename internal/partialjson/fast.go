@@ -206,16 +206,23 @@ func exactFloat(text []byte) (float64, bool) {
 	if neg {
 		i++
 	}
+	// m takes at most 16 digits after its leading zeros: more would pass 2^53.
 	var m uint64
 	count, exp := 0, 0
 	for ; i < len(text) && '0' <= text[i] && text[i] <= '9'; i++ {
-		m = m*10 + uint64(text[i]-'0')
-		count++
+		if m = m*10 + uint64(text[i]-'0'); m != 0 {
+			if count++; count > 16 {
+				return 0, false
+			}
+		}
 	}
 	if i < len(text) && text[i] == '.' {
 		for i++; i < len(text) && '0' <= text[i] && text[i] <= '9'; i++ {
-			m = m*10 + uint64(text[i]-'0')
-			count++
+			if m = m*10 + uint64(text[i]-'0'); m != 0 {
+				if count++; count > 16 {
+					return 0, false
+				}
+			}
 			exp--
 		}
 	}
@@ -239,7 +246,7 @@ func exactFloat(text []byte) (float64, bool) {
 		}
 		exp += e
 	}
-	if i != len(text) || count > 19 || m > 1<<53 || exp < -22 || exp > 22 {
+	if i != len(text) || m > 1<<53 || exp < -22 || exp > 22 {
 		return 0, false
 	}
 	f := float64(m)
