@@ -144,7 +144,7 @@ func (b *builder) setNumber(p unsafe.Pointer, ti *typeInfo, shown bool, text []b
 		}
 		setInt(p, ti.kind, n)
 	case reflect.Float64:
-		if x, ok := exactFloat(text); ok {
+		if x, ok := readFloat(text); ok {
 			*(*float64)(p) = x
 		} else if x, err := strconv.ParseFloat(string(text), 64); err == nil {
 			*(*float64)(p) = x
@@ -191,72 +191,4 @@ func smallInt(text []byte) (int64, bool) {
 		n = -n
 	}
 	return n, true
-}
-
-// exactPow10 are the powers of ten a float64 holds exactly.
-var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-	1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// exactFloat is the value of a JSON number (valid: the parser checked it) whose digits make an
-// integer of at most 2^53 and whose power of ten is at most 22 either way: both are exact in a
-// float64, so one multiplication or division rounds their product as strconv.ParseFloat rounds the
-// text. ok is false for any other number, which strconv reads.
-func exactFloat(text []byte) (float64, bool) {
-	i, neg := 0, text[0] == '-'
-	if neg {
-		i++
-	}
-	// m takes at most 16 digits after its leading zeros: more would pass 2^53.
-	var m uint64
-	count, exp := 0, 0
-	for ; i < len(text) && '0' <= text[i] && text[i] <= '9'; i++ {
-		if m = m*10 + uint64(text[i]-'0'); m != 0 {
-			if count++; count > 16 {
-				return 0, false
-			}
-		}
-	}
-	if i < len(text) && text[i] == '.' {
-		for i++; i < len(text) && '0' <= text[i] && text[i] <= '9'; i++ {
-			if m = m*10 + uint64(text[i]-'0'); m != 0 {
-				if count++; count > 16 {
-					return 0, false
-				}
-			}
-			exp--
-		}
-	}
-	if i < len(text) && (text[i] == 'e' || text[i] == 'E') {
-		if i++; i == len(text) {
-			return 0, false
-		}
-		eneg := text[i] == '-'
-		if text[i] == '-' || text[i] == '+' {
-			i++
-		}
-		e, at := 0, i
-		for ; i < len(text) && '0' <= text[i] && text[i] <= '9'; i++ {
-			e = e*10 + int(text[i]-'0')
-			if i-at >= 4 {
-				return 0, false
-			}
-		}
-		if eneg {
-			e = -e
-		}
-		exp += e
-	}
-	if i != len(text) || m > 1<<53 || exp < -22 || exp > 22 {
-		return 0, false
-	}
-	f := float64(m)
-	if exp < 0 {
-		f /= exactPow10[-exp]
-	} else {
-		f *= exactPow10[exp]
-	}
-	if neg {
-		f = -f
-	}
-	return f, true
 }
