@@ -172,7 +172,7 @@ func (b *builder) beginContainer(at int, object bool) {
 		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
 	}
-	spare := b.spareSlot()
+	spare, spareInfo := b.spareSlot()
 	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
 	f := &b.stack[len(b.stack)-1]
 	f.kind, f.v, f.shown, f.depth, f.info = kind, v, shown, 1, ti
@@ -198,9 +198,9 @@ func (b *builder) beginContainer(at int, object bool) {
 			v.Set(reflect.MakeMap(v.Type()))
 			b.changed = b.changed || shown
 		}
-		f.slot = b.slotFor(f.info.t, spare)
+		f.slot = b.slotFor(f.info, spare, spareInfo)
 	case fSlice:
-		b.beginSlice(f, spare)
+		b.beginSlice(f, spare, spareInfo)
 	}
 }
 

@@ -36,10 +36,10 @@ func (b *builder) plainTarget() (p unsafe.Pointer, ti *typeInfo, shown, whole bo
 // derefAt follows the pointers at p, a value of ti's type, allocating the nil ones as deref does.
 // A pointer is stored as one (a typed store the GC sees).
 func (b *builder) derefAt(p unsafe.Pointer, ti *typeInfo, shown bool) unsafe.Pointer {
-	for _, t := range ti.ptrs {
+	for _, to := range ti.ptrs {
 		pp := (*unsafe.Pointer)(p)
 		if *pp == nil {
-			*pp = b.new.alloc(t)
+			*pp = b.new.alloc(to)
 			b.changed = b.changed || shown
 		}
 		p = *pp
@@ -55,8 +55,9 @@ func (b *builder) plainContainer(p unsafe.Pointer, ti *typeInfo, shown, object b
 	}
 	kind := containerKind(ti.kind, object)
 	var spare reflect.Value
+	var spareInfo *typeInfo
 	if kind == fSlice {
-		spare = b.spareSlot()
+		spare, spareInfo = b.spareSlot()
 	}
 	p = b.derefAt(p, ti, shown)
 	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
@@ -64,17 +65,17 @@ func (b *builder) plainContainer(p unsafe.Pointer, ti *typeInfo, shown, object b
 	f.kind, f.ptr, f.own, f.shown, f.depth, f.info = kind, p, ti.base, shown, 1, ti
 	if kind == fSlice {
 		f.info = ti.elemInfo()
-		b.beginSlice(f, spare)
+		b.beginSlice(f, spare, spareInfo)
 	}
 	return true
 }
 
 // beginSlice makes a slice frame's slice non-nil and its element slot.
-func (b *builder) beginSlice(f *frame, spare reflect.Value) {
+func (b *builder) beginSlice(f *frame, spare reflect.Value, spareInfo *typeInfo) {
 	if h := (*sliceHeader)(f.ptr); h.data == nil {
 		// Room for a few elements at once, rather than one and then two as append would give
 		// a short slice.
-		if q := b.new.run(f.info.t, 4); q != nil {
+		if q := b.new.run(f.info, 4); q != nil {
 			*h = sliceHeader{data: q, cap: 4}
 		} else {
 			f.value().Grow(4)
@@ -83,7 +84,7 @@ func (b *builder) beginSlice(f *frame, spare reflect.Value) {
 	}
 	// The element is built in a slot of its own, not in the slice's spare capacity: a caller may
 	// append to a partial's slice, which writes there.
-	f.slot = b.slotFor(f.info.t, spare)
+	f.slot = b.slotFor(f.info, spare, spareInfo)
 	f.slotPtr = unsafe.Pointer(f.slot.UnsafeAddr())
 }
 
@@ -103,9 +104,9 @@ func (f *frame) appendSlot() {
 	}
 	n := h.len
 	h.len++
-	if f.info.t.Kind() == reflect.String {
+	if f.info.kind == reflect.String && len(f.info.ptrs) == 0 {
 		// A string moves as one: its type's kind is String, so its memory is a string.
-		at := (*string)(unsafe.Add(h.data, uintptr(n)*f.info.t.Size()))
+		at := (*string)(unsafe.Add(h.data, uintptr(n)*f.info.size))
 		*at, *(*string)(f.slotPtr) = *(*string)(f.slotPtr), ""
 		return
 	}

@@ -17,10 +17,11 @@ type typeInfo struct {
 	scalar  bool                     // t without its pointers is a scalar
 	plan    *structPlan              // of t without its pointers, a struct
 	elem    atomic.Pointer[typeInfo] // of its elements, once met (computed late: a type may contain itself)
-	// base is t without its pointers, and ptrs the types the pointers of t lead to, outermost first:
-	// what deref allocates on the way to base.
+	// base is t without its pointers, and ptrs the types' of what the pointers of t lead to,
+	// outermost first: what deref allocates on the way to base.
 	base reflect.Type
-	ptrs []reflect.Type
+	ptrs []*typeInfo
+	size uintptr // t's
 	// text: a string a value of the type shows as it grows (a string kind that does not decode
 	// itself); number: a literal the fast path sets (a bool or number kind that does not decode
 	// itself).
@@ -34,9 +35,9 @@ func infoOf(t reflect.Type) *typeInfo {
 		return ti.(*typeInfo)
 	}
 	base := deref(t)
-	ti := &typeInfo{t: t, kind: base.Kind(), decodes: decodesItself(base), scalar: isScalar(base.Kind()), base: base}
+	ti := &typeInfo{t: t, kind: base.Kind(), decodes: decodesItself(base), scalar: isScalar(base.Kind()), base: base, size: t.Size()}
 	for p := t; p.Kind() == reflect.Pointer; p = p.Elem() {
-		ti.ptrs = append(ti.ptrs, p.Elem())
+		ti.ptrs = append(ti.ptrs, infoOf(p.Elem()))
 	}
 	ti.text = ti.kind == reflect.String && !ti.decodes
 	ti.number = ti.scalar && ti.kind != reflect.String && !ti.decodes
