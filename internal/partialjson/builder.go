@@ -83,9 +83,11 @@ type frame struct {
 	again          bool   // fStruct: the pending key's field was met before
 	// ptr is the address of v (fStruct, fSlice), of type own; v itself is made from it only when
 	// the general path needs it (value). slotPtr is slot's address (fSlice), or the pending field's
-	// when the plain path reaches it (fStruct), else nil.
+	// when it takes the plain path (fStruct: a direct field, met once, not ",string", outside a
+	// value met again), else nil; slotInfo is the type of the pending field (fStruct).
 	ptr, slotPtr unsafe.Pointer
 	own          reflect.Type
+	slotInfo     *typeInfo
 }
 
 // target is where the value that begins now goes, what its type is, and whether it shows; ok is
@@ -238,10 +240,12 @@ func (b *builder) Key(key []byte) {
 			bit := uint64(1) << (f.fd.pos & 63)
 			f.again = f.fd.pos >= 64 || f.seen&bit != 0
 			f.seen |= bit
-			f.quoted = f.fd.quoted && f.fd.typeInfo().scalar
-			if f.fd.direct && !f.base.IsValid() {
-				// The field by its address; target makes slot from it if the general path needs it.
-				f.slotPtr, f.slot = unsafe.Add(f.ptr, f.fd.offset), reflect.Value{}
+			ti := f.fd.typeInfo()
+			f.quoted = f.fd.quoted && ti.scalar
+			if f.fd.direct && !f.again && !f.quoted && !f.base.IsValid() {
+				// The plain path's field, by its address; target makes slot from it if the
+				// general path needs it.
+				f.slotPtr, f.slotInfo, f.slot = unsafe.Add(f.ptr, f.fd.offset), ti, reflect.Value{}
 				return
 			}
 			var ok bool
@@ -320,14 +324,15 @@ func (b *builder) decodeQuoted(text []byte, v reflect.Value) {
 
 // done records that the value at the current position is complete.
 func (b *builder) done() {
-	f := b.top()
-	if f == nil {
+	n := len(b.stack)
+	if n == 0 {
 		b.changed = true
 		return
 	}
+	f := &b.stack[n-1]
 	switch f.kind {
 	case fStruct:
-		f.fd = nil
+		f.fd, f.slotPtr = nil, nil
 		b.changed = b.changed || f.shown
 	case fMap:
 		if f.key.IsValid() {
@@ -385,15 +390,18 @@ func (b *builder) StringPart(part []byte) {
 	if !b.strOn {
 		return
 	}
-	if len(b.arena)+len(part) > cap(b.arena) {
+	n := len(b.arena)
+	if n+len(part) > cap(b.arena) {
 		// A new arena that starts with the open string; the strings already made keep the old one
 		// alive and unchanged, and are not copied.
 		cur := b.arena[b.strAt:]
 		grown := make([]byte, len(cur), max(2*(len(cur)+len(part)), 4096))
 		copy(grown, cur)
-		b.arena, b.strAt = grown, 0
+		b.arena, b.strAt, n = grown, 0, len(grown)
 	}
-	b.arena = append(b.arena, part...) // within its capacity: no byte a string views moves or changes
+	// Within its capacity: no byte a string views moves or changes.
+	b.arena = b.arena[:n+len(part)]
+	copy(b.arena[n:], part)
 	if b.strShow {
 		*b.str = b.open()
 		b.changed = true

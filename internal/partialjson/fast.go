@@ -22,8 +22,8 @@ func (b *builder) plainTarget() (p unsafe.Pointer, ti *typeInfo, shown, whole bo
 	f := &b.stack[n-1]
 	switch f.kind {
 	case fStruct:
-		if f.slotPtr != nil && f.fd != nil && !f.again && !f.quoted {
-			return f.slotPtr, f.fd.typeInfo(), f.shown, f.fd.whole
+		if f.slotPtr != nil {
+			return f.slotPtr, f.slotInfo, f.shown, f.fd.whole
 		}
 	case fSlice:
 		if !f.base.IsValid() {
@@ -36,6 +36,13 @@ func (b *builder) plainTarget() (p unsafe.Pointer, ti *typeInfo, shown, whole bo
 // derefAt follows the pointers at p, a value of ti's type, allocating the nil ones as deref does.
 // A pointer is stored as one (a typed store the GC sees).
 func (b *builder) derefAt(p unsafe.Pointer, ti *typeInfo, shown bool) unsafe.Pointer {
+	if len(ti.ptrs) == 0 {
+		return p
+	}
+	return b.derefPtrs(p, ti, shown)
+}
+
+func (b *builder) derefPtrs(p unsafe.Pointer, ti *typeInfo, shown bool) unsafe.Pointer {
 	for _, to := range ti.ptrs {
 		pp := (*unsafe.Pointer)(p)
 		if *pp == nil {
