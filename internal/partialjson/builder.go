@@ -441,10 +441,10 @@ func (b *builder) EndString(at int) {
 
 // BeginLiteral implements Handler.
 func (b *builder) BeginLiteral(int) {
-	if b.passive() {
+	if !b.metAgain() { // also when passive: a skipped or opaque frame is not a struct's
 		return
 	}
-	if dst, _, shown, _, ok := b.target(); ok && b.metAgain() {
+	if dst, _, shown, _, ok := b.target(); ok {
 		// The field itself, not what its pointer leads to: null makes the pointer nil. Set only for
 		// a key met again (and cleared by Literal), to spare the writes otherwise.
 		if v, base := b.again(dst, shown); base.IsValid() {

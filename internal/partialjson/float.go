@@ -1,6 +1,7 @@
 package partialjson
 
 import (
+	"encoding/binary"
 	"math"
 	"math/big"
 	"math/bits"
@@ -31,7 +32,15 @@ func readFloat(text []byte) (float64, bool) {
 		}
 	}
 	if i < len(text) && text[i] == '.' {
-		for i++; i < len(text); i++ {
+		// Past the first significant digit, eight at a time while eight digits follow.
+		for i++; m != 0 && i+8 <= len(text); i += 8 {
+			v, ok := eightDigits(binary.LittleEndian.Uint64(text[i:]))
+			if !ok {
+				break
+			}
+			m, count, exp = m*1e8+v, count+8, exp-8
+		}
+		for ; i < len(text); i++ {
 			c := text[i] - '0'
 			if c > 9 {
 				break
@@ -69,6 +78,18 @@ func readFloat(text []byte) (float64, bool) {
 		return exactFloat(m, exp, neg), true
 	}
 	return eiselLemire(m, exp, neg)
+}
+
+// eightDigits is the value of eight ASCII digits read as a little-endian word; ok is false when
+// a byte is not a digit.
+func eightDigits(w uint64) (uint64, bool) {
+	if ((w+0x4646464646464646)|(w-0x3030303030303030))&0x8080808080808080 != 0 {
+		return 0, false
+	}
+	w -= 0x3030303030303030
+	w = w*10 + w>>8 // pairs of digits in every other byte
+	w = ((w&0x000000FF000000FF)*(100+1000000<<32) + (w>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+	return w, true
 }
 
 // exactPow10 are the powers of ten a float64 holds exactly.
