@@ -143,9 +143,15 @@ func hasOption(opts, want string) bool {
 // mostly come in the order of the fields: the field after the one last found (next) is tried
 // before the map.
 func (p *structPlan) lookup(key []byte, next int) *field {
-	if next < len(p.list) && p.list[next].name == string(key) {
-		return p.list[next]
+	if next < len(p.list) {
+		if f := p.list[next]; f.name == string(key) {
+			return f
+		}
 	}
+	return p.find(key)
+}
+
+func (p *structPlan) find(key []byte) *field {
 	if f := p.byName[string(key)]; f != nil {
 		return f
 	}

@@ -58,11 +58,15 @@ func (ti *typeInfo) elemInfo() *typeInfo {
 	return e
 }
 
-// typeInfo is the typeInfo of the field's type.
+// typeInfo is the typeInfo of the field's type: small enough to inline where it is known already.
 func (f *field) typeInfo() *typeInfo {
 	if ti := f.info.Load(); ti != nil {
 		return ti
 	}
+	return f.firstInfo()
+}
+
+func (f *field) firstInfo() *typeInfo {
 	ti := infoOf(f.typ)
 	f.info.Store(ti)
 	return ti
