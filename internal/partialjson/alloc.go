@@ -105,16 +105,16 @@ func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
 	return v
 }
 
-// spareSlot returns the element slot of the slice or map whose frame was last at the place the
-// next frame takes, if any. done zeroes a slot once its element is copied out, and a frame ends only
-// after its last element, so the slot is zero and nothing but that frame used it: an array met
-// once per element of another (a list of tags in each record) builds its elements in one slot.
+// spareSlot returns the element slot of the map whose frame was last at the place the next frame
+// takes, if any. done zeroes a slot once its element is copied out, and a frame ends only after its
+// last element, so the slot is zero and nothing but that frame used it: an object met once per
+// element of another (attributes in each record) builds its elements in one slot.
 func (b *builder) spareSlot() (reflect.Value, *typeInfo) {
 	n := len(b.stack)
 	if n == cap(b.stack) {
 		return reflect.Value{}, nil
 	}
-	if old := &b.stack[:n+1][n]; old.kind == fSlice || old.kind == fMap {
+	if old := &b.stack[:n+1][n]; old.kind == fMap {
 		return old.slot, old.info // info: the type of its elements, the slot's
 	}
 	return reflect.Value{}, nil

@@ -88,6 +88,7 @@ type frame struct {
 	ptr, slotPtr unsafe.Pointer
 	own          reflect.Type
 	slotInfo     *typeInfo
+	room         int // fSlice: the capacity of its array, which the slice shown does not have
 }
 
 // target is where the value that begins now goes, what its type is, and whether it shows; ok is
@@ -109,6 +110,9 @@ func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok b
 	case fMap:
 		return f.slot, f.info, false, false, true
 	case fSlice:
+		if !f.slot.IsValid() {
+			f.slot = reflect.NewAt(f.info.t, f.slotPtr).Elem()
+		}
 		if prior := b.prior(); prior.IsValid() {
 			f.slot.Set(prior) // the element decodes into the earlier one, as in encoding/json
 		}
@@ -202,7 +206,7 @@ func (b *builder) beginContainer(at int, object bool) {
 		}
 		f.slot = b.slotFor(f.info, spare, spareInfo)
 	case fSlice:
-		b.beginSlice(f, spare, spareInfo)
+		b.beginSlice(f)
 	}
 }
 

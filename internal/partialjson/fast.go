@@ -61,25 +61,25 @@ func (b *builder) plainContainer(p unsafe.Pointer, ti *typeInfo, shown, object b
 		return false
 	}
 	kind := containerKind(ti.kind, object)
-	var spare reflect.Value
-	var spareInfo *typeInfo
-	if kind == fSlice {
-		spare, spareInfo = b.spareSlot()
-	}
 	p = b.derefAt(p, ti, shown)
 	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
 	f := &b.stack[len(b.stack)-1]
 	f.kind, f.ptr, f.own, f.shown, f.depth, f.info = kind, p, ti.base, shown, 1, ti
 	if kind == fSlice {
 		f.info = ti.elemInfo()
-		b.beginSlice(f, spare, spareInfo)
+		b.beginSlice(f)
 	}
 	return true
 }
 
-// beginSlice makes a slice frame's slice non-nil and its element slot.
-func (b *builder) beginSlice(f *frame, spare reflect.Value, spareInfo *typeInfo) {
-	if h := (*sliceHeader)(f.ptr); h.data == nil {
+// beginSlice makes a slice frame's slice non-nil and its first element's slot.
+//
+// An element is built where it will stay, in the slice's array past its length, but the slice the
+// value shows has no spare capacity (room keeps the array's): a caller may append to a partial's
+// slice, which then copies it rather than writing over the element in progress.
+func (b *builder) beginSlice(f *frame) {
+	h := (*sliceHeader)(f.ptr)
+	if h.data == nil {
 		// Room for a few elements at once, rather than one and then two as append would give
 		// a short slice.
 		if q := b.new.run(f.info, 4); q != nil {
@@ -89,10 +89,19 @@ func (b *builder) beginSlice(f *frame, spare reflect.Value, spareInfo *typeInfo)
 		}
 		b.changed = b.changed || f.shown
 	}
-	// The element is built in a slot of its own, not in the slice's spare capacity: a caller may
-	// append to a partial's slice, which writes there.
-	f.slot = b.slotFor(f.info, spare, spareInfo)
-	f.slotPtr = unsafe.Pointer(f.slot.UnsafeAddr())
+	f.room, h.cap = h.cap, h.len
+	if h.len == f.room {
+		f.grow()
+	}
+	f.slotPtr, f.slot = unsafe.Add(h.data, uintptr(h.len)*f.info.size), reflect.Value{}
+}
+
+// grow gives a slice frame's array room for one more element, as append would.
+func (f *frame) grow() {
+	h := (*sliceHeader)(f.ptr)
+	h.cap = f.room
+	f.value().Grow(1)
+	f.room, h.cap = h.cap, h.len
 }
 
 // value is the frame's value, made from its address when the plain path began it without one.
@@ -103,22 +112,16 @@ func (f *frame) value() reflect.Value {
 	return f.v
 }
 
-// appendSlot moves a slice frame's complete element from its slot to the end of its slice.
+// appendSlot makes a slice frame's complete element, built in place, part of the slice, and
+// takes the next one's slot.
 func (f *frame) appendSlot() {
 	h := (*sliceHeader)(f.ptr)
-	if h.len == h.cap {
-		f.value().Grow(1)
-	}
-	n := h.len
 	h.len++
-	if f.info.kind == reflect.String && len(f.info.ptrs) == 0 {
-		// A string moves as one: its type's kind is String, so its memory is a string.
-		at := (*string)(unsafe.Add(h.data, uintptr(n)*f.info.size))
-		*at, *(*string)(f.slotPtr) = *(*string)(f.slotPtr), ""
-		return
+	h.cap = h.len
+	if h.len == f.room {
+		f.grow()
 	}
-	f.value().Index(n).Set(f.slot)
-	f.slot.SetZero()
+	f.slotPtr, f.slot = unsafe.Add(h.data, uintptr(h.len)*f.info.size), reflect.Value{}
 }
 
 // setNumber sets a bool or number literal at p (pointers followed), as setLiteral does.

@@ -68,6 +68,8 @@ type plainKinds struct {
 	Raw   json.RawMessage      `json:"raw"`
 	Self  *plainKinds          `json:"self"`
 	MLeaf map[string]plainLeaf `json:"mleaf"`
+	Units []struct{}           `json:"units"`
+	Big   [][200]byte          `json:"big"`
 }
 
 // randomJSON writes a random value for type t: mostly one that fits, sometimes any other.
@@ -114,6 +116,9 @@ func randomJSON(rng *rand.Rand, t reflect.Type, depth int, w *strings.Builder) {
 		plan := planOf(t)
 		w.WriteByte('{')
 		for i := range rng.IntN(len(plan.list) + 2) {
+			if len(plan.list) == 0 {
+				break
+			}
 			if i > 0 {
 				w.WriteByte(',')
 			}
