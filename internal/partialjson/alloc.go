@@ -24,6 +24,9 @@ type block struct {
 	arr  unsafe.Pointer // an array of t
 	len  int            // arr's
 	next int            // the first element of arr not handed out
+	// arrType is arr's type, kept for the next array: once a block has grown to blockMax, every
+	// array it takes has that type.
+	arrType reflect.Type
 }
 
 // blockMax bounds a block's length and blockBytes the size of a value it holds, so that a value
@@ -74,7 +77,10 @@ func (bs *blocks) run(ti *typeInfo, n int) unsafe.Pointer {
 			m = min(2*bl.len, blockMax)
 		}
 		m = max(m, n)
-		bl.arr, bl.len, bl.next = reflect.New(reflect.ArrayOf(m, ti.t)).UnsafePointer(), m, 0
+		if m != bl.len || bl.arrType == nil {
+			bl.arrType = reflect.ArrayOf(m, ti.t) // a lookup in reflect's cache that costs a few hundred instructions
+		}
+		bl.arr, bl.len, bl.next = reflect.New(bl.arrType).UnsafePointer(), m, 0
 	}
 	p := unsafe.Add(bl.arr, uintptr(bl.next)*size)
 	bl.next += n
