@@ -244,14 +244,13 @@ func (b *builder) Key(key []byte) {
 			bit := uint64(1) << (f.fd.pos & 63)
 			f.again = f.fd.pos >= 64 || f.seen&bit != 0
 			f.seen |= bit
-			ti := f.fd.typeInfo()
-			f.quoted = f.fd.quoted && ti.scalar
-			if f.fd.direct && !f.again && !f.quoted && !f.base.IsValid() {
+			if f.fd.plain && !f.again && !f.base.IsValid() {
 				// The plain path's field, by its address; target makes slot from it if the
 				// general path needs it.
-				f.slotPtr, f.slotInfo, f.slot = unsafe.Add(f.ptr, f.fd.offset), ti, reflect.Value{}
+				f.slotPtr, f.slotInfo, f.slot, f.quoted = unsafe.Add(f.ptr, f.fd.offset), f.fd.typeInfo(), reflect.Value{}, false
 				return
 			}
+			f.quoted = f.fd.quoted && f.fd.typeInfo().scalar
 			var ok bool
 			if f.slot, ok = fieldOf(f.value(), f.fd.index); !ok {
 				f.fd = nil

@@ -31,6 +31,9 @@ type field struct {
 	// settable, so the builder takes its address without reflect.
 	direct bool
 	offset uintptr
+	// plain: direct and not ",string" on a scalar (what encoding/json quotes), so that the builder
+	// takes the field's plain path unless its key was met before.
+	plain bool
 }
 
 var plans sync.Map // reflect.Type -> *structPlan
@@ -122,6 +125,7 @@ func collectFields(t reflect.Type, index []int, depth int, offset uintptr, byVal
 		// is exported (one reached through an unexported embedded struct is settable too, as in
 		// reflect and encoding/json).
 		f.direct, f.offset = byValue && sf.IsExported(), offset+sf.Offset
+		f.plain = f.direct && !(f.quoted && isScalar(deref(sf.Type).Kind()))
 		_, enum := sf.Tag.Lookup("enum")
 		f.whole = enum || f.quoted
 		*out = append(*out, f)
