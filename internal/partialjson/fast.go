@@ -57,10 +57,10 @@ func (b *builder) derefPtrs(p unsafe.Pointer, ti *typeInfo, shown bool) unsafe.P
 // plainContainer begins a struct or a slice at p by its address; false leaves the value to the
 // general path.
 func (b *builder) plainContainer(p unsafe.Pointer, ti *typeInfo, shown, object bool) bool {
-	if ti.decodes || containerKind(ti.kind, object) != fStruct && containerKind(ti.kind, object) != fSlice {
+	kind := containerKind(ti.kind, object)
+	if ti.decodes || kind != fStruct && kind != fSlice {
 		return false
 	}
-	kind := containerKind(ti.kind, object)
 	p = b.derefAt(p, ti, shown)
 	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
 	f := &b.stack[len(b.stack)-1]
