@@ -336,19 +336,20 @@ func (b *builder) done() {
 	switch f.kind {
 	case fStruct:
 		f.fd, f.slotPtr = nil, nil
-		b.changed = b.changed || f.shown
 	case fMap:
 		if f.key.IsValid() {
 			f.v.SetMapIndex(f.key, f.slot)
 		}
 		f.slot.SetZero()
-		b.changed = b.changed || f.shown
 	case fSlice:
 		f.appendSlot()
-		b.changed = b.changed || f.shown
 	case fArray:
 		f.index++
-		b.changed = b.changed || f.shown
+	default:
+		return
+	}
+	if f.shown {
+		b.changed = true
 	}
 }
 
