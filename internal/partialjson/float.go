@@ -32,8 +32,9 @@ func readFloat(text []byte) (float64, bool) {
 		}
 	}
 	if i < len(text) && text[i] == '.' {
-		// Past the first significant digit, eight at a time while eight digits follow.
-		for i++; m != 0 && i+8 <= len(text); i += 8 {
+		// Eight at a time while eight digits follow, all counted: a leading zero counted as a digit
+		// only sends a number with more zeros than 19 digits leave room for to strconv.
+		for i++; i+8 <= len(text); i += 8 {
 			v, ok := eightDigits(binary.LittleEndian.Uint64(text[i:]))
 			if !ok {
 				break
