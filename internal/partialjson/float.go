@@ -13,8 +13,9 @@ import (
 // round correctly, and only where that is certain. Any other number goes to strconv.
 
 // readFloat is strconv.ParseFloat(text, 64) for a JSON number (valid: the parser checked it) of at
-// most 19 digits after its leading zeros, with a power of ten in powTen's range; ok is false for
-// any other number, and for one too close to a tie to decide with 128 bits (strconv decides those).
+// most 19 digits after its leading zeros (those of a fraction may count), with a power of ten in
+// powTen's range; ok is false for any other number, and for one too close to a tie to decide with
+// 128 bits (strconv decides those).
 func readFloat(text []byte) (float64, bool) {
 	i, neg := 0, text[0] == '-'
 	if neg {
