@@ -148,11 +148,25 @@ func hasOption(opts, want string) bool {
 // before the map.
 func (p *structPlan) lookup(key []byte, next int) *field {
 	if next < len(p.list) {
-		if f := p.list[next]; f.name == string(key) {
+		if f := p.list[next]; sameName(f.name, key) {
 			return f
 		}
 	}
 	return p.find(key)
+}
+
+// sameName is name == string(key), byte by byte: a key is short, and runtime.memequal's call and
+// setup cost more than comparing it.
+func sameName(name string, key []byte) bool {
+	if len(name) != len(key) {
+		return false
+	}
+	for i := range len(key) {
+		if name[i] != key[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *structPlan) find(key []byte) *field {
