@@ -16,14 +16,17 @@ type blocks struct {
 	// needs one or two types, and comparing types costs less than hashing one.
 	recent [4]*block
 	next   int // the entry of recent replaced next
-	byType map[reflect.Type]*block
+	byType map[*typeInfo]*block
 }
 
 type block struct {
-	t    reflect.Type
+	ti   *typeInfo      // of the values handed out: compared as a pointer, which costs less than a type
 	arr  unsafe.Pointer // an array of t
 	len  int            // arr's
 	next int            // the first element of arr not handed out
+	// arrType is arr's type, kept for the next array: once a block has grown to blockMax, every
+	// array it takes has that type.
+	arrType reflect.Type
 }
 
 // blockMax bounds a block's length and blockBytes the size of a value it holds, so that a value
@@ -33,36 +36,37 @@ const (
 	blockBytes = 128
 )
 
-// alloc returns a pointer to a new zero value of t, as reflect.New(t).UnsafePointer() does.
-func (bs *blocks) alloc(t reflect.Type) unsafe.Pointer {
-	if p := bs.run(t, 1); p != nil {
+// alloc returns a pointer to a new zero value of ti's type, as reflect.New(t).UnsafePointer()
+// does.
+func (bs *blocks) alloc(ti *typeInfo) unsafe.Pointer {
+	if p := bs.run(ti, 1); p != nil {
 		return p
 	}
-	return reflect.New(t).UnsafePointer()
+	return reflect.New(ti.t).UnsafePointer()
 }
 
-// run returns a pointer to n new zero values of t one after the other, as an array [n]t, or nil
+// run returns a pointer to n new zero values of ti's type one after the other, as an array, or nil
 // when they would be too large for a block, or of size zero.
-func (bs *blocks) run(t reflect.Type, n int) unsafe.Pointer {
-	size := t.Size()
+func (bs *blocks) run(ti *typeInfo, n int) unsafe.Pointer {
+	size := ti.size
 	if size == 0 || size*uintptr(n) > blockBytes {
 		return nil
 	}
 	var bl *block
 	for _, r := range bs.recent {
-		if r != nil && r.t == t {
+		if r != nil && r.ti == ti {
 			bl = r
 			break
 		}
 	}
 	if bl == nil {
-		bl = bs.byType[t]
+		bl = bs.byType[ti]
 		if bl == nil {
 			if bs.byType == nil {
-				bs.byType = map[reflect.Type]*block{}
+				bs.byType = map[*typeInfo]*block{}
 			}
-			bl = &block{t: t}
-			bs.byType[t] = bl
+			bl = &block{ti: ti}
+			bs.byType[ti] = bl
 		}
 		bs.recent[bs.next] = bl
 		bs.next = (bs.next + 1) % len(bs.recent)
@@ -73,7 +77,10 @@ func (bs *blocks) run(t reflect.Type, n int) unsafe.Pointer {
 			m = min(2*bl.len, blockMax)
 		}
 		m = max(m, n)
-		bl.arr, bl.len, bl.next = reflect.New(reflect.ArrayOf(m, t)).UnsafePointer(), m, 0
+		if m != bl.len || bl.arrType == nil {
+			bl.arrType = reflect.ArrayOf(m, ti.t) // a lookup in reflect's cache that costs a few hundred instructions
+		}
+		bl.arr, bl.len, bl.next = reflect.New(bl.arrType).UnsafePointer(), m, 0
 	}
 	p := unsafe.Add(bl.arr, uintptr(bl.next)*size)
 	bl.next += n
@@ -86,23 +93,11 @@ type sliceHeader struct {
 	len, cap int
 }
 
-// makeSlice sets v, a nil slice, to an empty one with room for n elements, taken from a block as
-// one run of n values: as separate from any other slice as one make would give.
-func (bs *blocks) makeSlice(v reflect.Value, n int) {
-	if v.CanSet() {
-		if p := bs.run(v.Type().Elem(), n); p != nil {
-			*(*sliceHeader)(unsafe.Pointer(v.UnsafeAddr())) = sliceHeader{data: p, cap: n}
-			return
-		}
-	}
-	v.Grow(n)
-}
-
 // deref follows pointers, allocating the nil ones.
 func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
-			p := b.new.alloc(v.Type().Elem())
+			p := b.new.alloc(infoOf(v.Type().Elem()))
 			if v.CanSet() {
 				// The pointer stored as it is: a reflect.Value of it would cost more than the store.
 				*(*unsafe.Pointer)(unsafe.Pointer(v.UnsafeAddr())) = p
@@ -116,25 +111,25 @@ func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
 	return v
 }
 
-// spareSlot returns the element slot of the slice or map whose frame was last at the place the
-// next frame takes, if any. done zeroes a slot once its element is copied out, and a frame ends only
-// after its last element, so the slot is zero and nothing but that frame used it: an array met
-// once per element of another (a list of tags in each record) builds its elements in one slot.
-func (b *builder) spareSlot() reflect.Value {
+// spareSlot returns the element slot of the map whose frame was last at the place the next frame
+// takes, if any. done zeroes a slot once its element is copied out, and a frame ends only after its
+// last element, so the slot is zero and nothing but that frame used it: an object met once per
+// element of another (attributes in each record) builds its elements in one slot.
+func (b *builder) spareSlot() (reflect.Value, *typeInfo) {
 	n := len(b.stack)
 	if n == cap(b.stack) {
-		return reflect.Value{}
+		return reflect.Value{}, nil
 	}
-	if old := &b.stack[:n+1][n]; old.kind == fSlice || old.kind == fMap {
-		return old.slot
+	if old := &b.stack[:n+1][n]; old.kind == fMap {
+		return old.slot, old.info // info: the type of its elements, the slot's
 	}
-	return reflect.Value{}
+	return reflect.Value{}, nil
 }
 
-// slotFor returns spare when it is a slot of type t, else a new slot.
-func (b *builder) slotFor(t reflect.Type, spare reflect.Value) reflect.Value {
-	if spare.IsValid() && spare.Type() == t {
+// slotFor returns spare when it is a slot of ti's type (spareInfo), else a new slot.
+func (b *builder) slotFor(ti *typeInfo, spare reflect.Value, spareInfo *typeInfo) reflect.Value {
+	if spare.IsValid() && spareInfo == ti {
 		return spare
 	}
-	return reflect.NewAt(t, b.new.alloc(t)).Elem()
+	return reflect.NewAt(ti.t, b.new.alloc(ti)).Elem()
 }

@@ -1,11 +1,8 @@
 package partialjson
 
 import (
-	"encoding/json"
-	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -27,7 +24,7 @@ import (
 // into it when complete, so that an element shown is the one the final value holds.
 //
 // Every event costs time in proportion to its own text, never to what came before: strings grow
-// in an append-only strings.Builder and the value's strings view it, so a growing string is not
+// in an append-only arena and the value's strings view it, so a growing string is not
 // copied; a value met again is decoded once more, but a value met again inside it is not replayed
 // on its own, so no text is decoded more than twice.
 // Values the text does not fit (a string where an int belongs, an unknown key) are left alone;
@@ -37,15 +34,16 @@ type builder struct {
 	root      reflect.Value
 	rootInfo  *typeInfo
 	stack     []frame
-	arena     *strings.Builder // only appended to, so the strings it handed out never change
-	strAt     int              // where the open string starts in arena
-	str       *string          // the open string's destination: its type's kind is String, so its memory is a string
-	strOn     bool             // the open string has a destination
-	strShow   bool             // and it is shown as it grows
+	arena     []byte  // only appended to within its capacity, so the strings viewing it never change
+	strAt     int     // where the open string starts in arena
+	str       *string // the open string's destination: its type's kind is String, so its memory is a string
+	strOn     bool    // the open string has a destination
+	strShow   bool    // and it is shown as it grows
 	changed   bool
 	failed    error  // a method of the value panicked
 	new       blocks // where new pointer targets and element slots come from
 	replaying bool   // a value met again is open, and will be decoded whole when it completes
+	general   bool   // no value takes the plain path (plainTarget), for tests to compare the two
 	// litVal and litBase: the open literal's destination and what an earlier key left there, set
 	// only while the literal of a key met again is open.
 	litVal, litBase reflect.Value
@@ -81,6 +79,14 @@ type frame struct {
 	held           bool   // fOpaque, replay: the frame holds the parser's text from start
 	seen           uint64 // fStruct: the fields (by their place in the plan) whose key was met
 	again          bool   // fStruct: the pending key's field was met before
+	// ptr is the address of v (fStruct, fSlice), of type own; v itself is made from it only when
+	// the general path needs it (value). slotPtr is slot's address (fSlice), or the pending field's
+	// when it takes the plain path (fStruct: a direct field, met once, not ",string", outside a
+	// value met again), else nil; slotInfo is the type of the pending field (fStruct).
+	ptr, slotPtr unsafe.Pointer
+	own          reflect.Type
+	slotInfo     *typeInfo
+	room         int // fSlice: the capacity of its array, which the slice shown does not have
 }
 
 // target is where the value that begins now goes, what its type is, and whether it shows; ok is
@@ -95,10 +101,16 @@ func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok b
 		if f.fd == nil {
 			return reflect.Value{}, nil, false, false, false
 		}
+		if !f.slot.IsValid() {
+			f.slot = reflect.NewAt(f.fd.typ, f.slotPtr).Elem()
+		}
 		return f.slot, f.fd.typeInfo(), f.shown, f.quoted, true
 	case fMap:
 		return f.slot, f.info, false, false, true
 	case fSlice:
+		if !f.slot.IsValid() {
+			f.slot = reflect.NewAt(f.info.t, f.slotPtr).Elem()
+		}
 		if prior := b.prior(); prior.IsValid() {
 			f.slot.Set(prior) // the element decodes into the earlier one, as in encoding/json
 		}
@@ -131,6 +143,9 @@ func (b *builder) BeginObject(at int) { b.beginContainer(at, true) }
 func (b *builder) BeginArray(at int) { b.beginContainer(at, false) }
 
 func (b *builder) beginContainer(at int, object bool) {
+	if p, ti, shown, _ := b.plainTarget(); p != nil && b.plainContainer(p, ti, shown, object) {
+		return
+	}
 	if b.passive() {
 		b.top().depth++
 		return
@@ -161,10 +176,13 @@ func (b *builder) beginContainer(at int, object bool) {
 		b.stack = append(b.stack, frame{kind: fSkip, depth: 1})
 		return
 	}
-	spare := b.spareSlot()
+	spare, spareInfo := b.spareSlot()
 	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
 	f := &b.stack[len(b.stack)-1]
 	f.kind, f.v, f.shown, f.depth, f.info = kind, v, shown, 1, ti
+	if kind == fStruct || kind == fSlice {
+		f.ptr, f.own = unsafe.Pointer(v.UnsafeAddr()), v.Type()
+	}
 	if prior.IsValid() {
 		f.base = derefBase(prior)
 	}
@@ -184,17 +202,9 @@ func (b *builder) beginContainer(at int, object bool) {
 			v.Set(reflect.MakeMap(v.Type()))
 			b.changed = b.changed || shown
 		}
-		f.slot = b.slotFor(f.info.t, spare)
+		f.slot = b.slotFor(f.info, spare, spareInfo)
 	case fSlice:
-		if v.IsNil() {
-			// Room for a few elements at once, rather than one and then two as append would give
-			// a short slice.
-			b.new.makeSlice(v, 4)
-			b.changed = b.changed || shown
-		}
-		// The element is built in a slot of its own, not in the slice's spare capacity: a caller may
-		// append to a partial's slice, which writes there.
-		f.slot = b.slotFor(f.info.t, spare)
+		b.beginSlice(f)
 	}
 }
 
@@ -224,7 +234,7 @@ func (b *builder) Key(key []byte) {
 	f := b.top()
 	switch f.kind {
 	case fStruct:
-		f.fd = f.info.plan.lookup(key, f.index)
+		f.fd, f.slotPtr = f.info.plan.lookup(key, f.index), nil
 		if f.fd != nil {
 			f.index = f.fd.pos + 1
 			// A struct's fields are zero until their key is met: only a key met before has left
@@ -232,12 +242,18 @@ func (b *builder) Key(key []byte) {
 			bit := uint64(1) << (f.fd.pos & 63)
 			f.again = f.fd.pos >= 64 || f.seen&bit != 0
 			f.seen |= bit
-			var ok bool
-			if f.slot, ok = fieldOf(f.v, f.fd.index); !ok {
-				f.fd = nil
+			if f.fd.plain && !f.again && !f.base.IsValid() {
+				// The plain path's field, by its address; target makes slot from it if the
+				// general path needs it.
+				f.slotPtr, f.slotInfo, f.slot, f.quoted = unsafe.Add(f.ptr, f.fd.offset), f.fd.typeInfo(), reflect.Value{}, false
 				return
 			}
 			f.quoted = f.fd.quoted && f.fd.typeInfo().scalar
+			var ok bool
+			if f.slot, ok = fieldOf(f.value(), f.fd.index); !ok {
+				f.fd = nil
+				return
+			}
 			if f.base.IsValid() {
 				f.slotBase = baseField(f.base, f.fd.index)
 			}
@@ -266,88 +282,41 @@ func (b *builder) End(at int) {
 	b.done()
 }
 
-// decodeOpaque lets encoding/json decode a complete value that decodes itself, or a value met
-// again, into what the earlier one left; then the text it held may go.
-func (b *builder) decodeOpaque(f *frame, text []byte) {
-	if f.held {
-		b.p.release() // text stays valid until the next Write
-	}
-	if f.base.IsValid() {
-		f.v.Set(f.base)
-	}
-	if f.quoted {
-		b.decodeQuoted(text, f.v)
-		return
-	}
-	_ = b.unmarshal(text, f.v.Addr().Interface()) // a mismatch is for the final decode to report
-}
-
-// unmarshal lets encoding/json decode text into v. The value's own methods (UnmarshalJSON,
-// UnmarshalText) run here and only here: one that panics fails the decoder (failed) rather than
-// the caller.
-func (b *builder) unmarshal(text []byte, v any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			b.failed = fmt.Errorf("partialjson: filling %s: %v", b.root.Type(), r)
-			err = b.failed
-		}
-	}()
-	return json.Unmarshal(text, v)
-}
-
-// decodeQuoted decodes the text of a ",string" field as encoding/json does, through a struct of one
-// field with the same option, so that it accepts exactly what encoding/json accepts ("01" for an
-// int, say). A mismatch leaves v as it is, for the final decode to report.
-func (b *builder) decodeQuoted(text []byte, v reflect.Value) {
-	holder := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "V", Type: v.Type(), Tag: `json:"v,string"`}}))
-	doc := make([]byte, 0, len(text)+len(`{"v":}`))
-	doc = append(append(append(doc, `{"v":`...), text...), '}')
-	if b.unmarshal(doc, holder.Interface()) == nil {
-		v.Set(holder.Elem().Field(0))
-	}
-}
-
 // done records that the value at the current position is complete.
 func (b *builder) done() {
-	f := b.top()
-	if f == nil {
+	n := len(b.stack)
+	if n == 0 {
 		b.changed = true
 		return
 	}
+	f := &b.stack[n-1]
 	switch f.kind {
 	case fStruct:
-		f.fd = nil
-		b.changed = b.changed || f.shown
+		f.fd, f.slotPtr = nil, nil
 	case fMap:
 		if f.key.IsValid() {
 			f.v.SetMapIndex(f.key, f.slot)
 		}
 		f.slot.SetZero()
-		b.changed = b.changed || f.shown
 	case fSlice:
-		n := f.v.Len()
-		if n == f.v.Cap() {
-			f.v.Grow(1)
-		}
-		f.v.SetLen(n + 1)
-		if f.info.t.Kind() == reflect.String {
-			// A string moves without Set's check of types, which are the same.
-			f.v.Index(n).SetString(f.slot.String())
-			f.slot.SetString("")
-		} else {
-			f.v.Index(n).Set(f.slot)
-			f.slot.SetZero()
-		}
-		b.changed = b.changed || f.shown
+		f.appendSlot()
 	case fArray:
 		f.index++
-		b.changed = b.changed || f.shown
+	default:
+		return
+	}
+	if f.shown {
+		b.changed = true
 	}
 }
 
 // BeginString implements Handler.
 func (b *builder) BeginString(at int) {
 	b.strOn = false
+	if p, ti, shown, whole := b.plainTarget(); p != nil && ti.text {
+		b.openString(b.derefAt(p, ti, shown), shown && !whole)
+		return
+	}
 	if b.passive() {
 		return
 	}
@@ -368,11 +337,13 @@ func (b *builder) BeginString(at int) {
 	}
 	f := b.top()
 	whole := f != nil && f.kind == fStruct && f.fd.whole
-	b.str = (*string)(unsafe.Pointer(b.deref(dst, shown).UnsafeAddr()))
-	if b.arena == nil {
-		b.arena = new(strings.Builder)
-	}
-	b.strOn, b.strShow, b.strAt = true, shown && !whole, b.arena.Len()
+	b.openString(unsafe.Pointer(b.deref(dst, shown).UnsafeAddr()), shown && !whole)
+}
+
+// openString opens a string whose destination is at p, a string kind; show: it shows as it grows.
+func (b *builder) openString(p unsafe.Pointer, show bool) {
+	b.str = (*string)(p)
+	b.strOn, b.strShow, b.strAt = true, show, len(b.arena)
 }
 
 // StringPart implements Handler.
@@ -380,27 +351,43 @@ func (b *builder) StringPart(part []byte) {
 	if !b.strOn {
 		return
 	}
-	if b.arena.Len()+len(part) > b.arena.Cap() {
+	n := len(b.arena)
+	if n+len(part) > cap(b.arena) {
 		// A new arena that starts with the open string; the strings already made keep the old one
 		// alive and unchanged, and are not copied.
-		open := b.openString()
-		grown := new(strings.Builder)
-		grown.Grow(max(2*(len(open)+len(part)), 4096))
-		grown.WriteString(open)
-		b.arena, b.strAt = grown, 0
+		cur := b.arena[b.strAt:]
+		grown := make([]byte, len(cur), max(2*(len(cur)+len(part)), 4096))
+		copy(grown, cur)
+		b.arena, b.strAt, n = grown, 0, len(grown)
 	}
-	b.arena.Write(part)
+	// Within its capacity: no byte a string views moves or changes.
+	b.arena = b.arena[:n+len(part)]
+	copy(b.arena[n:], part)
 	if b.strShow {
-		*b.str = b.openString()
+		*b.str = b.open()
 		b.changed = true
 	}
 }
 
-// openString is the open string, a view of the arena.
-func (b *builder) openString() string { return b.arena.String()[b.strAt:] }
+// open is the open string, a view of the arena.
+func (b *builder) open() string {
+	if n := len(b.arena) - b.strAt; n > 0 {
+		return unsafe.String(&b.arena[b.strAt], n)
+	}
+	return ""
+}
 
 // EndString implements Handler.
 func (b *builder) EndString(at int) {
+	if b.strOn {
+		// A string with a destination: neither opaque nor passive (BeginString saw to that).
+		if !b.strShow {
+			*b.str = b.open()
+		}
+		b.strOn = false
+		b.done()
+		return
+	}
 	if f := b.top(); f != nil && f.kind == fOpaque && f.depth == 0 {
 		b.stack = b.stack[:len(b.stack)-1]
 		b.decodeOpaque(f, b.p.span(f.start, at+1))
@@ -410,19 +397,15 @@ func (b *builder) EndString(at int) {
 	if b.passive() {
 		return
 	}
-	if b.strOn && !b.strShow {
-		*b.str = b.openString()
-	}
-	b.strOn = false
 	b.done()
 }
 
 // BeginLiteral implements Handler.
 func (b *builder) BeginLiteral(int) {
-	if b.passive() {
+	if !b.metAgain() { // also when passive: a skipped or opaque frame is not a struct's
 		return
 	}
-	if dst, _, shown, _, ok := b.target(); ok && b.metAgain() {
+	if dst, _, shown, _, ok := b.target(); ok {
 		// The field itself, not what its pointer leads to: null makes the pointer nil. Set only for
 		// a key met again (and cleared by Literal), to spare the writes otherwise.
 		if v, base := b.again(dst, shown); base.IsValid() {
@@ -433,6 +416,11 @@ func (b *builder) BeginLiteral(int) {
 
 // Literal implements Handler.
 func (b *builder) Literal(text []byte, at int) {
+	if p, ti, shown, _ := b.plainTarget(); p != nil && ti.number {
+		b.setNumber(p, ti, shown, text)
+		b.done()
+		return
+	}
 	if b.passive() {
 		return
 	}

@@ -27,6 +27,13 @@ type field struct {
 	// is not an allowed value; a ",string" field, whose text holds another JSON value).
 	whole  bool
 	quoted bool
+	// direct: the field lies at offset in the struct, with no embedded pointer on the way, and is
+	// settable, so the builder takes its address without reflect.
+	direct bool
+	offset uintptr
+	// plain: direct and not ",string" on a scalar (what encoding/json quotes), so that the builder
+	// takes the field's plain path unless its key was met before.
+	plain bool
 }
 
 var plans sync.Map // reflect.Type -> *structPlan
@@ -36,7 +43,7 @@ func planOf(t reflect.Type) *structPlan {
 		return p.(*structPlan)
 	}
 	var all []*field
-	collectFields(t, nil, 0, map[reflect.Type]bool{}, &all)
+	collectFields(t, nil, 0, 0, true, map[reflect.Type]bool{}, &all)
 	groups := map[string][]*field{}
 	var order []string
 	for _, f := range all {
@@ -80,7 +87,7 @@ func dominant(fields []*field) *field {
 	return nil
 }
 
-func collectFields(t reflect.Type, index []int, depth int, onPath map[reflect.Type]bool, out *[]*field) {
+func collectFields(t reflect.Type, index []int, depth int, offset uintptr, byValue bool, onPath map[reflect.Type]bool, out *[]*field) {
 	if onPath[t] {
 		return
 	}
@@ -103,7 +110,7 @@ func collectFields(t reflect.Type, index []int, depth int, onPath map[reflect.Ty
 				continue
 			}
 			if name == "" && ft.Kind() == reflect.Struct {
-				collectFields(ft, path, depth+1, onPath, out)
+				collectFields(ft, path, depth+1, offset+sf.Offset, byValue && sf.Type.Kind() == reflect.Struct, onPath, out)
 				continue
 			}
 		} else if !sf.IsExported() {
@@ -114,6 +121,11 @@ func collectFields(t reflect.Type, index []int, depth int, onPath map[reflect.Ty
 			f.name = sf.Name
 		}
 		f.quoted = hasOption(opts, "string")
+		// Settable at a fixed offset: every embedded step is a struct held by value, and the field
+		// is exported (one reached through an unexported embedded struct is settable too, as in
+		// reflect and encoding/json).
+		f.direct, f.offset = byValue && sf.IsExported(), offset+sf.Offset
+		f.plain = f.direct && !(f.quoted && isScalar(deref(sf.Type).Kind()))
 		_, enum := sf.Tag.Lookup("enum")
 		f.whole = enum || f.quoted
 		*out = append(*out, f)
@@ -135,9 +147,29 @@ func hasOption(opts, want string) bool {
 // mostly come in the order of the fields: the field after the one last found (next) is tried
 // before the map.
 func (p *structPlan) lookup(key []byte, next int) *field {
-	if next < len(p.list) && p.list[next].name == string(key) {
-		return p.list[next]
+	if next < len(p.list) {
+		if f := p.list[next]; sameName(f.name, key) {
+			return f
+		}
 	}
+	return p.find(key)
+}
+
+// sameName is name == string(key), byte by byte: a key is short, and runtime.memequal's call and
+// setup cost more than comparing it.
+func sameName(name string, key []byte) bool {
+	if len(name) != len(key) {
+		return false
+	}
+	for i := range len(key) {
+		if name[i] != key[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *structPlan) find(key []byte) *field {
 	if f := p.byName[string(key)]; f != nil {
 		return f
 	}

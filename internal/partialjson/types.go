@@ -17,6 +17,15 @@ type typeInfo struct {
 	scalar  bool                     // t without its pointers is a scalar
 	plan    *structPlan              // of t without its pointers, a struct
 	elem    atomic.Pointer[typeInfo] // of its elements, once met (computed late: a type may contain itself)
+	// base is t without its pointers, and ptrs the types' of what the pointers of t lead to,
+	// outermost first: what deref allocates on the way to base.
+	base reflect.Type
+	ptrs []*typeInfo
+	size uintptr // t's
+	// text: a string a value of the type shows as it grows (a string kind that does not decode
+	// itself); number: a literal the fast path sets (a bool or number kind that does not decode
+	// itself).
+	text, number bool
 }
 
 var infos sync.Map // reflect.Type -> *typeInfo
@@ -26,7 +35,12 @@ func infoOf(t reflect.Type) *typeInfo {
 		return ti.(*typeInfo)
 	}
 	base := deref(t)
-	ti := &typeInfo{t: t, kind: base.Kind(), decodes: decodesItself(base), scalar: isScalar(base.Kind())}
+	ti := &typeInfo{t: t, kind: base.Kind(), decodes: decodesItself(base), scalar: isScalar(base.Kind()), base: base, size: t.Size()}
+	for p := t; p.Kind() == reflect.Pointer; p = p.Elem() {
+		ti.ptrs = append(ti.ptrs, infoOf(p.Elem()))
+	}
+	ti.text = ti.kind == reflect.String && !ti.decodes
+	ti.number = ti.scalar && ti.kind != reflect.String && !ti.decodes
 	if ti.kind == reflect.Struct {
 		ti.plan = planOf(base)
 	}
@@ -44,11 +58,15 @@ func (ti *typeInfo) elemInfo() *typeInfo {
 	return e
 }
 
-// typeInfo is the typeInfo of the field's type.
+// typeInfo is the typeInfo of the field's type: small enough to inline where it is known already.
 func (f *field) typeInfo() *typeInfo {
 	if ti := f.info.Load(); ti != nil {
 		return ti
 	}
+	return f.firstInfo()
+}
+
+func (f *field) firstInfo() *typeInfo {
 	ti := infoOf(f.typ)
 	f.info.Store(ti)
 	return ti

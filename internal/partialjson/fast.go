@@ -1,0 +1,205 @@
+package partialjson
+
+import (
+	"reflect"
+	"strconv"
+	"unsafe"
+)
+
+// The builder's plain path: the common values (a struct's field its plan places at an offset, a
+// slice's element, strings, numbers and bools, pointers to them) are reached by address, without a
+// reflect.Value per event. It does what the general path does for them; whatever it does not take
+// (the root, maps, arrays, interfaces, values that decode themselves, ",string" fields, a key met
+// again and everything inside one) goes the general way.
+
+// plainTarget is the address where the value that begins now goes, its type, whether it shows and
+// whether it is shown only once complete (whole); p is nil when the value takes the general path.
+func (b *builder) plainTarget() (p unsafe.Pointer, ti *typeInfo, shown, whole bool) {
+	n := len(b.stack)
+	if n == 0 || b.general {
+		return nil, nil, false, false
+	}
+	f := &b.stack[n-1]
+	switch f.kind {
+	case fStruct:
+		if f.slotPtr != nil {
+			return f.slotPtr, f.slotInfo, f.shown, f.fd.whole
+		}
+	case fSlice:
+		if !f.base.IsValid() {
+			return f.slotPtr, f.info, false, false
+		}
+	}
+	return nil, nil, false, false
+}
+
+// derefAt follows the pointers at p, a value of ti's type, allocating the nil ones as deref does.
+// A pointer is stored as one (a typed store the GC sees).
+func (b *builder) derefAt(p unsafe.Pointer, ti *typeInfo, shown bool) unsafe.Pointer {
+	if len(ti.ptrs) == 0 {
+		return p
+	}
+	return b.derefPtrs(p, ti, shown)
+}
+
+func (b *builder) derefPtrs(p unsafe.Pointer, ti *typeInfo, shown bool) unsafe.Pointer {
+	for _, to := range ti.ptrs {
+		pp := (*unsafe.Pointer)(p)
+		if *pp == nil {
+			*pp = b.new.alloc(to)
+			b.changed = b.changed || shown
+		}
+		p = *pp
+	}
+	return p
+}
+
+// plainContainer begins a struct or a slice at p by its address; false leaves the value to the
+// general path.
+func (b *builder) plainContainer(p unsafe.Pointer, ti *typeInfo, shown, object bool) bool {
+	kind := containerKind(ti.kind, object)
+	if ti.decodes || kind != fStruct && kind != fSlice {
+		return false
+	}
+	p = b.derefAt(p, ti, shown)
+	b.stack = append(b.stack, frame{}) // filled in place: a frame is large
+	f := &b.stack[len(b.stack)-1]
+	f.kind, f.ptr, f.own, f.shown, f.depth, f.info = kind, p, ti.base, shown, 1, ti
+	if kind == fSlice {
+		f.info = ti.elemInfo()
+		b.beginSlice(f)
+	}
+	return true
+}
+
+// beginSlice makes a slice frame's slice non-nil and its first element's slot.
+//
+// An element is built where it will stay, in the slice's array past its length, but the slice the
+// value shows has no spare capacity (room keeps the array's): a caller may append to a partial's
+// slice, which then copies it rather than writing over the element in progress.
+func (b *builder) beginSlice(f *frame) {
+	h := (*sliceHeader)(f.ptr)
+	if h.data == nil {
+		// Room for a few elements at once, rather than one and then two as append would give
+		// a short slice.
+		if q := b.new.run(f.info, 4); q != nil {
+			*h = sliceHeader{data: q, cap: 4}
+		} else {
+			f.value().Grow(4)
+		}
+		b.changed = b.changed || f.shown
+	}
+	f.room, h.cap = h.cap, h.len
+	if h.len == f.room {
+		f.grow()
+	}
+	f.slotPtr, f.slot = unsafe.Add(h.data, uintptr(h.len)*f.info.size), reflect.Value{}
+}
+
+// grow gives a slice frame's array room for one more element, as append would.
+func (f *frame) grow() {
+	h := (*sliceHeader)(f.ptr)
+	h.cap = f.room
+	f.value().Grow(1)
+	f.room, h.cap = h.cap, h.len
+}
+
+// value is the frame's value, made from its address when the plain path began it without one.
+func (f *frame) value() reflect.Value {
+	if !f.v.IsValid() {
+		f.v = reflect.NewAt(f.own, f.ptr).Elem()
+	}
+	return f.v
+}
+
+// appendSlot makes a slice frame's complete element, built in place, part of the slice, and
+// takes the next one's slot.
+func (f *frame) appendSlot() {
+	h := (*sliceHeader)(f.ptr)
+	h.len++
+	h.cap = h.len
+	if h.len == f.room {
+		f.grow()
+	}
+	f.slotPtr, f.slot = unsafe.Add(h.data, uintptr(h.len)*f.info.size), reflect.Value{}
+}
+
+// setNumber sets a bool or number literal at p (pointers followed), as setLiteral does.
+func (b *builder) setNumber(p unsafe.Pointer, ti *typeInfo, shown bool, text []byte) {
+	if text[0] == 'n' { // null empties a pointer and leaves a number
+		if len(ti.ptrs) > 0 {
+			*(*unsafe.Pointer)(p) = nil
+		}
+		return
+	}
+	p = b.derefAt(p, ti, shown)
+	switch ti.kind {
+	case reflect.Bool:
+		switch string(text) {
+		case "true":
+			*(*bool)(p) = true
+		case "false":
+			*(*bool)(p) = false
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := smallInt(text)
+		if !ok {
+			var err error
+			if n, err = strconv.ParseInt(string(text), 10, 64); err != nil {
+				return
+			}
+		}
+		bits := ti.base.Bits()
+		if bits < 64 && (n < -1<<(bits-1) || n >= 1<<(bits-1)) {
+			return
+		}
+		setInt(p, ti.kind, n)
+	case reflect.Float64:
+		if x, ok := readFloat(text); ok {
+			*(*float64)(p) = x
+		} else if x, err := strconv.ParseFloat(string(text), 64); err == nil {
+			*(*float64)(p) = x
+		}
+	default: // unsigned integers and float32: their own bounds and rounding, through reflect
+		b.setLiteral(reflect.NewAt(ti.base, p).Elem(), ti, shown, text)
+	}
+}
+
+func setInt(p unsafe.Pointer, k reflect.Kind, n int64) {
+	switch k {
+	case reflect.Int:
+		*(*int)(p) = int(n)
+	case reflect.Int8:
+		*(*int8)(p) = int8(n)
+	case reflect.Int16:
+		*(*int16)(p) = int16(n)
+	case reflect.Int32:
+		*(*int32)(p) = int32(n)
+	case reflect.Int64:
+		*(*int64)(p) = n
+	}
+}
+
+// smallInt is the value of a JSON number without fraction or exponent, of at most 18 digits (which
+// an int64 holds); ok is false for any other.
+func smallInt(text []byte) (int64, bool) {
+	neg := text[0] == '-'
+	digits := text
+	if neg {
+		digits = text[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
