@@ -1,21 +1,15 @@
 package partialjson
 
-import (
-	"encoding/binary"
-	"math"
-	"math/big"
-	"math/bits"
-	"sync"
-)
+import "encoding/binary"
 
-// A float64 field's number is read here rather than by strconv.ParseFloat, whose general reader
-// (bases, underscores, special values) costs more than the rest: to the same value, since both
-// round correctly, and only where that is certain. Any other number goes to strconv.
+// A float64 field's number whose digits and power of ten are both exact in a float64 is read here
+// rather than by strconv.ParseFloat, whose general reader (bases, underscores, special values)
+// costs more than the rest: one rounding of exact operands gives strconv's value. Any other number
+// goes to strconv, which rounds what needs more than that correctly.
 
-// readFloat is strconv.ParseFloat(text, 64) for a JSON number (valid: the parser checked it) of at
-// most 19 digits after its leading zeros (those of a fraction may count), with a power of ten in
-// powTen's range; ok is false for any other number, and for one too close to a tie to decide with
-// 128 bits (strconv decides those).
+// readFloat is strconv.ParseFloat(text, 64) for a JSON number (valid: the parser checked it) whose
+// digits, after their leading zeros, make an integer of at most 2^53 and whose power of ten is at
+// most 22 either way; ok is false for any other number.
 func readFloat(text []byte) (float64, bool) {
 	i, neg := 0, text[0] == '-'
 	if neg {
@@ -76,10 +70,10 @@ func readFloat(text []byte) (float64, bool) {
 	if i != len(text) || count > 19 { // past 19 digits m has wrapped
 		return 0, false
 	}
-	if m <= 1<<53 && -22 <= exp && exp <= 22 {
-		return exactFloat(m, exp, neg), true
+	if m > 1<<53 || exp < -22 || exp > 22 {
+		return 0, false
 	}
-	return eiselLemire(m, exp, neg)
+	return exactFloat(m, exp, neg), true
 }
 
 // eightDigits is the value of eight ASCII digits read as a little-endian word; ok is false when
@@ -111,98 +105,4 @@ func exactFloat(m uint64, exp int, neg bool) float64 {
 		f = -f
 	}
 	return f
-}
-
-// powTenMin and powTenMax bound the powers of ten readFloat reads without strconv: those a JSON
-// number mostly has.
-const powTenMin, powTenMax = -40, 40
-
-// powTen holds 10^e for e from powTenMin to powTenMax as 128 bits rounded down, the top one set
-// (hi, lo): the table of the Eisel-Lemire algorithm. It is worked out when first needed, not when
-// a program starts.
-var powTen = sync.OnceValue(func() *[powTenMax - powTenMin + 1][2]uint64 {
-	var t [powTenMax - powTenMin + 1][2]uint64
-	p, d, word := big.NewInt(1), new(big.Int), new(big.Int).SetUint64(math.MaxUint64)
-	ten := big.NewInt(10)
-	for e := 0; e <= powTenMax; e++ {
-		n := p.BitLen()
-		// 10^e with 128 bits: shifted up, or down (rounding down) past 128.
-		if n <= 128 {
-			d.Lsh(p, uint(128-n))
-		} else {
-			d.Rsh(p, uint(n-128))
-		}
-		t[e-powTenMin] = split128(d, word)
-		if e > 0 && -e >= powTenMin {
-			// 2^(127+n)/10^e, where 10^e has n bits, lies between 2^127 and 2^128.
-			d.Lsh(d.SetInt64(1), uint(127+n))
-			t[-e-powTenMin] = split128(d.Quo(d, p), word)
-		}
-		p.Mul(p, ten)
-	}
-	return &t
-})
-
-// split128 is d, of 128 bits, as its high and low words; word is 2^64-1.
-func split128(d, word *big.Int) [2]uint64 {
-	lo := new(big.Int).And(d, word).Uint64()
-	return [2]uint64{new(big.Int).Rsh(d, 64).Uint64(), lo}
-}
-
-// eiselLemire is m×10^exp correctly rounded, by the Eisel-Lemire algorithm as strconv has it; ok
-// is false when the 128-bit product cannot tell which way to round, or exp is out of powTen's
-// range, or the result is not a normal float64.
-func eiselLemire(m uint64, exp int, neg bool) (float64, bool) {
-	if m == 0 {
-		if neg {
-			return math.Copysign(0, -1), true
-		}
-		return 0, true
-	}
-	if exp < powTenMin || exp > powTenMax {
-		return 0, false
-	}
-	pow := &powTen()[exp-powTenMin]
-	// Normalization.
-	clz := bits.LeadingZeros64(m)
-	m <<= uint(clz)
-	const bias = 1023
-	exp2 := uint64(1+(exp*108853)>>15+63+bias) - uint64(clz) // (exp*108853)>>15 is ⌊exp×log2(10)⌋ for |exp| ≤ 500
-	// Multiplication.
-	xHi, xLo := bits.Mul64(m, pow[0])
-	// Wider approximation.
-	if xHi&0x1FF == 0x1FF && xLo+m < m {
-		yHi, yLo := bits.Mul64(m, pow[1])
-		mergedHi, mergedLo := xHi, xLo+yHi
-		if mergedLo < xLo {
-			mergedHi++
-		}
-		if mergedHi&0x1FF == 0x1FF && mergedLo+1 == 0 && yLo+m < m {
-			return 0, false
-		}
-		xHi, xLo = mergedHi, mergedLo
-	}
-	// Shifting to 54 bits.
-	msb := xHi >> 63
-	mant := xHi >> (msb + 9)
-	exp2 -= 1 ^ msb
-	// Half-way ambiguity.
-	if xLo == 0 && xHi&0x1FF == 0 && mant&3 == 1 {
-		return 0, false
-	}
-	// From 54 to 53 bits.
-	mant += mant & 1
-	mant >>= 1
-	if mant>>53 > 0 {
-		mant >>= 1
-		exp2++
-	}
-	if exp2-1 >= 0x7FF-1 { // subnormal, infinite or NaN
-		return 0, false
-	}
-	b := exp2<<52 | mant&(1<<52-1)
-	if neg {
-		b |= 1 << 63
-	}
-	return math.Float64frombits(b), true
 }
