@@ -86,7 +86,7 @@ type frame struct {
 	ptr, slotPtr unsafe.Pointer
 	own          reflect.Type
 	slotInfo     *typeInfo
-	room         int // fSlice: the capacity of its array, which the slice shown does not have
+	hdr          sliceHeader // fSlice: the slice as the builder has it, with its array's capacity, which the slice shown does not have
 }
 
 // target is where the value that begins now goes, what its type is, and whether it shows; ok is

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +196,54 @@ func TestDecoderElementsSurviveAppendsToTheValue(t *testing.T) {
 	want := []inner{{S: "a"}, {S: "b", Xs: []float64{1}}, {S: "c"}}
 	if diff := cmp.Diff(want, v.List); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
+
+// A caller who shares a pointer with the value may assign to a slice behind it while its array is
+// still arriving: the builder keeps its own view of the slice, so the assignment is lost at the
+// next element, the builder never writes past its array, and the value ends as encoding/json
+// decodes the text.
+func TestDecoderSurvivesAssignmentsToASliceInProgress(t *testing.T) {
+	t.Parallel()
+	type shared struct {
+		Items []int `json:"items"`
+	}
+	type root struct {
+		In *shared `json:"in"`
+	}
+	var b strings.Builder
+	b.WriteString(`{"in":{"items":[`)
+	for i := range 300 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i * 7))
+	}
+	b.WriteString(`]}}`)
+	text := b.String()
+	var want root
+	if err := json.Unmarshal([]byte(text), &want); err != nil {
+		t.Fatal(err)
+	}
+	for step, assign := range []func(*shared){
+		func(s *shared) { s.Items = append(s.Items, -1, -2, -3) },
+		func(s *shared) { s.Items = s.Items[:0] },
+		func(s *shared) { s.Items = nil },
+		func(s *shared) { s.Items = make([]int, 1, 1000) },
+		func(s *shared) { s.Items = s.Items[:len(s.Items):len(s.Items)] },
+	} {
+		var v root
+		d := NewDecoder(reflect.ValueOf(&v).Elem())
+		for i := 0; i < len(text); i += 5 {
+			if _, err := d.Write([]byte(text[i:min(i+5, len(text))])); err != nil {
+				t.Fatal(err)
+			}
+			if v.In != nil && len(v.In.Items) > 0 && i < len(text)/2 { // the array has begun
+				assign(v.In)
+			}
+		}
+		if diff := cmp.Diff(want, v); diff != "" {
+			t.Fatalf("assignment %d: (-want +got):\n%s", step, diff)
+		}
 	}
 }

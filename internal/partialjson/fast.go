@@ -75,8 +75,11 @@ func (b *builder) plainContainer(p unsafe.Pointer, ti *typeInfo, shown, object b
 // beginSlice makes a slice frame's slice non-nil and its first element's slot.
 //
 // An element is built where it will stay, in the slice's array past its length, but the slice the
-// value shows has no spare capacity (room keeps the array's): a caller may append to a partial's
-// slice, which then copies it rather than writing over the element in progress.
+// value shows has no spare capacity: a caller may append to a partial's slice, which then copies it
+// rather than writing over the element in progress. The frame keeps the slice as it has it (hdr,
+// with the array's capacity) and only writes the value's header, never reads it again: a caller
+// who assigns to a partial's slice (through a pointer they share) loses the assignment at the
+// next element, and cannot make the builder write past the array.
 func (b *builder) beginSlice(f *frame) {
 	h := (*sliceHeader)(f.ptr)
 	if h.data == nil {
@@ -89,19 +92,18 @@ func (b *builder) beginSlice(f *frame) {
 		}
 		b.changed = b.changed || f.shown
 	}
-	f.room, h.cap = h.cap, h.len
-	if h.len == f.room {
-		f.grow()
-	}
-	f.slotPtr, f.slot = unsafe.Add(h.data, uintptr(h.len)*f.info.size), reflect.Value{}
+	f.hdr = *h
+	f.takeSlot()
 }
 
-// grow gives a slice frame's array room for one more element, as append would.
-func (f *frame) grow() {
-	h := (*sliceHeader)(f.ptr)
-	h.cap = f.room
-	f.value().Grow(1)
-	f.room, h.cap = h.cap, h.len
+// takeSlot makes room for the next element, as append would, shows the slice without its spare
+// capacity and takes the element's slot.
+func (f *frame) takeSlot() {
+	if f.hdr.len == f.hdr.cap {
+		reflect.NewAt(f.own, unsafe.Pointer(&f.hdr)).Elem().Grow(1)
+	}
+	*(*sliceHeader)(f.ptr) = sliceHeader{data: f.hdr.data, len: f.hdr.len, cap: f.hdr.len}
+	f.slotPtr, f.slot = unsafe.Add(f.hdr.data, uintptr(f.hdr.len)*f.info.size), reflect.Value{}
 }
 
 // value is the frame's value, made from its address when the plain path began it without one.
@@ -115,13 +117,8 @@ func (f *frame) value() reflect.Value {
 // appendSlot makes a slice frame's complete element, built in place, part of the slice, and
 // takes the next one's slot.
 func (f *frame) appendSlot() {
-	h := (*sliceHeader)(f.ptr)
-	h.len++
-	h.cap = h.len
-	if h.len == f.room {
-		f.grow()
-	}
-	f.slotPtr, f.slot = unsafe.Add(h.data, uintptr(h.len)*f.info.size), reflect.Value{}
+	f.hdr.len++
+	f.takeSlot()
 }
 
 // setNumber sets a bool or number literal at p (pointers followed), as setLiteral does.
