@@ -17,15 +17,7 @@ func readFloat(text []byte) (float64, bool) {
 	}
 	var m uint64
 	count, exp := 0, 0 // count: digits from the first that is not zero
-	for ; i < len(text); i++ {
-		c := text[i] - '0'
-		if c > 9 {
-			break
-		}
-		if m = m*10 + uint64(c); m != 0 {
-			count++
-		}
-	}
+	i, m, count = readDigits(text, i, m, count)
 	if i < len(text) && text[i] == '.' {
 		// Eight at a time while eight digits follow, all counted: a leading zero counted as a digit
 		// only sends a number with more zeros than 19 digits leave room for to strconv.
@@ -36,16 +28,9 @@ func readFloat(text []byte) (float64, bool) {
 			}
 			m, count, exp = m*1e8+v, count+8, exp-8
 		}
-		for ; i < len(text); i++ {
-			c := text[i] - '0'
-			if c > 9 {
-				break
-			}
-			if m = m*10 + uint64(c); m != 0 {
-				count++
-			}
-			exp--
-		}
+		at := i
+		i, m, count = readDigits(text, i, m, count)
+		exp -= i - at
 	}
 	if i < len(text) && (text[i] == 'e' || text[i] == 'E') {
 		if i++; i == len(text) {
@@ -74,6 +59,21 @@ func readFloat(text []byte) (float64, bool) {
 		return 0, false
 	}
 	return exactFloat(m, exp, neg), true
+}
+
+// readDigits reads the decimal digits of text from i on into m, counting those from the first that is
+// not zero, and returns where they end.
+func readDigits(text []byte, i int, m uint64, count int) (int, uint64, int) {
+	for ; i < len(text); i++ {
+		c := text[i] - '0'
+		if c > 9 {
+			break
+		}
+		if m = m*10 + uint64(c); m != 0 {
+			count++
+		}
+	}
+	return i, m, count
 }
 
 // eightDigits is the value of eight ASCII digits read as a little-endian word; ok is false when
