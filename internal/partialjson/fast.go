@@ -180,23 +180,16 @@ func setInt(p unsafe.Pointer, k reflect.Kind, n int64) {
 // smallInt is the value of a JSON number without fraction or exponent, of at most 18 digits (which
 // an int64 holds); ok is false for any other.
 func smallInt(text []byte) (int64, bool) {
-	neg := text[0] == '-'
-	digits := text
-	if neg {
-		digits = text[1:]
+	start := 0
+	if text[0] == '-' {
+		start = 1
 	}
-	if len(digits) == 0 || len(digits) > 18 {
+	end, m, count := readDigits(text, start, 0, 0)
+	if end == start || end != len(text) || count > 18 {
 		return 0, false
 	}
-	var n int64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
+	if start == 1 {
+		return -int64(m), true
 	}
-	if neg {
-		n = -n
-	}
-	return n, true
+	return int64(m), true
 }

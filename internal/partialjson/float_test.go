@@ -92,3 +92,18 @@ func FuzzReadFloat(f *testing.F) {
 		}
 	})
 }
+
+// smallInt reads an integer only when it gets strconv's value, and reads every one of up to 18 digits.
+func TestSmallIntIsStrconvs(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 11))
+	for range 100000 {
+		text := randomNumber(rng)
+		want, err := strconv.ParseInt(text, 10, 64)
+		got, ok := smallInt([]byte(text))
+		digits := strings.TrimPrefix(text, "-")
+		if short := err == nil && len(digits) <= 18; ok != short || ok && got != want {
+			t.Fatalf("%s: smallInt %d, %v; strconv %d, %v", text, got, ok, want, err)
+		}
+	}
+}
