@@ -30,6 +30,9 @@ type app struct {
 	now            func() time.Time
 	term           terminals
 	interrupts     *interrupter // where Ctrl-C goes; nil in tests that cancel ctx themselves
+	// clientOpts go to every client the run makes: nil but in tests that need a transport of
+	// their own (inside a synctest bubble, where the shared default transport must not be used).
+	clientOpts []infergate.Option
 }
 
 // terminals says which of the standard streams are terminals.
@@ -251,5 +254,5 @@ func (a *app) connect(f *flags) (*infergate.Client, func(), error) {
 			return a.getenv(name)
 		}
 	}
-	return gatewaytest.Connect(a.stderr, getenv)
+	return gatewaytest.Connect(a.stderr, getenv, gatewaytest.WithClientOptions(a.clientOpts...))
 }

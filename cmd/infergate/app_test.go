@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -36,6 +37,7 @@ type cli struct {
 	term  terminals
 	// interrupts, when set, is where the test's Ctrl-C goes
 	interrupts *interrupter
+	clientOpts []infergate.Option // given to every client of the run
 }
 
 func newCLI(t *testing.T, opts ...gatewaytest.ServerOption) *cli {
@@ -61,7 +63,7 @@ func (c *cli) runTo(ctx context.Context, stdout, stderr *syncBuffer, args ...str
 		stdin: stdin, stdout: stdout, stderr: stderr,
 		getenv: func(name string) string { return c.env[name] },
 		now:    func() time.Time { return gatewaytest.FixedTime() },
-		term:   c.term, interrupts: c.interrupts,
+		term:   c.term, interrupts: c.interrupts, clientOpts: c.clientOpts,
 	}
 	code := a.run(ctx, args)
 	// The fake's address changes with every run: goldens name it GATEWAY.

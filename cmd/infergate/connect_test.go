@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
@@ -87,6 +88,11 @@ func TestUnreachableAddress(t *testing.T) {
 			t.Parallel()
 			c := &cli{srv: gatewaytest.New(t), env: env}
 			synctest.Test(t, func(t *testing.T) {
+				// A transport of the bubble's own: another test's httptest.Server.Close closes the
+				// idle connections of http.DefaultTransport, which would reach into the bubble.
+				tr := &http.Transport{}
+				defer tr.CloseIdleConnections()
+				c.clientOpts = []infergate.Option{infergate.WithHTTPClient(&http.Client{Transport: tr})}
 				r := c.run(context.Background(), "health")
 				if r.code != exitFailed || r.stdout != "" || !strings.Contains(r.stderr, "connection refused") {
 					t.Errorf("health at %s = %+v, want exit status 1 and the transport's error", address, r)
