@@ -209,7 +209,7 @@ func (e *TransportError) Error() string {
 		text += ": giving up" + afterAttempts(e.Attempts)
 	}
 	if e.Err != nil {
-		text += ": " + strings.TrimPrefix(e.Err.Error(), errPrefix)
+		text += ": " + causeText(e.Err)
 	}
 	return text
 }
@@ -237,7 +237,7 @@ func (e *ValidationError) Error() string {
 }
 
 func invalid(field, format string, args ...any) *ValidationError {
-	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+	return &ValidationError{Field: field, Reason: sprintf(format, args...)}
 }
 
 // errorFields reads the error body reports: its error envelope, or the bare error object when bare
@@ -379,21 +379,33 @@ func scalarText(raw json.RawMessage) string {
 	return string(bytes.TrimSpace(raw))
 }
 
-// errorf is fmt.Errorf for this package's errors: each wrapped error of the package loses its own
-// "infergate: " prefix in the message, so that a message names the package once, while errors.Is
-// and errors.As still find it.
-func errorf(format string, args ...any) error {
+// errorf is fmt.Errorf for this package's errors: format names the package, and each wrapped error
+// of the package loses its own "infergate: " prefix in the message, so that a message names the
+// package once, while errors.Is and errors.As still find it.
+func errorf(format string, args ...any) error { return fmt.Errorf(format, unprefixed(args)...) }
+
+// sprintf is fmt.Sprintf for the text of this package's errors, with errorf's rule for the errors
+// among args.
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, unprefixed(args)...) }
+
+// unprefixed puts in place of each error of this package among args one that reads without the
+// "infergate: " prefix and unwraps to the original.
+func unprefixed(args []any) []any {
 	for i, a := range args {
 		if err, ok := a.(error); ok && strings.HasPrefix(err.Error(), errPrefix) {
 			args[i] = prefixless{err}
 		}
 	}
-	return fmt.Errorf(format, args...)
+	return args
 }
+
+// causeText is the text of err as part of another of this package's messages: without the
+// "infergate: " prefix, which the enclosing message already starts with.
+func causeText(err error) string { return strings.TrimPrefix(err.Error(), errPrefix) }
 
 const errPrefix = "infergate: "
 
 type prefixless struct{ err error }
 
-func (p prefixless) Error() string { return strings.TrimPrefix(p.err.Error(), errPrefix) }
+func (p prefixless) Error() string { return causeText(p.err) }
 func (p prefixless) Unwrap() error { return p.err }

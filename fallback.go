@@ -57,7 +57,7 @@ func (e *FallbackError) Error() string {
 		}
 		b.WriteString(modelName(a.Model) + ": ")
 		if a.Err != nil {
-			b.WriteString(a.Err.Error())
+			b.WriteString(causeText(a.Err))
 		}
 	}
 	return b.String()

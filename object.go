@@ -98,12 +98,12 @@ type ObjectError struct {
 func (e *ObjectError) Error() string {
 	switch e.FinishReason {
 	case FinishReasonLength:
-		return fmt.Sprintf("infergate: no object: the answer was cut short at the token limit (finish_reason length) after %s; raise MaxTokens or ask for less: %v",
+		return sprintf("infergate: no object: the answer was cut short at the token limit (finish_reason length) after %s; raise MaxTokens or ask for less: %v",
 			plural(e.Attempts, "attempt"), e.Err)
 	case FinishReasonContentFilter:
-		return fmt.Sprintf("infergate: no object: a content filter withheld the answer after %s: %v", plural(e.Attempts, "attempt"), e.Err)
+		return sprintf("infergate: no object: a content filter withheld the answer after %s: %v", plural(e.Attempts, "attempt"), e.Err)
 	}
-	return fmt.Sprintf("infergate: no valid object after %s: %v", plural(e.Attempts, "attempt"), e.Err)
+	return sprintf("infergate: no valid object after %s: %v", plural(e.Attempts, "attempt"), e.Err)
 }
 
 // Unwrap returns the last decoding or validation error.

@@ -126,7 +126,7 @@ func (e *DecodeError) Error() string {
 		b.WriteString(" (request " + e.RequestID + ")")
 	}
 	if e.Err != nil {
-		b.WriteString(": " + e.Err.Error())
+		b.WriteString(": " + causeText(e.Err))
 	}
 	return b.String()
 }

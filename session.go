@@ -167,7 +167,7 @@ func sessionsError(err error) error {
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound || !isRouteMissing(apiErr.Message) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", ErrSessionsUnsupported, err)
+	return errorf("infergate: %w: %w", ErrSessionsUnsupported, err)
 }
 
 // isRouteMissing reports whether a 404's message is the generic one ("Not Found", "404 page not

@@ -34,17 +34,17 @@ type ToolError struct {
 func (e *ToolError) Error() string {
 	switch e.Stage {
 	case ToolStageArguments:
-		return fmt.Sprintf("infergate: tool %s: invalid arguments: %v", e.Tool, e.Err)
+		return sprintf("infergate: tool %s: invalid arguments: %v", e.Tool, e.Err)
 	case ToolStagePanic:
-		return fmt.Sprintf("infergate: tool %s panicked: %v", e.Tool, e.Err)
+		return sprintf("infergate: tool %s panicked: %v", e.Tool, e.Err)
 	case ToolStageNotFound:
-		return fmt.Sprintf("infergate: the model called an unknown tool %q", e.Tool)
+		return sprintf("infergate: the model called an unknown tool %q", e.Tool)
 	case ToolStageRefused:
-		return fmt.Sprintf("infergate: tool %s: call refused: %v", e.Tool, e.Err)
+		return sprintf("infergate: tool %s: call refused: %v", e.Tool, e.Err)
 	case ToolStageTimeout:
-		return fmt.Sprintf("infergate: tool %s timed out: %v", e.Tool, e.Err)
+		return sprintf("infergate: tool %s timed out: %v", e.Tool, e.Err)
 	}
-	return fmt.Sprintf("infergate: tool %s failed: %v", e.Tool, e.Err)
+	return sprintf("infergate: tool %s failed: %v", e.Tool, e.Err)
 }
 
 // Unwrap returns the underlying error.
