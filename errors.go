@@ -79,8 +79,9 @@ func (e *APIError) Error() string {
 	} else if e.Type != "" {
 		b.WriteString(": " + e.Type)
 	}
-	// A proxy's page often just repeats the status line ("502 Bad Gateway").
-	if e.Message != "" && !strings.EqualFold(strings.TrimSpace(e.Message), status) {
+	// A proxy's page often just repeats the status line ("502 Bad Gateway"), and a framework's bare
+	// 404 its text ({"detail":"Not Found"}).
+	if m := strings.TrimSpace(e.Message); m != "" && !strings.EqualFold(m, status) && !strings.EqualFold(m, http.StatusText(e.StatusCode)) {
 		b.WriteString(": " + e.Message)
 	}
 	if e.RequestID != "" {

@@ -2,9 +2,12 @@ package infergate_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
 )
 
 func TestErrorEnvelopes(t *testing.T) {
@@ -126,6 +130,8 @@ func TestAPIErrorMessage(t *testing.T) {
 			"infergate: the server answered 200 OK but reported an error after 2 attempts: session expired"},
 		// A proxy page whose title is the status line says nothing more than the status.
 		{infergate.APIError{StatusCode: 502, Message: "502 Bad Gateway", Attempts: 3}, "infergate: 502 Bad Gateway after 3 attempts"},
+		// So does a framework's bare {"detail":"Not Found"}.
+		{infergate.APIError{StatusCode: 404, Message: "Not Found", RequestID: "r2"}, "infergate: 404 Not Found (request r2)"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
@@ -159,27 +165,97 @@ func TestTransportErrorMessage(t *testing.T) {
 	}
 }
 
+// A message names the package once, at its start, also when it is built around another of the
+// package's errors: each case is a way the SDK wraps or quotes one, reached through the public API.
 func TestErrorMessagesNameThePackageOnce(t *testing.T) {
 	t.Parallel()
+	ctx := context.Background()
 	stream := openStream(t, content("a"))
 	for stream.Next() {
 	}
 	client, mock := mockClient(t, infergate.WithMaxRetries(0))
 	captureCalls(mock, http.MethodPost, chatURL, 200, `{"error":{"message":"quota"}}`, nil)
-	_, apiErr := client.Chat.Create(context.Background(), hello())
-	for _, err := range []error{stream.Err(), apiErr} {
-		if err == nil || strings.Count(err.Error(), "infergate:") != 1 {
-			t.Errorf("%q should name the package exactly once", err)
-		}
-	}
+	_, apiErr := client.Chat.Create(ctx, hello())
 	if !strings.Contains(apiErr.Error(), "answered 200 OK but reported an error: quota") {
 		t.Errorf("an error in a 200 reads %q", apiErr)
 	}
 	if !strings.Contains(stream.Err().Error(), "after 1 chunk ") {
 		t.Errorf("%q should say 1 chunk", stream.Err())
 	}
-	if !strings.HasPrefix(infergate.ErrLineTooLong.Error(), "infergate: ") {
-		t.Errorf("ErrLineTooLong reads %q", infergate.ErrLineTooLong)
+	noSessions := gatewaytest.New(t, gatewaytest.WithoutSessions()).Client()
+	down := gatewaytest.New(t, gatewaytest.WithModelDown("a", gatewaytest.OutageProviderError),
+		gatewaytest.WithModelDown("b", gatewaytest.OutageRetryFailed)).Client(infergate.WithMaxRetries(0))
+	undecodable := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"c1","title":"t","created_at":5}`)
+	}))
+	t.Cleanup(undecodable.Close)
+	catalogue := gatewaytest.New(t).Client()
+	costly, err := infergate.NewToolFromSchema("costly", "", json.RawMessage(doublingSchema(27)), echoArguments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup, err := infergate.NewTool("lookup", "", func(ctx context.Context, in struct{ Name string }) (string, error) {
+		_, err := catalogue.Models.Get(ctx, in.Name)
+		return "", err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := map[string]func() error{
+		"a stream cut short":   stream.Err,
+		"an error in a 200":    func() error { return apiErr },
+		"ErrLineTooLong":       func() error { return infergate.ErrLineTooLong },
+		"sessions unsupported": func() error { _, err := noSessions.Sessions.Ping(ctx); return err },
+		"sessions unsupported on opening one": func() error {
+			_, err := noSessions.Sessions.CreateForModel(ctx, "llama-3.3-70b", infergate.SessionOptions{Duration: time.Hour})
+			return err
+		},
+		"every model failed": func() error {
+			_, err := down.Chat.Create(ctx, askModel("a", "hi"), infergate.WithFallbackModels("b"))
+			return err
+		},
+		"every model of a stream failed": func() error {
+			st, err := down.Chat.Stream(ctx, askModel("b", "hi"), infergate.WithFallbackModels("a"))
+			if err == nil {
+				st.Close()
+			}
+			return err
+		},
+		"a body that does not decode": func() error {
+			c, err := infergate.NewClient(infergate.WithAPIKey("sk-test-key"), infergate.WithBaseURL(undecodable.URL))
+			if err != nil {
+				return err
+			}
+			_, err = c.History.Get(ctx, "c1")
+			return err
+		},
+		"a tool's arguments too costly to check": func() error { _, err := costly.Call(ctx, `{}`); return err },
+		"a tool failing with the SDK's error":    func() error { _, err := lookup.Call(ctx, `{"Name":"no-such-model"}`); return err },
+	}
+	for name, call := range errs {
+		err := call()
+		if err == nil {
+			t.Errorf("%s: no error", name)
+			continue
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, "infergate: ") || strings.Count(msg, "infergate:") != 1 {
+			t.Errorf("%s: %q; want the package named once, at the start", name, msg)
+		}
+	}
+}
+
+// The sessions-unsupported error says each thing once and still matches both what it is and the
+// 404 it came from.
+func TestSessionsUnsupportedMessage(t *testing.T) {
+	t.Parallel()
+	_, err := gatewaytest.New(t, gatewaytest.WithoutSessions()).Client().Sessions.Ping(context.Background())
+	var apiErr *infergate.APIError
+	if !errors.Is(err, infergate.ErrSessionsUnsupported) || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound {
+		t.Fatalf("err = %v; want ErrSessionsUnsupported around the 404", err)
+	}
+	if want := "infergate: this gateway does not expose session routes: 404 Not Found (request " + apiErr.RequestID + ")"; err.Error() != want {
+		t.Errorf("err = %q; want %q", err.Error(), want)
 	}
 }
 
