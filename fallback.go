@@ -24,6 +24,14 @@ import (
 // when its context ends or WithTimeout (which bounds all the models of a call) runs out, nor once
 // a delta has reached the caller.
 //
+// A call tries each model once: a name that comes again (the request's model repeated in the list,
+// or a name listed twice) is passed over, since a second request to a model that may have run the
+// first would be billed twice. Names are compared as the gateway resolves them, letter case aside
+// ("Llama-3.3-70B" is "llama-3.3-70b"), and a hex id (IsBlockchainID) as spelt, as the gateway
+// matches ids exactly; any other difference, white space included, makes another name (the aliases
+// by which the gateway may resolve two spellings to one model are not known to the client). A list
+// that names no model besides the request's leaves the call to that model alone, with its own error.
+//
 // It applies to ChatService.Create and ChatService.Stream and so to what is built on them:
 // GenerateObject, StreamObject and RunTools, whose later turns start with the model that served the
 // previous turn, the list rotated to start there. No other route falls back. WithResponseInfo's
@@ -87,10 +95,10 @@ type stickyModel struct{ start int }
 
 func withSticky(s *stickyModel) Option { return func(c *config) { c.sticky = s } }
 
-// modelList is the models a chat request tries, in order: its own, then the fallbacks, rotated to
-// start at the one that served the loop's previous turn.
+// modelList is the models a chat request tries, in order: its own, then the fallbacks, each once,
+// rotated to start at the one that served the loop's previous turn.
 func (c *config) modelList(model string) []string {
-	models := append([]string{model}, c.fallbackModels...)
+	models := distinctModels(append([]string{model}, c.fallbackModels...))
 	if c.sticky != nil {
 		k := c.sticky.start % len(models)
 		models = append(models[k:], models[:k]...)
@@ -98,18 +106,38 @@ func (c *config) modelList(model string) []string {
 	return models
 }
 
+// distinctModels keeps each model at its first place in models only, reusing its array.
+func distinctModels(models []string) []string {
+	seen := make(map[string]struct{}, len(models))
+	out := models[:0]
+	for _, m := range models {
+		key := m
+		if !IsBlockchainID(m) {
+			key = strings.ToLower(m)
+		}
+		if _, again := seen[key]; !again {
+			seen[key] = struct{}{}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // chatModels runs a chat request on each of its models in turn, through try, until one serves or
 // fails in a way that does not fall back. It is the one place Create and Stream fall back. ctx is
 // the call's: when it ends, nothing falls back.
 func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, try func(context.Context, *route) error) error {
-	if len(c.fallbackModels) == 0 {
+	var models []string
+	if len(c.fallbackModels) > 0 {
+		models = c.modelList(req.Model)
+	}
+	if len(models) <= 1 {
 		r, err := c.chatRoute(req, req.Model, stream)
 		if err != nil {
 			return err
 		}
 		return try(ctx, r)
 	}
-	models := c.modelList(req.Model)
 	var failed []ModelAttempt
 	for i, model := range models {
 		r, err := c.chatRoute(req, model, stream)
