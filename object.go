@@ -75,7 +75,7 @@ type Object[T any] struct {
 	Completion *ChatCompletion // the last model turn
 	Mode       ObjectMode      // the mode that produced it: ObjectModeAuto reports how the value came
 	Attempts   int             // model turns taken
-	Usage      Usage           // tokens summed over the attempts
+	Usage      Usage           // tokens summed over the attempts, as Usage.Add sums
 }
 
 // ErrNoObject matches the error of GenerateObject and StreamObject when the model gave no valid
@@ -91,7 +91,7 @@ type ObjectError struct {
 	Err          error        // why the last answer was refused: a decoding or validation error
 	FinishReason FinishReason // why the last answer ended; FinishReasonLength means cut short
 	Messages     []Message    // the conversation: what was sent, each answer and each repair turn
-	Usage        Usage        // tokens summed over the attempts
+	Usage        Usage        // tokens summed over the attempts, as Usage.Add sums
 }
 
 // Error says what went wrong, first of all when the answer was cut short.
@@ -314,7 +314,7 @@ func (r *objectRun) loop(ctx context.Context, turn turnFunc) (*objectAnswer, err
 		if err != nil {
 			return nil, err
 		}
-		r.usage = addUsage(r.usage, answer.UsageOrEstimate())
+		r.usage = r.usage.Add(answer.UsageOrEstimate())
 		msg := firstMessage(answer, r.attempts)
 		r.messages = append(r.messages, msg)
 		got, raw, failure := r.evaluate(ctx, &msg, mode)

@@ -44,7 +44,8 @@ type ToolLoop struct {
 	MaxToolCalls int
 	// MaxTokens is a token budget for the whole loop (none when zero). The tokens of every turn
 	// are summed (each turn's total, or its input plus output where the total is absent, as
-	// UsageOrEstimate gives them); once the sum exceeds MaxTokens, the loop starts no new model
+	// UsageOrEstimate gives them; as Usage.Add sums, a negative count is 0 and the sum stops at
+	// math.MaxInt); once the sum exceeds MaxTokens, the loop starts no new model
 	// turn and ends with a *ToolLimitError (ToolLimitTokens) that keeps the transcript, in which
 	// the tool calls of the turn that crossed the budget have run. Reaching it exactly is not
 	// exceeding it.
@@ -96,7 +97,7 @@ type ToolResult struct {
 type ToolRunResult struct {
 	Answer   *ChatCompletion // the last model turn: the answer without tool calls
 	Messages []Message       // the whole conversation: the request's messages, every turn and tool result
-	Usage    Usage           // tokens summed over all turns
+	Usage    Usage           // tokens summed over all turns, as Usage.Add sums
 	Steps    int             // model turns taken
 }
 
@@ -125,7 +126,7 @@ type ToolLimitError struct {
 	// Messages is the transcript: the request's messages, every turn and tool result. For
 	// ToolLimitCalls it stops before the turn that asked for too many calls, none of which ran.
 	Messages []Message
-	Usage    Usage // tokens summed over all turns, the last one included
+	Usage    Usage // tokens summed over all turns, the last one included, as Usage.Add sums
 }
 
 // Error says which bound the loop reached.
@@ -265,8 +266,8 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 		}
 		res.Steps, res.Answer = step, answer
 		turnUsage := answer.UsageOrEstimate()
-		res.Usage = addUsage(res.Usage, turnUsage)
-		spent += usageTokens(turnUsage)
+		res.Usage = res.Usage.Add(turnUsage)
+		spent = addCount(spent, usageTokens(turnUsage))
 		msg := firstMessage(answer, step)
 		if len(msg.ToolCalls) > r.loop.MaxToolCalls {
 			return &ToolLimitError{Limit: ToolLimitCalls, Max: r.loop.MaxToolCalls, Requested: len(msg.ToolCalls), Step: step,
@@ -354,43 +355,6 @@ func firstMessage(answer *ChatCompletion, step int) Message {
 		}
 	}
 	return msg
-}
-
-// addUsage sums two turns' usage, details included when either turn sent them.
-// usageTokens is what a turn's usage counts against ToolLoop.MaxTokens: its total, or its input
-// plus output where the total is absent.
-func usageTokens(u Usage) int {
-	if u.TotalTokens > 0 {
-		return u.TotalTokens
-	}
-	return u.PromptTokens + u.CompletionTokens
-}
-
-func addUsage(a, b Usage) Usage {
-	sum := Usage{PromptTokens: a.PromptTokens + b.PromptTokens, CompletionTokens: a.CompletionTokens + b.CompletionTokens,
-		TotalTokens: a.TotalTokens + b.TotalTokens}
-	if a.PromptTokensDetails != nil || b.PromptTokensDetails != nil {
-		x, y := orZero(a.PromptTokensDetails), orZero(b.PromptTokensDetails)
-		sum.PromptTokensDetails = &PromptTokensDetails{CachedTokens: x.CachedTokens + y.CachedTokens,
-			AudioTokens: x.AudioTokens + y.AudioTokens}
-	}
-	if a.CompletionTokensDetails != nil || b.CompletionTokensDetails != nil {
-		x, y := orZero(a.CompletionTokensDetails), orZero(b.CompletionTokensDetails)
-		sum.CompletionTokensDetails = &CompletionTokensDetails{ReasoningTokens: x.ReasoningTokens + y.ReasoningTokens,
-			AudioTokens:              x.AudioTokens + y.AudioTokens,
-			AcceptedPredictionTokens: x.AcceptedPredictionTokens + y.AcceptedPredictionTokens,
-			RejectedPredictionTokens: x.RejectedPredictionTokens + y.RejectedPredictionTokens}
-	}
-	return sum
-}
-
-// orZero is *p, or the zero value for nil.
-func orZero[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
-	}
-	return *p
 }
 
 func positiveOr(v, def int) int {
