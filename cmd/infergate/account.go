@@ -64,7 +64,7 @@ func (a *app) usage(ctx context.Context, args []string) error {
 	defer stop()
 	var records []infergate.UsageRecord
 	var total infergate.Money
-	tokens := 0
+	var tokens infergate.Usage // summed as the SDK sums counts, so that no record's count wraps the total
 	for rec, err := range client.Billing.UsageForMonth(ctx, start.Year(), start.Month()) {
 		if err != nil {
 			return err
@@ -73,7 +73,7 @@ func (a *app) usage(ctx context.Context, args []string) error {
 		if total, err = total.Add(rec.AmountTotal); err != nil {
 			return err
 		}
-		tokens += rec.TotalTokens
+		tokens = tokens.Add(infergate.Usage{TotalTokens: rec.TotalTokens})
 	}
 	if f.json {
 		out := make([]usageJSON, len(records))
@@ -99,7 +99,7 @@ func (a *app) usage(ctx context.Context, args []string) error {
 	if len(records) == 1 {
 		calls = "call"
 	}
-	fmt.Fprintf(a.stdout, "%s: %d %s, %d tokens, %s\n", title, len(records), calls, tokens, total.String())
+	fmt.Fprintf(a.stdout, "%s: %d %s, %d tokens, %s\n", title, len(records), calls, tokens.TotalTokens, total.String())
 	return nil
 }
 

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +62,21 @@ func TestHealthUnhealthy(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "infergate:") {
 		t.Errorf("stderr = %q, want no error line: the report says it", r.stderr)
+	}
+}
+
+// The month's total of tokens holds whatever counts the records carry: two that would wrap the sum
+// give the largest int, and a negative one takes nothing away.
+func TestUsageTotalOfOddCounts(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	at := gatewaytest.FixedTime().Add(-time.Hour)
+	c.srv.AddUsage(
+		gatewaytest.UsageRecord{CreatedAt: at, ModelName: "a", TotalTokens: math.MaxInt, AmountPaid: "0", AmountStake: "0", AmountTotal: "0"},
+		gatewaytest.UsageRecord{CreatedAt: at, ModelName: "b", TotalTokens: math.MaxInt, AmountPaid: "0", AmountStake: "0", AmountTotal: "0"},
+		gatewaytest.UsageRecord{CreatedAt: at, ModelName: "c", TotalTokens: -5, AmountPaid: "0", AmountStake: "0", AmountTotal: "0"})
+	r := c.run(context.Background(), "usage")
+	if want := "October 2025: 3 calls, " + strconv.Itoa(math.MaxInt) + " tokens"; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("usage = %+v; want a summary with %q", r, want)
 	}
 }
