@@ -63,9 +63,9 @@ func (e *Embedder) EmbedStrings(ctx context.Context, texts []string, opts ...emb
 		return vectors, nil
 	}
 	// An indexer hands over all its documents at once: more than one request may carry go in
-	// several, and the usage reported is their sum.
+	// several, and the usage reported is their sum, as Usage.Add sums counts.
 	vectors = make([][]float64, 0, len(texts))
-	var usage embedding.TokenUsage
+	var usage infergate.Usage
 	for batch := range slices.Chunk(texts, infergate.MaxEmbeddingInputs) {
 		resp, err := e.client.Embeddings.Create(ctx, infergate.EmbeddingRequest{Model: *o.Model, Input: batch})
 		if err != nil {
@@ -78,10 +78,9 @@ func (e *Embedder) EmbedStrings(ctx context.Context, texts []string, opts ...emb
 			}
 			vectors = append(vectors, v)
 		}
-		usage.PromptTokens += resp.Usage.PromptTokens
-		usage.CompletionTokens += resp.Usage.CompletionTokens
-		usage.TotalTokens += resp.Usage.TotalTokens
+		usage = usage.Add(resp.Usage)
 	}
-	callbacks.OnEnd(ctx, &embedding.CallbackOutput{Embeddings: vectors, Config: cfg, TokenUsage: &usage})
+	callbacks.OnEnd(ctx, &embedding.CallbackOutput{Embeddings: vectors, Config: cfg, TokenUsage: &embedding.TokenUsage{
+		PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}})
 	return vectors, nil
 }

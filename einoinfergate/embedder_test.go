@@ -2,8 +2,12 @@ package einoinfergate_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -124,5 +128,47 @@ func TestEmbedderSplitsLongInputs(t *testing.T) {
 	}
 	if usage == nil || usage.PromptTokens != prompt || usage.TotalTokens != prompt {
 		t.Fatalf("usage %+v, want %d prompt tokens, both requests'", usage, prompt)
+	}
+}
+
+// The usage of texts sent in several requests is summed as the SDK sums counts: two that would wrap
+// the sum give the largest int, and a negative one is read as none.
+func TestEmbedderUsageOfOddCounts(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Input []string }
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		data := make([]map[string]any, len(req.Input))
+		for i := range data {
+			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": []float32{1}}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": "m", "data": data,
+			"usage": map[string]int{"prompt_tokens": math.MaxInt, "completion_tokens": -3, "total_tokens": math.MaxInt}})
+	}))
+	t.Cleanup(srv.Close)
+	client, err := infergate.NewClient(infergate.WithAPIKey("sk-test-key"), infergate.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := einoinfergate.NewEmbedder(client, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var usage *embedding.TokenUsage
+	h := callbacks.NewHandlerBuilder().
+		OnEndFn(func(ctx context.Context, _ *callbacks.RunInfo, out callbacks.CallbackOutput) context.Context {
+			usage = embedding.ConvCallbackOutput(out).TokenUsage
+			return ctx
+		}).Build()
+	texts := make([]string, infergate.MaxEmbeddingInputs+1)
+	for i := range texts {
+		texts[i] = "t"
+	}
+	if _, err := e.EmbedStrings(callbacks.InitCallbacks(context.Background(), nil, h), texts); err != nil {
+		t.Fatal(err)
+	}
+	if want := (embedding.TokenUsage{PromptTokens: math.MaxInt, TotalTokens: math.MaxInt}); usage == nil || *usage != want {
+		t.Errorf("usage %+v; want %+v", usage, want)
 	}
 }
