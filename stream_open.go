@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync"
 
 	"github.com/infergate/infergate-go/internal/sse"
 )
@@ -33,9 +32,11 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if err := c.takePlace(ctx); err != nil {
+	p, err := c.takePlace(ctx)
+	if err != nil {
 		return nil, err
 	}
+	defer p.giveBack()
 	var last *ChatStream
 	var carried skipLog
 	err = c.chatModels(ctx, &req, true, func(ctx context.Context, r *route) error {
@@ -44,10 +45,9 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 		return err
 	})
 	if last != nil && (err == nil || err == last.err) {
-		last.holdPlace(c)
+		p.handTo(last.ctx, &last.release)
 		return last, nil
 	}
-	c.leavePlace()
 	return nil, err
 }
 
@@ -102,8 +102,8 @@ func (c *config) openStream(ctx context.Context, r *route) (*ChatStream, error) 
 		head, whole := readWholeObject(br)
 		if whole {
 			if err := st.takeWhole(c, r, call.resp, head); err != nil {
-				call.obs.end(nil, err)
 				st.close(err)
+				call.obs.end(nil, err)
 				return nil, err
 			}
 			return st, nil
@@ -125,6 +125,13 @@ type pendingChunk struct {
 // for Next. It reports false when the stream failed before that; a stream that ended as complete
 // without one (an empty answer) is served as it is.
 func (s *ChatStream) prime() bool {
+	primed := false
+	defer func() {
+		if !primed { // an observer's hook panicked: no one will read or close this stream
+			s.body.Close()
+			s.release()
+		}
+	}()
 	read := s.first[:0]
 	for s.Next() {
 		read = append(read, pendingChunk{chunk: s.cur, raw: s.raw})
@@ -136,6 +143,7 @@ func (s *ChatStream) prime() bool {
 		p.raw = bytes.Clone(p.raw)
 	}
 	s.pending, s.cur, s.raw = read, ChatCompletionChunk{}, nil
+	primed = true
 	return s.err == nil
 }
 
@@ -150,23 +158,6 @@ func delivers(c *ChatCompletionChunk) bool {
 		}
 	}
 	return false
-}
-
-// holdPlace makes the stream give back the call's place (WithMaxConcurrency) when it ends or is
-// closed, at once when it has already ended.
-func (s *ChatStream) holdPlace(c *config) {
-	if c.slots == nil {
-		return
-	}
-	if s.done { // it has already released its connection
-		c.leavePlace()
-		return
-	}
-	inner := s.release
-	s.release = sync.OnceFunc(func() {
-		inner()
-		c.leavePlace()
-	})
 }
 
 func (l *skipLog) clone() skipLog {
