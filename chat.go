@@ -203,10 +203,11 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 	var out *ChatCompletion
 	ctx, cancel := c.callContext(ctx)
 	defer cancel()
-	if err := c.takePlace(ctx); err != nil {
+	p, err := c.takePlace(ctx)
+	if err != nil {
 		return nil, timedOut(ctx, err)
 	}
-	defer c.leavePlace()
+	defer p.giveBack()
 	err = c.chatModels(ctx, &req, false, func(ctx context.Context, r *route) error {
 		return exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
 			var wire wireCompletion

@@ -22,7 +22,7 @@ import (
 // sent as given to every model). A call never falls back on another status (400, 401, 403, 413,
 // 422, … and an in-band error carrying one: no other model fixes the request or the credential),
 // when its context ends or WithTimeout (which bounds all the models of a call) runs out, nor once
-// a delta has reached the caller.
+// a delta has reached the caller or Stream has returned a stream past its read-ahead (1 MiB).
 //
 // A call tries each model once: a name that comes again (the request's model repeated in the list,
 // or a name listed twice) is passed over, since a second request to a model that may have run the

@@ -95,9 +95,11 @@ func WithMaxLineSize(bytes int) Option { return func(c *config) { c.maxLine = by
 // are sent or being answered, and the others wait for a place, bounded by their context (and, for
 // a call that is not a stream, by WithTimeout). A call whose context ends while it waits returns
 // the context's error and sends nothing. A stream, or the audio of Audio.Speak, holds its place
-// until it ends or is closed; a call holds it through its retries. Zero means no bound (the
-// default); a negative n is refused. It is an option of the client: given to one call, the call
-// is refused with a *ValidationError.
+// until it ends, is closed or its context ends (nothing more can be read then, so a stream dropped
+// without Close gives it back too); a call holds it through its retries, and gives it back however
+// it ends, a panic in a middleware or an observer included. Zero means no bound (the default); a
+// negative n is refused. It is an option of the client: given to one call, the call is refused
+// with a *ValidationError.
 func WithMaxConcurrency(n int) Option {
 	return func(c *config) { c.maxConcurrency, c.concurrencyGiven = n, true }
 }

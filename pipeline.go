@@ -93,10 +93,11 @@ func exchange(ctx context.Context, c *config, r *route, decode func(*http.Respon
 		var cancel context.CancelFunc
 		ctx, cancel = c.callContext(ctx)
 		defer cancel()
-		if err := c.takePlace(ctx); err != nil {
+		p, err := c.takePlace(ctx)
+		if err != nil {
 			return timedOut(ctx, err)
 		}
-		defer c.leavePlace()
+		defer p.giveBack()
 	}
 	ctx, obs := c.observe(ctx, r)
 	result, err := c.read(ctx, r, obs, decode)
@@ -387,25 +388,22 @@ type openCall struct {
 
 // open runs a route whose answer is read as it arrives. The wait for the first byte and every
 // silence after it are bounded by WithStreamTimeouts, and ctx by the caller; the call lives until
-// release. Retries happen only before the answer starts.
-func (c *config) open(ctx context.Context, r *route) (*openCall, error) {
-	if !r.held {
-		if err := c.takePlace(ctx); err != nil {
-			return nil, err
-		}
-	}
+// release. Retries happen only before the answer starts. The caller holds the call's place
+// (WithMaxConcurrency), which one call keeps over several opens (a stream sent again, fallbacks).
+func (c *config) open(ctx context.Context, r *route) (call *openCall, err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	ctx, obs := c.observe(ctx, r)
 	dog := &watchdog{firstByte: c.firstByteTimeout, idle: c.idleTimeout, cancel: cancel}
 	dog.watch()
-	held := r.held
 	release := sync.OnceFunc(func() {
 		dog.stop()
 		cancel(nil)
-		if !held {
-			c.leavePlace()
-		}
 	})
+	defer func() {
+		if call == nil { // also when a middleware or an observer panicked: the request ends with the call
+			release()
+		}
+	}()
+	ctx, obs := c.observe(ctx, r)
 	resp, err := c.send(ctx, r, obs)
 	if err != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrStreamTimeout) {
@@ -422,30 +420,4 @@ func (c *config) open(ctx context.Context, r *route) (*openCall, error) {
 	}
 	return &openCall{resp: resp, body: &watchedBody{ReadCloser: resp.Body, dog: dog}, ctx: ctx,
 		release: release, obs: obs}, nil
-}
-
-// takePlace waits for one of the client's places for a call in flight (WithMaxConcurrency), or
-// returns ctx's error when it ends first; nothing is sent then. Without a bound it returns at once.
-func (c *config) takePlace(ctx context.Context) error {
-	if c.slots == nil {
-		return nil
-	}
-	select {
-	case c.slots <- struct{}{}:
-		return nil
-	default:
-	}
-	select {
-	case c.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// leavePlace gives back the place takePlace took.
-func (c *config) leavePlace() {
-	if c.slots != nil {
-		<-c.slots
-	}
 }

@@ -122,6 +122,11 @@ func (c *config) speech(ctx context.Context, req SpeechRequest) (io.ReadCloser, 
 	if c.observed() {
 		r.request = Ptr(req)
 	}
+	p, err := c.takePlace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer p.giveBack()
 	call, err := c.open(ctx, &r)
 	if err != nil {
 		return nil, err
@@ -129,11 +134,12 @@ func (c *config) speech(ctx context.Context, req SpeechRequest) (io.ReadCloser, 
 	audio, isJSON := sniffJSON(call.resp.Header, call.body)
 	if isJSON {
 		err := c.notAudio(call.resp, audio)
-		call.obs.end(nil, err)
 		call.body.Close()
 		call.release()
+		call.obs.end(nil, err)
 		return nil, err
 	}
+	p.handTo(call.ctx, &call.release)
 	return &speechBody{r: audio, call: call}, nil
 }
 

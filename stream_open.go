@@ -6,14 +6,14 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync"
+	"reflect"
 
 	"github.com/infergate/infergate-go/internal/sse"
 )
 
 // Stream sends the conversation and returns the answer as it is generated. It returns once the
 // first delta (content, reasoning, a refusal or a tool call; a chunk naming only the role is not
-// one) or a finish_reason has arrived, or the stream has ended.
+// one) or a finish_reason has arrived, or the stream has ended, or what it holds has passed 1 MiB.
 //
 // Until then nothing has reached the caller, so a stream that fails (an in-band error, an end
 // without a finish_reason, a broken connection) is sent again, as the same request with the same
@@ -24,6 +24,11 @@ import (
 // keeps what every attempt reported in-band); with a fallback list, every model failing is a
 // *FallbackError from Stream.
 //
+// What it reads before the first delta it keeps for Next, up to 1 MiB, each chunk counted as its
+// event's data and the room its decoded choices take; a chunk that repeats the one before it (no
+// delta, the same id, model, usage and roles) is not kept, so Next hands that chunk out once. Past
+// 1 MiB, the stream is returned as it is: it is no longer sent again, nor does it fall back.
+//
 // POST /api/v1/chat/completions (with "stream": true)
 func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Option) (*ChatStream, error) {
 	c, err := s.client.configure(opts)
@@ -33,9 +38,11 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	if err := c.takePlace(ctx); err != nil {
+	p, err := c.takePlace(ctx)
+	if err != nil {
 		return nil, err
 	}
+	defer p.giveBack()
 	var last *ChatStream
 	var carried skipLog
 	err = c.chatModels(ctx, &req, true, func(ctx context.Context, r *route) error {
@@ -44,10 +51,9 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 		return err
 	})
 	if last != nil && (err == nil || err == last.err) {
-		last.holdPlace(c)
+		p.handTo(last.ctx, &last.release)
 		return last, nil
 	}
-	c.leavePlace()
 	return nil, err
 }
 
@@ -102,8 +108,8 @@ func (c *config) openStream(ctx context.Context, r *route) (*ChatStream, error) 
 		head, whole := readWholeObject(br)
 		if whole {
 			if err := st.takeWhole(c, r, call.resp, head); err != nil {
-				call.obs.end(nil, err)
 				st.close(err)
+				call.obs.end(nil, err)
 				return nil, err
 			}
 			return st, nil
@@ -122,22 +128,70 @@ type pendingChunk struct {
 }
 
 // prime reads up to the first chunk that brings a delta or a finish_reason, keeping what it read
-// for Next. It reports false when the stream failed before that; a stream that ended as complete
-// without one (an empty answer) is served as it is.
+// for Next. It holds at most readAhead of it: past that, the stream is handed out as it is, and no
+// longer sent again. A chunk that repeats the one before it is not kept (see repeats). It reports
+// false when the stream failed before its first delta; a stream that ended as complete without one
+// (an empty answer) is served as it is.
 func (s *ChatStream) prime() bool {
-	read := s.first[:0]
-	for s.Next() {
-		read = append(read, pendingChunk{chunk: s.cur, raw: s.raw})
+	primed := false
+	defer func() {
+		if !primed { // an observer's hook panicked: no one will read or close this stream
+			s.body.Close()
+			s.release()
+		}
+	}()
+	read, held := s.first[:0], 0
+	for held <= readAhead && s.Next() {
 		if delivers(&s.cur) {
+			read = append(read, pendingChunk{chunk: s.cur, raw: s.raw})
 			break
 		}
+		if n := len(read); n > 0 && repeats(&s.cur, &read[n-1].chunk) {
+			continue
+		}
 		// The event's data lives in the decoder's buffer until the next read.
-		p := &read[len(read)-1]
-		p.raw = bytes.Clone(p.raw)
+		read = append(read, pendingChunk{chunk: s.cur, raw: bytes.Clone(s.raw)})
+		held += heldSize(&read[len(read)-1])
 	}
 	s.pending, s.cur, s.raw = read, ChatCompletionChunk{}, nil
+	primed = true
 	return s.err == nil
 }
+
+// readAhead bounds what Stream holds while it waits for the first delta, as heldSize counts it.
+const readAhead = 1 << 20
+
+// heldSize is what a chunk kept for Next costs: its event's data and its decoded form, whose choices
+// can take far more room than the text that spelled them ("{}" is a choice).
+func heldSize(p *pendingChunk) int {
+	return len(p.raw) + pendingSize + len(p.chunk.Choices)*choiceSize
+}
+
+var (
+	pendingSize = int(reflect.TypeFor[pendingChunk]().Size())
+	choiceSize  = int(reflect.TypeFor[ChunkChoice]().Size())
+)
+
+// repeats reports whether c, a chunk with no delta, repeats prev: the same metadata and roles, no
+// log probabilities. A caller folding the chunks (a ChatAccumulator) gets the same answer without
+// it, so a flood of them costs nothing to hold; its event's data is not kept.
+func repeats(c, prev *ChatCompletionChunk) bool {
+	if c.ID != prev.ID || c.Object != prev.Object || c.Created != prev.Created || c.Model != prev.Model ||
+		c.SystemFingerprint != prev.SystemFingerprint || len(c.Choices) != len(prev.Choices) ||
+		!sameUsage(c.Usage, prev.Usage) || !sameUsage(c.UsageFromProvider, prev.UsageFromProvider) ||
+		!sameUsage(c.UsageFromConsumer, prev.UsageFromConsumer) {
+		return false
+	}
+	for i := range c.Choices {
+		a, b := &c.Choices[i], &prev.Choices[i]
+		if a.Index != b.Index || a.Delta.Role != b.Delta.Role || a.Logprobs != nil || b.Logprobs != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func sameUsage(a, b *Usage) bool { return a == b || a != nil && b != nil && reflect.DeepEqual(*a, *b) }
 
 // delivers reports whether a chunk brings the caller part of an answer.
 func delivers(c *ChatCompletionChunk) bool {
@@ -150,23 +204,6 @@ func delivers(c *ChatCompletionChunk) bool {
 		}
 	}
 	return false
-}
-
-// holdPlace makes the stream give back the call's place (WithMaxConcurrency) when it ends or is
-// closed, at once when it has already ended.
-func (s *ChatStream) holdPlace(c *config) {
-	if c.slots == nil {
-		return
-	}
-	if s.done { // it has already released its connection
-		c.leavePlace()
-		return
-	}
-	inner := s.release
-	s.release = sync.OnceFunc(func() {
-		inner()
-		c.leavePlace()
-	})
 }
 
 func (l *skipLog) clone() skipLog {

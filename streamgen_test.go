@@ -119,6 +119,11 @@ func genChoice(d dice, index int, noFinish bool) (truthChoice, []obj) {
 			role["content"] = ""
 		}
 		out = append(out, entry(role))
+		if chance(d, 20) { // sent again, as from servers that send several before the first delta
+			for range 1 + d.intn(3) {
+				out = append(out, entry(role))
+			}
+		}
 	}
 	if chance(d, 40) {
 		t.reasoning = genText(d, 8)
