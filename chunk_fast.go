@@ -19,7 +19,9 @@ type streamMemory struct {
 	choices block[ChunkChoice]
 	calls   block[ToolCallDelta]
 
-	role, finish string // the last role and finish_reason, which repeat
+	// The last role, finish_reason and tool call id, type and name, which repeat from chunk to
+	// chunk: metadata, which is given memory of its own (see ownString) once, not per chunk.
+	role, finish, callID, callType, callName string
 
 	// What the chunk's id, object, model and system_fingerprint were last set or found equal to.
 	id, object, model, fingerprint strMemo
@@ -84,7 +86,7 @@ func (m *streamMemory) decode(data []byte, out *ChatCompletionChunk) bool {
 		fc, pc := &c.Choices[i], &out.Choices[i]
 		pc.Index = fc.Index
 		if fc.FinishReason.Set && len(fc.FinishReason.B) > 0 {
-			pc.FinishReason = FinishReason(m.repeated(&m.finish, fc.FinishReason.B))
+			pc.FinishReason = FinishReason(repeated(&m.finish, fc.FinishReason.B))
 		}
 		d := &fc.Delta
 		if fc.HasMessage && emptyDelta(d) {
@@ -104,7 +106,7 @@ func emptyDelta(d *jsonscan.Delta) bool {
 // fillDelta fills out, fresh from a block, from d: "reasoning_content" wins over "reasoning".
 func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
 	if d.Role.Set && len(d.Role.B) > 0 {
-		out.Role = Role(m.repeated(&m.role, d.Role.B))
+		out.Role = Role(repeated(&m.role, d.Role.B))
 	}
 	if len(d.Content.B) > 0 {
 		out.Content = m.string(d.Content.B)
@@ -129,8 +131,8 @@ func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
 		if f.HasIndex {
 			t.Index = f.Index
 		}
-		t.ID, t.Type = m.string(f.ID.B), m.string(f.Type.B)
-		t.Function.Name, t.Function.Arguments = m.string(f.Name.B), m.string(f.Arguments)
+		t.ID, t.Type = repeated(&m.callID, f.ID.B), repeated(&m.callType, f.Type.B)
+		t.Function.Name, t.Function.Arguments = repeated(&m.callName, f.Name.B), m.string(f.Arguments)
 	}
 }
 
@@ -179,17 +181,21 @@ func (m *streamMemory) resetStr(x *string, s jsonscan.Str, memo *strMemo) {
 		}
 		return
 	case string(s.B) != *x:
-		*x = m.string(s.B)
+		*x = ownBytes(s.B)
 	}
 	if gen := m.fast.Stamp(s.B); gen != 0 {
 		*memo = strMemo{unsafe.SliceData(s.B), unsafe.StringData(*x), len(s.B), len(*x), gen}
 	}
 }
 
-// repeated returns b as a string, the one last kept in *last when it is the same.
-func (m *streamMemory) repeated(last *string, b []byte) string {
+// repeated returns metadata b as a string of its own, the one last kept in *last when it is the
+// same; an empty b leaves *last for the next chunk that brings one.
+func repeated(last *string, b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
 	if string(b) != *last {
-		*last = m.string(b)
+		*last = ownBytes(b)
 	}
 	return *last
 }
