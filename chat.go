@@ -214,6 +214,11 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 				return nil, err
 			}
 			out = wire.completion()
+			if c.thinkTags {
+				for i := range out.Choices {
+					splitThink(&out.Choices[i].Message)
+				}
+			}
 			return out, nil
 		})
 	})
