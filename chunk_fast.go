@@ -20,8 +20,9 @@ type streamMemory struct {
 	calls   block[ToolCallDelta]
 
 	// The last role, finish_reason and tool call id, type and name, which repeat from chunk to
-	// chunk: metadata, which is given memory of its own (see ownString) once, not per chunk.
+	// chunk: metadata, cut from memory of its own (see metadataMemory) once, not per chunk.
 	role, finish, callID, callType, callName string
+	meta                                     metadataMemory
 
 	// What the chunk's id, object, model and system_fingerprint were last set or found equal to.
 	id, object, model, fingerprint strMemo
@@ -86,7 +87,7 @@ func (m *streamMemory) decode(data []byte, out *ChatCompletionChunk) bool {
 		fc, pc := &c.Choices[i], &out.Choices[i]
 		pc.Index = fc.Index
 		if fc.FinishReason.Set && len(fc.FinishReason.B) > 0 {
-			pc.FinishReason = FinishReason(repeated(&m.finish, fc.FinishReason.B))
+			pc.FinishReason = FinishReason(m.repeated(&m.finish, fc.FinishReason.B))
 		}
 		d := &fc.Delta
 		if fc.HasMessage && emptyDelta(d) {
@@ -106,7 +107,7 @@ func emptyDelta(d *jsonscan.Delta) bool {
 // fillDelta fills out, fresh from a block, from d: "reasoning_content" wins over "reasoning".
 func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
 	if d.Role.Set && len(d.Role.B) > 0 {
-		out.Role = Role(repeated(&m.role, d.Role.B))
+		out.Role = Role(m.repeated(&m.role, d.Role.B))
 	}
 	if len(d.Content.B) > 0 {
 		out.Content = m.string(d.Content.B)
@@ -131,8 +132,8 @@ func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
 		if f.HasIndex {
 			t.Index = f.Index
 		}
-		t.ID, t.Type = repeated(&m.callID, f.ID.B), repeated(&m.callType, f.Type.B)
-		t.Function.Name, t.Function.Arguments = repeated(&m.callName, f.Name.B), m.string(f.Arguments)
+		t.ID, t.Type = m.repeated(&m.callID, f.ID.B), m.repeated(&m.callType, f.Type.B)
+		t.Function.Name, t.Function.Arguments = m.repeated(&m.callName, f.Name.B), m.string(f.Arguments)
 	}
 }
 
@@ -181,7 +182,7 @@ func (m *streamMemory) resetStr(x *string, s jsonscan.Str, memo *strMemo) {
 		}
 		return
 	case string(s.B) != *x:
-		*x = ownBytes(s.B)
+		*x = m.meta.fromBytes(s.B)
 	}
 	if gen := m.fast.Stamp(s.B); gen != 0 {
 		*memo = strMemo{unsafe.SliceData(s.B), unsafe.StringData(*x), len(s.B), len(*x), gen}
@@ -190,12 +191,12 @@ func (m *streamMemory) resetStr(x *string, s jsonscan.Str, memo *strMemo) {
 
 // repeated returns metadata b as a string of its own, the one last kept in *last when it is the
 // same; an empty b leaves *last for the next chunk that brings one.
-func repeated(last *string, b []byte) string {
+func (m *streamMemory) repeated(last *string, b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
 	if string(b) != *last {
-		*last = ownBytes(b)
+		*last = m.meta.fromBytes(b)
 	}
 	return *last
 }
