@@ -122,7 +122,8 @@ func WithAtMostOnce(on bool) Option { return func(c *config) { c.atMostOnce = on
 // after it is content as it came, tags included. An answer that holds only the closing tag (chat
 // templates that open it in the prompt) has all the text before it as reasoning; a tag never
 // closed keeps the rest of the answer as reasoning. Content sent as a list of parts holding an
-// image is left as it is.
+// image is left as it is. The chunks a stream hands out carry the reasoning already moved, so a
+// ChatAccumulator of your own folding them agrees; one folding the raw events reads no tags.
 //
 // A stream cannot know what text that does not open with <think> is until "</think>" comes, which
 // makes it reasoning, or the answer ends, which makes it content: it holds that text back until
