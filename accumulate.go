@@ -22,6 +22,7 @@ type ChatAccumulator struct {
 	last                           *accChoice // the choice of the previous delta, found without a map lookup
 	spare                          *accChoice // memory for the first choice, when the owner has some
 	finished                       bool
+	thinkTags                      bool // reasoning written inline is moved out of the text (WithThinkTags)
 }
 
 type accChoice struct {
@@ -37,6 +38,7 @@ type accChoice struct {
 	moved     map[int]*accCall // the call a wire index stands for, once a new id reused that index
 	current   *accCall         // the call that fragments without an index extend
 	nextIndex int              // the index a call gets when its own is absent or already taken
+	think     thinkSplit       // the reading of reasoning written inline, when thinkTags is set
 }
 
 type accCall struct {
@@ -78,7 +80,7 @@ func (a *ChatAccumulator) add(chunk *ChatCompletionChunk) {
 	setIfAny(&a.usageCon, chunk.UsageFromConsumer)
 	for i := range chunk.Choices {
 		pc := &chunk.Choices[i]
-		a.choice(pc.Index).add(pc)
+		a.choice(pc.Index).add(pc, a.thinkTags)
 		if pc.FinishReason != "" {
 			a.finished = true
 		}
@@ -113,9 +115,13 @@ func (a *ChatAccumulator) choice(index int) *accChoice {
 	return ch
 }
 
-// add folds one choice's delta in and rewrites its tool calls, in place, into their cleaned form.
-func (ch *accChoice) add(pc *ChunkChoice) {
+// add folds one choice's delta in and rewrites its tool calls, in place, into their cleaned form,
+// and with thinkTags its text into its reasoning and content.
+func (ch *accChoice) add(pc *ChunkChoice, thinkTags bool) {
 	d := &pc.Delta
+	if thinkTags && d.Parts == nil {
+		ch.splitThink(d, pc.FinishReason != "")
+	}
 	if d.Role != "" {
 		ch.role = d.Role
 	}
@@ -132,6 +138,18 @@ func (ch *accChoice) add(pc *ChunkChoice) {
 		ch.finish = pc.FinishReason
 		d.ToolCalls = ch.releasePlaceholders(d.ToolCalls)
 	}
+}
+
+// splitThink moves the reasoning written inline in the delta's text to its Reasoning; on the
+// choice's finishing chunk, the text still held comes too.
+func (ch *accChoice) splitThink(d *Delta, finishing bool) {
+	reasoning, content := ch.think.write(d.Content)
+	if finishing {
+		r, c := ch.think.flush()
+		reasoning, content = reasoning+r, content+c
+	}
+	d.Content = content
+	d.Reasoning += reasoning
 }
 
 // addContent joins text, and keeps the parts list in order once a delta brings parts that are not
@@ -229,7 +247,8 @@ func (ch *accChoice) releasePlaceholders(deltas []ToolCallDelta) []ToolCallDelta
 
 // Flush ends the fold: it gives back, as a chunk of its own, the placeholder "{}" arguments still
 // held back because no chunk finished their choice (Ollama's OpenAI layer with an empty done
-// reason, a stream broken off), now known to be the real, empty, arguments; ok is false when
+// reason, a stream broken off), now known to be the real, empty, arguments, and in a stream of a
+// call given WithThinkTags the text held back until its place was known; ok is false when
 // nothing is held back, the usual case. The chunk carries the stream's id and model. Chunks added
 // after Flush are folded as before, the released "{}" counting as arguments already sent.
 func (a *ChatAccumulator) Flush() (chunk ChatCompletionChunk, ok bool) {
@@ -237,8 +256,14 @@ func (a *ChatAccumulator) Flush() (chunk ChatCompletionChunk, ok bool) {
 		return chunk, false
 	}
 	for _, ch := range a.sortedChoices() {
-		if calls := ch.releasePlaceholders(nil); len(calls) > 0 {
-			chunk.Choices = append(chunk.Choices, ChunkChoice{Index: ch.index, Delta: Delta{ToolCalls: calls}})
+		d := Delta{ToolCalls: ch.releasePlaceholders(nil)}
+		if ch.think.holding() {
+			d.Reasoning, d.Content = ch.think.flush()
+			ch.reasoning.WriteString(d.Reasoning)
+			ch.addContent(&d)
+		}
+		if len(d.ToolCalls) > 0 || d.Content != "" || d.Reasoning != "" {
+			chunk.Choices = append(chunk.Choices, ChunkChoice{Index: ch.index, Delta: d})
 		}
 	}
 	if chunk.Choices == nil {
@@ -262,6 +287,9 @@ func (a *ChatAccumulator) holding() bool {
 }
 
 func (ch *accChoice) holding() bool {
+	if ch.think.holding() {
+		return true
+	}
 	for _, call := range ch.calls {
 		if call.placeholder {
 			return true
@@ -302,8 +330,13 @@ func (a *ChatAccumulator) sortedChoices() []*accChoice {
 }
 
 func (ch *accChoice) message() Message {
-	msg := Message{Role: ch.role, Content: ch.content.String(), Reasoning: ch.reasoning.String(),
-		Refusal: ch.refusal.String(), Parts: slices.Clone(ch.parts)}
+	// Text still held back goes where it would if the answer ended now.
+	heldReasoning, heldContent := ch.think.pending()
+	msg := Message{Role: ch.role, Content: ch.content.String() + heldContent,
+		Reasoning: ch.reasoning.String() + heldReasoning, Refusal: ch.refusal.String(), Parts: slices.Clone(ch.parts)}
+	if msg.Parts != nil && heldContent != "" {
+		msg.Parts = append(msg.Parts, TextPart(heldContent))
+	}
 	if msg.Role == "" {
 		msg.Role = RoleAssistant
 	}

@@ -215,6 +215,11 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 				return nil, err
 			}
 			out = wire.completion()
+			if c.thinkTags {
+				for i := range out.Choices {
+					splitThink(&out.Choices[i].Message)
+				}
+			}
 			return out, nil
 		})
 	})
@@ -246,7 +251,10 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 		return false
 	}
 	cc := &w.ChatCompletion
-	cc.ID, cc.Object, cc.Model, cc.SystemFingerprint = c.ID, c.Object, c.Model, c.SystemFingerprint
+	// The strings of c share one buffer with the answer's text: metadata gets memory of its own.
+	var meta metadataMemory
+	cc.ID, cc.Object, cc.Model = meta.fromString(c.ID), meta.fromString(c.Object), meta.fromString(c.Model)
+	cc.SystemFingerprint = meta.fromString(c.SystemFingerprint)
 	cc.Created = c.Created
 	if !rawUsage(c.Usage, &cc.Usage) || !rawUsage(c.UsageFromProvider, &cc.UsageFromProvider) ||
 		!rawUsage(c.UsageFromConsumer, &cc.UsageFromConsumer) {
@@ -255,17 +263,18 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 	w.Choices = make([]wireAnswerChoice, len(c.Choices))
 	for i := range c.Choices {
 		fc, wc := &c.Choices[i], &w.Choices[i]
-		wc.Index, wc.FinishReason = int(fc.Index), FinishReason(fc.FinishReason)
+		wc.Index, wc.FinishReason = int(fc.Index), FinishReason(meta.fromString(fc.FinishReason))
 		if fc.Logprobs != nil && json.Unmarshal(fc.Logprobs, &wc.Logprobs) != nil {
 			return false
 		}
 		m := &wc.Message
-		m.Role, m.Content.text, m.Refusal = Role(fc.Role), fc.Content, fc.Refusal
+		m.Role, m.Content.text, m.Refusal = Role(meta.fromString(fc.Role)), fc.Content, fc.Refusal
 		m.Reasoning1, m.Reasoning2 = fc.Reasoning1, fc.Reasoning2
 		if fc.ToolCalls != nil {
 			m.ToolCalls = make([]ToolCall, len(fc.ToolCalls))
 			for j, call := range fc.ToolCalls {
-				m.ToolCalls[j] = ToolCall{ID: call.ID, Type: call.Type, Function: FunctionCall{Name: call.Name, Arguments: call.Arguments}}
+				m.ToolCalls[j] = ToolCall{ID: meta.fromString(call.ID), Type: meta.fromString(call.Type),
+					Function: FunctionCall{Name: meta.fromString(call.Name), Arguments: call.Arguments}}
 			}
 		}
 	}

@@ -19,7 +19,10 @@ type streamMemory struct {
 	choices block[ChunkChoice]
 	calls   block[ToolCallDelta]
 
-	role, finish string // the last role and finish_reason, which repeat
+	// The last role, finish_reason and tool call id, type and name, which repeat from chunk to
+	// chunk: metadata, cut from memory of its own (see metadataMemory) once, not per chunk.
+	role, finish, callID, callType, callName string
+	meta                                     metadataMemory
 
 	// What the chunk's id, object, model and system_fingerprint were last set or found equal to.
 	id, object, model, fingerprint strMemo
@@ -129,8 +132,8 @@ func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
 		if f.HasIndex {
 			t.Index = f.Index
 		}
-		t.ID, t.Type = m.string(f.ID.B), m.string(f.Type.B)
-		t.Function.Name, t.Function.Arguments = m.string(f.Name.B), m.string(f.Arguments)
+		t.ID, t.Type = m.repeated(&m.callID, f.ID.B), m.repeated(&m.callType, f.Type.B)
+		t.Function.Name, t.Function.Arguments = m.repeated(&m.callName, f.Name.B), m.string(f.Arguments)
 	}
 }
 
@@ -179,17 +182,21 @@ func (m *streamMemory) resetStr(x *string, s jsonscan.Str, memo *strMemo) {
 		}
 		return
 	case string(s.B) != *x:
-		*x = m.string(s.B)
+		*x = m.meta.fromBytes(s.B)
 	}
 	if gen := m.fast.Stamp(s.B); gen != 0 {
 		*memo = strMemo{unsafe.SliceData(s.B), unsafe.StringData(*x), len(s.B), len(*x), gen}
 	}
 }
 
-// repeated returns b as a string, the one last kept in *last when it is the same.
+// repeated returns metadata b as a string of its own, the one last kept in *last when it is the
+// same; an empty b leaves *last for the next chunk that brings one.
 func (m *streamMemory) repeated(last *string, b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
 	if string(b) != *last {
-		*last = m.string(b)
+		*last = m.meta.fromBytes(b)
 	}
 	return *last
 }

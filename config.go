@@ -47,6 +47,7 @@ type config struct {
 	sticky              *stickyModel  // a loop's turns start at the model that served the previous one
 	optionErrs          []error       // values an Option refused, reported by NewClient
 	secretForms         []secret      // the credentials as a server may write them back; see redact
+	thinkTags           bool          // reasoning written inline as <think>…</think>; see WithThinkTags
 
 	// retrier carries the requests: made once per client from httpClient and the client's
 	// middleware, and shared by every call that does not bring its own HTTP client.

@@ -75,3 +75,35 @@ func ExampleWithResponseInfo() {
 	// 200 00000001
 	// 499 of 500 requests left until 2025-10-15T12:35:56Z
 }
+
+// WithThinkTags reads the reasoning that DeepSeek-R1 and Qwen3 write into their text as
+// <think>…</think> into Reasoning, in a stream's deltas as in a whole answer.
+func ExampleWithThinkTags() {
+	gw := gatewaytest.NewServer(gatewaytest.WithReplies(gatewaytest.Reply{
+		Chunks: []string{"<think>\nThe user", " greets me.\n</th", "ink>\n\n", "Hello!"},
+	}))
+	defer gw.Close()
+	client := gw.Client(infergate.WithThinkTags())
+	stream, err := client.Chat.Stream(context.Background(), infergate.ChatRequest{
+		Messages: []infergate.Message{infergate.UserMessage("hi")},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stream.Close()
+	for stream.Next() {
+		if r := stream.Current().Reasoning(); r != "" {
+			fmt.Printf("thinking: %q\n", r)
+		}
+		if text := stream.Current().Text(); text != "" {
+			fmt.Printf("answer: %q\n", text)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// thinking: "\nThe user"
+	// thinking: " greets me.\n"
+	// answer: "Hello!"
+}

@@ -114,3 +114,21 @@ func WithMaxConcurrency(n int) Option {
 // carries the same Idempotency-Key header, as the official OpenAI SDKs send, so that a server that
 // honours it runs the request once; set your own key with WithHeader to tie a call to your records.
 func WithAtMostOnce(on bool) Option { return func(c *config) { c.atMostOnce = on } }
+
+// WithThinkTags reads the reasoning that models such as DeepSeek-R1 and Qwen3 write into their
+// text as <think>…</think> (served by Fireworks, Novita or vLLM without a reasoning parser): it is
+// moved from the content to Reasoning, in the deltas of Chat.Stream, in its Completion and in the
+// answers of Chat.Create (and so in the typed answers, which then never read a value out of the
+// reasoning), and the white space after the closing tag is dropped. The opening tag counts only at
+// the start of the text, white space aside, and the first closing tag ends the reasoning: the text
+// after it is content as it came, tags included. An answer that holds only the closing tag (chat
+// templates that open it in the prompt) has all the text before it as reasoning; a tag never
+// closed keeps the rest of the answer as reasoning. Content sent as a list of parts holding an
+// image is left as it is. The chunks a stream hands out carry the reasoning already moved, so a
+// ChatAccumulator of your own folding them agrees; one folding the raw events reads no tags.
+//
+// A stream cannot know what text that does not open with <think> is until "</think>" comes, which
+// makes it reasoning, or the answer ends, which makes it content: it holds that text back until
+// then. Give the option to the calls of models that think in their text rather than to a client
+// that serves others too, whose streams would arrive in one piece at their end. Off by default.
+func WithThinkTags() Option { return func(c *config) { c.thinkTags = true } }

@@ -41,10 +41,11 @@
 //
 // Reasoning on tool turns: thinking models want their reasoning back with the tool calls it led
 // to, and llms.MessageContent has no place for it. The LLM therefore remembers the reasoning of
-// its recent answers that called tools (the last 1024), keyed by the messages the answer followed
-// and by its calls, and when an AI message sent back after the same messages holds the same calls
-// (same ids, names and arguments, as callers copy them from the ContentChoice), the assistant
-// message carries that reasoning again. The messages are part of the key so that conversations
+// its recent answers that called tools (the last 1024, and no more than 8 MiB of reasoning in all:
+// the oldest go first, and a reasoning larger than that is not kept), keyed by the messages the
+// answer followed and by its calls, and when an AI message sent back after the same messages holds
+// the same calls (same ids, names and arguments, as callers copy them from the ContentChoice), the
+// assistant message carries that reasoning again. The messages are part of the key so that conversations
 // sharing an LLM never receive one another's reasoning, even when their calls look alike; a
 // history trimmed or rewritten before the AI message sends it without.
 //

@@ -49,7 +49,7 @@ func WithEmbeddingModel(model string) Option {
 // New returns client as a langchaingo model that asks model (a name or a catalogue hex id; empty
 // lets the gateway choose) unless a call names another with llms.WithModel.
 func New(client *infergate.Client, model string, opts ...Option) *LLM {
-	l := &LLM{client: client, model: model, memo: newReasoningMemo(memoSize)}
+	l := &LLM{client: client, model: model, memo: newReasoningMemo(memoSize, memoBytes)}
 	for _, o := range opts {
 		if o != nil {
 			o(l)

@@ -4,28 +4,34 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"hash"
+	"strings"
 	"sync"
 
 	infergate "github.com/infergate/infergate-go"
 )
 
-// memoSize bounds the answers whose reasoning an LLM keeps: a conversation sends back its recent
-// turns, and older ones need not stay in memory.
-const memoSize = 1024
+// memoSize and memoBytes bound the answers whose reasoning an LLM keeps, in number and in bytes of
+// reasoning: a conversation sends back its recent turns, and older ones need not stay in memory.
+const (
+	memoSize  = 1024
+	memoBytes = 8 << 20
+)
 
 // reasoningMemo keeps the reasoning of answers that called tools, keyed by their conversation and
 // their calls, because llms.MessageContent has no place for it: when a caller sends such an answer
 // back as an AI message, after the same messages, its calls find the reasoning again, and the SDK
-// sends it with them.
+// sends it with them. It keeps copies, at most size of them and bytes of reasoning in all, the
+// oldest going first; a reasoning larger than bytes is not kept.
 type reasoningMemo struct {
-	mu    sync.Mutex
-	size  int
-	byKey map[[sha256.Size]byte]string
-	order [][sha256.Size]byte // keys, oldest first
+	mu          sync.Mutex
+	size, bytes int // the bounds: entries, and bytes of reasoning
+	held        int // the bytes of reasoning kept
+	byKey       map[[sha256.Size]byte]string
+	order       [][sha256.Size]byte // keys, oldest first
 }
 
-func newReasoningMemo(size int) *reasoningMemo {
-	return &reasoningMemo{size: size, byKey: map[[sha256.Size]byte]string{}}
+func newReasoningMemo(size, bytes int) *reasoningMemo {
+	return &reasoningMemo{size: size, bytes: bytes, byKey: map[[sha256.Size]byte]string{}}
 }
 
 // conversation identifies the messages a request sent before an answer, by a digest of them.
@@ -71,17 +77,23 @@ func key(conv conversation, calls []infergate.ToolCall) [sha256.Size]byte {
 }
 
 func (m *reasoningMemo) put(conv conversation, calls []infergate.ToolCall, reasoning string) {
-	if reasoning == "" || len(calls) == 0 {
+	if reasoning == "" || len(calls) == 0 || len(reasoning) > m.bytes {
 		return
 	}
+	// A copy: the answer's strings share memory with its text, which the memo must not keep.
+	reasoning = strings.Clone(reasoning)
 	k := key(conv, calls)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.byKey[k]; !ok {
+	if old, ok := m.byKey[k]; ok {
+		m.held -= len(old)
+	} else {
 		m.order = append(m.order, k)
 	}
 	m.byKey[k] = reasoning
-	for len(m.order) > m.size {
+	m.held += len(reasoning)
+	for len(m.order) > m.size || m.held > m.bytes {
+		m.held -= len(m.byKey[m.order[0]])
 		delete(m.byKey, m.order[0])
 		m.order = m.order[1:]
 	}
