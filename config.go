@@ -37,6 +37,7 @@ type config struct {
 	timeout             time.Duration
 	middleware          []Middleware
 	callMiddleware      []Middleware // middleware passed to one call, run inside the client's
+	standIn             bool         // a middleware answers in place of the gateway; see WithStandIn
 	observers           []Observer
 	atMostOnce          bool
 	catalogTTL          time.Duration
