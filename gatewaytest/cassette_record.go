@@ -91,7 +91,15 @@ func newEvent(at int64, raw []byte) CassetteEvent {
 func (e CassetteEvent) bytes() []byte {
 	switch {
 	case e.Data != nil:
-		return append(append([]byte("data: "), compacted(e.Data)...), "\n\n"...)
+		var c bytes.Buffer
+		c.Grow(len(e.Data) + len("data: \n\n"))
+		c.WriteString("data: ")
+		if json.Compact(&c, e.Data) != nil {
+			c.Truncate(len("data: "))
+			c.Write(e.Data)
+		}
+		c.WriteString("\n\n")
+		return c.Bytes()
 	case e.Base64 != nil:
 		return slices.Clone(e.Base64)
 	}
