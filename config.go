@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/infergate/infergate-go/internal/redact"
 	"github.com/infergate/infergate-go/internal/transport"
 )
 
@@ -36,6 +37,7 @@ type config struct {
 	timeout             time.Duration
 	middleware          []Middleware
 	callMiddleware      []Middleware // middleware passed to one call, run inside the client's
+	standIn             bool         // a middleware answers in place of the gateway; see WithStandIn
 	observers           []Observer
 	atMostOnce          bool
 	catalogTTL          time.Duration
@@ -46,7 +48,7 @@ type config struct {
 	fallbackModels      []string      // tried after the request's model; see WithFallbackModels
 	sticky              *stickyModel  // a loop's turns start at the model that served the previous one
 	optionErrs          []error       // values an Option refused, reported by NewClient
-	secretForms         []secret      // the credentials as a server may write them back; see redact
+	redactor            redact.Set    // blanks the credentials out of what a server writes back; see redact
 	thinkTags           bool          // reasoning written inline as <think>…</think>; see WithThinkTags
 
 	// retrier carries the requests: made once per client from httpClient and the client's
@@ -74,7 +76,7 @@ func defaultConfig() *config {
 
 // finish validates the configuration and derives what the client needs.
 func (c *config) finish() error {
-	c.secretForms = secretForms(c.apiKey, c.accessToken)
+	c.redactor = redact.New(redactedText, c.apiKey.reveal(), c.accessToken.reveal())
 	if err := c.check(); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infergate/infergate-go/internal/redact"
 	"github.com/infergate/infergate-go/internal/sse"
 )
 
@@ -32,7 +33,7 @@ func FuzzErrorBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, status int) {
 		status = 100 + abs(status)%500
 		header := http.Header{"X-Request-Id": {"ab12cd34"}, "Retry-After": {string(body[:min(len(body), 16)])}}
-		cfg := &config{secretForms: secretForms(newSecret(secretKey))}
+		cfg := &config{redactor: redact.New(redactedText, secretKey)}
 		header.Set("WWW-Authenticate", "Bearer "+string(body))
 		e := cfg.newAPIError(status, header, body)
 		text := e.Error()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/infergate/infergate-go/internal/redact"
 )
 
 // cloudflarePage is a proxy's error page with no <title>, a style sheet, a script and entities.
@@ -41,7 +43,7 @@ func TestAPIErrorFromAPage(t *testing.T) {
 		{name: "plain text is kept as it is", body: "upstream connect error or disconnect/reset before headers\n",
 			wantMessage: "upstream connect error or disconnect/reset before headers"},
 	}
-	cfg := &config{secretForms: secretForms(newSecret(secretKey))}
+	cfg := &config{redactor: redact.New(redactedText, secretKey)}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -81,7 +83,7 @@ func TestAPIErrorPageIsRedacted(t *testing.T) {
 	// sits where the excerpt is cut.
 	escaped := "&#115;" + secretKey[1:]
 	page := "<html><body><p>Invalid key " + secretKey + "</p><p>" + strings.Repeat("x", excerptLen-40) + " " + escaped + "</p></body></html>"
-	e := (&config{secretForms: secretForms(newSecret(secretKey))}).newAPIError(http.StatusUnauthorized, nil, []byte(page))
+	e := (&config{redactor: redact.New(redactedText, secretKey)}).newAPIError(http.StatusUnauthorized, nil, []byte(page))
 	for _, part := range []string{secretKey, secretKey[:12], escaped} {
 		if strings.Contains(e.Error(), part) || bytes.Contains(e.Body, []byte(part)) && part == secretKey {
 			t.Errorf("the key (%q) is in the error: %q / %q", part, e.Error(), e.Body)

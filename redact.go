@@ -2,12 +2,9 @@ package infergate
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/infergate/infergate-go/internal/transport"
@@ -16,50 +13,11 @@ import (
 // redactedText replaces a credential wherever the SDK repeats what a server or a caller wrote.
 const redactedText = "[redacted]"
 
-// secretForms lists the ways the client's credentials can be written back by a server: as they are,
-// JSON-escaped and URL-escaped. Longer forms come first so that one is never half replaced.
-func secretForms(secrets ...secret) []secret {
-	var forms []string
-	for _, s := range secrets {
-		if !s.set() {
-			continue
-		}
-		v := s.reveal()
-		quoted, _ := json.Marshal(v)
-		forms = append(forms, v, string(quoted[1:len(quoted)-1]), url.QueryEscape(v), url.PathEscape(v))
-	}
-	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
-	forms = slices.Compact(forms)
-	out := make([]secret, len(forms))
-	for i, f := range forms {
-		out[i] = newSecret(f)
-	}
-	return out
-}
-
 // redact blanks the client's credentials out of bytes a server sent, before they become part of an
 // error or a log record: some servers echo the key they rejected, some of them escaped.
-func (c *config) redact(body []byte) []byte {
-	for _, form := range c.secretForms {
-		if f := form.reveal(); bytes.Contains(body, []byte(f)) {
-			body = bytes.ReplaceAll(body, []byte(f), []byte(redactedText))
-		}
-	}
-	if len(c.secretForms) > 0 && bytes.ContainsAny(body, escapeLeads) {
-		body = c.redactEscaped(body)
-	}
-	return body
-}
+func (c *config) redact(body []byte) []byte { return c.redactor.Bytes(body) }
 
-func (c *config) redactString(s string) string {
-	for _, form := range c.secretForms {
-		s = strings.ReplaceAll(s, form.reveal(), redactedText)
-	}
-	if len(c.secretForms) > 0 && strings.ContainsAny(s, escapeLeads) {
-		s = string(c.redactEscaped([]byte(s)))
-	}
-	return s
-}
+func (c *config) redactString(s string) string { return c.redactor.String(s) }
 
 // redactHeader returns a copy of a response's headers with credentials blanked out of every value,
 // so that an error holding them can be printed with %#v. The URLs of Location headers also lose

@@ -302,3 +302,29 @@ func TestCredentialsNotInPanics(t *testing.T) {
 	}
 	assertNoSecret(t, "panic stack", string(stack))
 }
+
+// An *APIError keeps the body the server sent, so its escaped echo of the key is blanked out there
+// too, not only in the decoded message.
+func TestAPIErrorBodyRedactsEscapedKey(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"&#115;", "&#00000115;", "&#x0000073"} { // zero-padded, as browsers read them too
+		srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `<html><body><p>Key `+s+`k-live-SECRETKEY0123456789abcdef was refused</p></body></html>`)
+		})
+		client, _ := newTestClient(t, srv.URL, WithAPIKey(secretKey))
+		_, err := client.Models.List(t.Context())
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) {
+			t.Fatalf("%s: err = %v, want an *APIError", s, err)
+		}
+		if want := `<html><body><p>Key [redacted] was refused</p></body></html>`; string(apiErr.Body) != want {
+			t.Errorf("%s: Body = %s, want %s", s, apiErr.Body, want)
+		}
+		if apiErr.Message != "Key [redacted] was refused" {
+			t.Errorf("%s: Message = %q", s, apiErr.Message)
+		}
+		assertNoSecret(t, "error", formatted(err))
+	}
+}

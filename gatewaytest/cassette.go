@@ -1,16 +1,15 @@
 package gatewaytest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"sync"
-	"time"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/internal/transport"
 )
 
 // CassetteMode says what a cassette does with a request: answer it from the
@@ -47,13 +46,19 @@ const CassetteFormatVersion = 1
 //
 // No credential reaches the file: Authorization, Cookie, Set-Cookie and
 // Idempotency-Key headers are dropped, and every credential the cassette has
-// seen (the bearer tokens of the requests, and "key", "api_key",
-// "access_token", "token" and "secret" fields a response returns, such as the
-// key Keys.Create makes) is replaced by "REDACTED" wherever it appears in a
-// path, query, header or body, raw, JSON-escaped, percent-encoded or spelled
-// with HTML character references (a text that hides one behind references is
-// kept unescaped, and cleaned). A replayed
-// Keys.Create therefore answers "REDACTED" as the key.
+// seen (the bearer tokens of the requests, the "key", "api_key",
+// "access_token", "token", "secret" and "refresh_token" fields a response
+// returns, such as the key Keys.Create makes, and each request's
+// idempotency key, in what answered it) is replaced by "REDACTED" wherever it
+// appears: in a path, query, header or body, a base64 body decoded, by the
+// redactor the SDK's errors use, which finds it raw, JSON-escaped,
+// percent-encoded in either case of hex, behind HTML character references,
+// or several of these mixed. A replayed Keys.Create therefore answers
+// "REDACTED" as the key.
+//
+// A replay gives the client the bytes the server sent (see
+// CassetteResponse), and a body that broke off while recording breaks off
+// again.
 //
 // A request's body is read into memory to be matched (an upload, to be
 // hashed), so a cassette suits tests, not large transfers. A Cassette is safe
@@ -134,24 +139,37 @@ func OpenCassetteWith(path string, mode CassetteMode, opts ...CassetteOption) (*
 	if errors.Is(err, os.ErrNotExist) && mode == CassetteRecordMissing {
 		return c, nil
 	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("gatewaytest: OpenCassette: %w; record it by running the test once with INFERGATE_RECORD=1 and a key in INFERGATE_API_KEY", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("gatewaytest: OpenCassette: %w", err)
 	}
-	var f cassetteFile
-	if err := json.Unmarshal(data, &f); err != nil {
+	entries, err := readCassette(data)
+	if err != nil {
 		return nil, fmt.Errorf("gatewaytest: OpenCassette %s: %w", path, err)
 	}
+	c.entries = entries
+	c.used = make([]bool, len(entries))
+	return c, nil
+}
+
+// readCassette reads a cassette file's interactions: those of a file of this
+// version, each with a response status.
+func readCassette(data []byte) ([]*Interaction, error) {
+	var f cassetteFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, err
+	}
 	if f.Version != CassetteFormatVersion {
-		return nil, fmt.Errorf("gatewaytest: OpenCassette %s: format version %d, want %d", path, f.Version, CassetteFormatVersion)
+		return nil, fmt.Errorf("format version %d, want %d", f.Version, CassetteFormatVersion)
 	}
 	for i, in := range f.Interactions {
 		if in == nil || in.Response.Status < 100 || in.Response.Status > 999 {
-			return nil, fmt.Errorf("gatewaytest: OpenCassette %s: interaction %d has no valid response status", path, i)
+			return nil, fmt.Errorf("interaction %d has no valid response status", i)
 		}
 	}
-	c.entries = f.Interactions
-	c.used = make([]bool, len(f.Interactions))
-	return c, nil
+	return f.Interactions, nil
 }
 
 // Mode returns the mode the cassette works in, after INFERGATE_RECORD.
@@ -160,14 +178,20 @@ func (c *Cassette) Mode() CassetteMode { return c.mode }
 // Option puts the cassette on a client, NewClient(cassette.Option(), …), or
 // on one call. It answers in place of the network, so middleware given after
 // it (or on a call, when it is on the client) runs only for requests that are
-// really sent; middleware given before it sees replayed answers too.
+// really sent; middleware given before it sees replayed answers too. It is
+// the client's stand-in (infergate.WithStandIn): a replayed call needs no
+// credential, and the cassette's own errors, such as a *CassetteMissError,
+// are the call's error as they are.
 func (c *Cassette) Option() infergate.Option {
-	return infergate.WithMiddleware(c.roundTrip)
+	return infergate.WithStandIn(c.roundTrip)
 }
 
 // Close writes the file in the recording modes, credentials scrubbed; it
 // does nothing in CassetteReplay mode. A stream still being read is written
-// as far as it was read. Closing twice does nothing.
+// as far as it was read, as broken off there. The file it writes always
+// opens: if a scrubber left an interaction that would not (one without a
+// valid status, say), Close writes nothing and says so. Closing twice does
+// nothing.
 func (c *Cassette) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -177,23 +201,19 @@ func (c *Cassette) Close() error {
 	}
 	c.closed = true
 	f := cassetteFile{Version: CassetteFormatVersion, Interactions: make([]*Interaction, len(c.entries))}
-	forms := secretForms(c.secrets)
 	for i, e := range c.entries {
 		in := e.clone()
-		in.scrub(forms)
-		for _, s := range c.cfg.scrubbers {
-			s(in)
-		}
+		c.clean(in, c.redactor(e.idempotencyKey))
 		f.Interactions[i] = in
 	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	if err := newFileEncoder(&buf).Encode(f); err != nil {
 		return fmt.Errorf("gatewaytest: cassette %s: %w", c.path, err)
 	}
-	// A last pass over the document catches a credential a scrubber put back
-	// or that an encoding step spelled in a way the fields did not show.
-	data = replaceFormsBytes(data, forms)
-	if err := os.WriteFile(c.path, append(data, '\n'), 0o644); err != nil {
+	if _, err := readCassette(buf.Bytes()); err != nil {
+		return fmt.Errorf("gatewaytest: cassette %s: not written, it would not open: %w", c.path, err)
+	}
+	if err := os.WriteFile(c.path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("gatewaytest: cassette: %w", err)
 	}
 	return nil
@@ -202,20 +222,17 @@ func (c *Cassette) Close() error {
 // roundTrip is the cassette's middleware: it answers from the file when it
 // can and otherwise, in a recording mode, sends the request and records it.
 func (c *Cassette) roundTrip(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	start := time.Now()
 	rec, err := newCassetteRequest(req)
 	if err != nil {
 		return nil, fmt.Errorf("gatewaytest: cassette: reading the request: %w", err)
 	}
+	key := req.Header.Get("Idempotency-Key")
 	c.mu.Lock()
 	c.learnRequestSecrets(req)
-	forms := secretForms(c.secrets)
+	set := c.redactor(key)
 	c.mu.Unlock()
 	probe := &Interaction{Request: rec.clone()}
-	probe.scrub(forms)
-	for _, s := range c.cfg.scrubbers {
-		s(probe)
-	}
+	c.clean(probe, set)
 
 	c.mu.Lock()
 	if c.closed {
@@ -232,20 +249,14 @@ func (c *Cassette) roundTrip(req *http.Request, next func(*http.Request) (*http.
 		if c.mode == CassetteReplay {
 			miss := c.miss(probe.Request)
 			c.mu.Unlock()
-			// Sending it again would miss again: the SDK must not retry.
-			return nil, transport.Permanent(miss)
+			return nil, miss
 		}
 	}
 	c.mu.Unlock()
 
 	resp, err := next(req)
-	if err != nil {
-		return resp, err
+	if err != nil || resp == nil || resp.StatusCode < 100 || resp.StatusCode > 999 {
+		return resp, err // no answer a file can hold
 	}
-	in := &Interaction{Request: rec}
-	c.mu.Lock()
-	c.entries = append(c.entries, in)
-	c.used = append(c.used, true)
-	c.mu.Unlock()
-	return c.recordResponse(in, resp, start)
+	return c.record(rec, key, resp), nil
 }

@@ -56,7 +56,7 @@ func ExampleOpenCassette() {
 		log.Fatal(err)
 	}
 	defer play.Close()
-	client, err := infergate.NewClient(infergate.WithBaseURL("http://gateway.invalid"), infergate.WithAPIKey("unused"), play.Option())
+	client, err := infergate.NewClient(infergate.WithBaseURL("http://gateway.invalid"), play.Option())
 	if err != nil {
 		log.Fatal(err)
 	}

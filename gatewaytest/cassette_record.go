@@ -22,6 +22,8 @@ import (
 type Interaction struct {
 	Request  CassetteRequest  `json:"request"`
 	Response CassetteResponse `json:"response"`
+
+	idempotencyKey string // the request's, blanked out of what the server echoed of it
 }
 
 // CassetteRequest is what of a request the cassette keeps and matches on.
@@ -39,9 +41,13 @@ type CassetteRequest struct {
 	File *UploadedFile     `json:"file,omitempty"`
 }
 
-// CassetteResponse is a recorded answer. Its body is in exactly one of JSON
-// (a JSON body as the server wrote it, white space aside), Text, Base64 (a
-// binary body such as speech audio) and Events (a text/event-stream).
+// CassetteResponse is a recorded answer. Its body is in exactly one of JSON,
+// Text, Base64 and Events, and is replayed as the bytes the server sent: a
+// JSON object or array the server wrote compactly is kept in JSON, shown
+// indented for people to read and replayed compact again; any other text
+// (JSON with the server's own spacing included) in Text, as it is; bytes
+// that are not UTF-8 text, or audio, in Base64; a text/event-stream in
+// Events.
 type CassetteResponse struct {
 	Status int             `json:"status"`
 	Header http.Header     `json:"header,omitempty"`
@@ -49,43 +55,91 @@ type CassetteResponse struct {
 	Text   *string         `json:"text,omitempty"`
 	Base64 []byte          `json:"base64,omitempty"`
 	Events []CassetteEvent `json:"events,omitempty"`
+	// Truncated is a body that broke off after what is recorded (the
+	// connection was cut, say): a replay breaks it off there too, reading
+	// then failing with io.ErrUnexpectedEOF.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // CassetteEvent is one event of a recorded stream and when it arrived. An
-// event that is one line of compact JSON data, as chunks are, is kept in Data
-// as readable JSON; any other (the [DONE] marker, comments, CRLF endings) is
-// kept in Raw exactly as the server wrote it, blank line included.
+// event that is one line of a compact JSON object or array, as chunks are, is
+// kept in Data as readable JSON; any other UTF-8 text (the [DONE] marker,
+// comments, CRLF endings) in Raw exactly as the server wrote it, blank line
+// included; anything else in Base64.
 type CassetteEvent struct {
 	OffsetMS int64           `json:"offset_ms"` // milliseconds from the response's headers
 	Data     json.RawMessage `json:"data,omitempty"`
 	Raw      string          `json:"raw,omitempty"`
+	Base64   []byte          `json:"base64,omitempty"`
 }
 
 // newEvent keeps raw as JSON data when writing "data: ", the compact JSON and
 // a blank line gives back raw exactly.
 func newEvent(at int64, raw []byte) CassetteEvent {
 	if p, ok := bytes.CutPrefix(raw, []byte("data: ")); ok {
-		if p, ok := bytes.CutSuffix(p, []byte("\n\n")); ok && json.Valid(p) {
-			var c bytes.Buffer
-			if json.Compact(&c, p) == nil && bytes.Equal(c.Bytes(), p) {
-				return CassetteEvent{OffsetMS: at, Data: slices.Clone(p)}
-			}
+		if p, ok := bytes.CutSuffix(p, []byte("\n\n")); ok && isCompactJSON(p) {
+			return CassetteEvent{OffsetMS: at, Data: slices.Clone(p)}
 		}
+	}
+	if !utf8.Valid(raw) {
+		return CassetteEvent{OffsetMS: at, Base64: slices.Clone(raw)}
 	}
 	return CassetteEvent{OffsetMS: at, Raw: string(raw)}
 }
 
 // bytes returns the event as the server wrote it.
 func (e CassetteEvent) bytes() []byte {
-	if e.Data == nil {
-		return []byte(e.Raw)
+	switch {
+	case e.Data != nil:
+		var c bytes.Buffer
+		c.Grow(len(e.Data) + len("data: \n\n"))
+		c.WriteString("data: ")
+		if json.Compact(&c, e.Data) != nil {
+			c.Truncate(len("data: "))
+			c.Write(e.Data)
+		}
+		c.WriteString("\n\n")
+		return c.Bytes()
+	case e.Base64 != nil:
+		return slices.Clone(e.Base64)
+	}
+	return []byte(e.Raw)
+}
+
+// isCompactJSON reports whether b is a JSON object or array of UTF-8 text
+// with no white space outside its strings, which a cassette file gives back
+// exactly: its value in the file, however indented, compacts to b. (Go
+// 1.27's encoder escapes U+2028 in it, say, which then stays escaped.)
+func isCompactJSON(b []byte) bool {
+	if len(b) == 0 || b[0] != '{' && b[0] != '[' || !utf8.Valid(b) || !json.Valid(b) {
+		return false
 	}
 	var c bytes.Buffer
-	c.WriteString("data: ")
-	if json.Compact(&c, e.Data) != nil {
-		c.Write(e.Data)
+	if json.Compact(&c, b) != nil || !bytes.Equal(c.Bytes(), b) {
+		return false
 	}
-	c.WriteString("\n\n")
+	var file bytes.Buffer
+	var back json.RawMessage
+	return newFileEncoder(&file).Encode(json.RawMessage(b)) == nil &&
+		json.Unmarshal(file.Bytes(), &back) == nil && bytes.Equal(compacted(back), b)
+}
+
+// newFileEncoder is how a cassette file is written: indented for people to
+// read, and without HTML escaping, so that a body's <, > and & stay as the
+// server wrote them.
+func newFileEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc
+}
+
+// compacted is b without the white space a cassette file indents it with.
+func compacted(b json.RawMessage) []byte {
+	var c bytes.Buffer
+	if json.Compact(&c, b) != nil {
+		return slices.Clone(b)
+	}
 	return c.Bytes()
 }
 
@@ -174,47 +228,72 @@ func decodeJSON(b []byte) (any, bool) {
 	return v, true
 }
 
-// recordResponse keeps a copy of the answer in the interaction and hands the
-// caller an equivalent response. A stream is recorded as the caller reads it.
-func (c *Cassette) recordResponse(in *Interaction, resp *http.Response, start time.Time) (*http.Response, error) {
+// record enters the exchange in the cassette and hands the caller a response
+// that reads as resp would have. It is entered before its body is read, as
+// broken off, so that a Close meanwhile writes what is known; a stream is
+// recorded as the caller reads it.
+func (c *Cassette) record(rec CassetteRequest, idempotencyKey string, resp *http.Response) *http.Response {
 	h := resp.Header.Clone()
 	for _, k := range droppedHeaders {
 		h.Del(k)
 	}
+	in := &Interaction{
+		Request:        rec,
+		Response:       CassetteResponse{Status: resp.StatusCode, Header: h, Truncated: true},
+		idempotencyKey: idempotencyKey,
+	}
+	c.mu.Lock()
+	c.entries = append(c.entries, in)
+	c.used = append(c.used, true)
+	c.mu.Unlock()
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "text/event-stream" {
-		c.mu.Lock()
-		in.Response = CassetteResponse{Status: resp.StatusCode, Header: h}
-		c.mu.Unlock()
 		resp.Body = &streamTee{c: c, in: in, body: resp.Body, start: time.Now()}
-		return resp, nil
+		return resp
 	}
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	out := CassetteResponse{Status: resp.StatusCode, Header: h}
-	var compact bytes.Buffer
-	switch {
-	case json.Valid(body) && json.Compact(&compact, body) == nil:
-		out.JSON = compact.Bytes()
-	case utf8.Valid(body) && !strings.HasPrefix(mt, "audio/") && mt != "application/octet-stream":
-		s := string(body)
-		out.Text = &s
-	default:
-		out.Base64 = body
-	}
+	kept := keptBody(body, mt)
 	c.mu.Lock()
-	in.Response = out
-	c.learnResponseSecrets(out.JSON)
+	in.Response.JSON, in.Response.Text, in.Response.Base64 = kept.JSON, kept.Text, kept.Base64
+	in.Response.Truncated = err != nil
+	c.learnResponseSecrets(body)
 	c.mu.Unlock()
-	return resp, nil
+	resp.Body = bodyReader(body, err)
+	if err != nil {
+		resp.ContentLength = -1
+	}
+	return resp
 }
 
+// keptBody puts a body in the field of CassetteResponse that gives back its
+// bytes exactly.
+func keptBody(body []byte, mediaType string) CassetteResponse {
+	switch {
+	case isCompactJSON(body):
+		return CassetteResponse{JSON: body}
+	case utf8.Valid(body) && !strings.HasPrefix(mediaType, "audio/") && mediaType != "application/octet-stream":
+		s := string(body)
+		return CassetteResponse{Text: &s}
+	}
+	return CassetteResponse{Base64: body}
+}
+
+// bodyReader reads body, then fails with err when it is not nil.
+func bodyReader(body []byte, err error) io.ReadCloser {
+	if err == nil {
+		return io.NopCloser(bytes.NewReader(body))
+	}
+	return io.NopCloser(io.MultiReader(bytes.NewReader(body), failingReader{err}))
+}
+
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
+
 // streamTee passes a stream through to the caller and records its events,
-// each stamped with when its last byte arrived.
+// each stamped with when its last byte arrived. The recording stays broken
+// off unless the stream is read to its end.
 type streamTee struct {
 	c       *Cassette
 	in      *Interaction
@@ -241,23 +320,29 @@ func (t *streamTee) Read(p []byte) (int, error) {
 		t.add(events)
 	}
 	if err != nil {
-		t.flush()
+		t.flush(err == io.EOF)
 	}
 	return n, err
 }
 
 func (t *streamTee) Close() error {
-	t.flush()
+	t.flush(false)
 	return t.body.Close()
 }
 
-// flush records what is left of a stream that ended without a blank line.
-func (t *streamTee) flush() {
+// flush records what is left of a stream that ended without a blank line,
+// and whether it ended or broke off.
+func (t *streamTee) flush(ended bool) {
 	t.once.Do(func() {
+		var events []CassetteEvent
 		if len(t.pending) > 0 {
-			t.add([]CassetteEvent{newEvent(time.Since(t.start).Milliseconds(), t.pending)})
+			events = []CassetteEvent{newEvent(time.Since(t.start).Milliseconds(), t.pending)}
 			t.pending = nil
 		}
+		t.c.mu.Lock()
+		defer t.c.mu.Unlock()
+		t.in.Response.Events = append(t.in.Response.Events, events...)
+		t.in.Response.Truncated = !ended
 	})
 }
 
@@ -304,64 +389,6 @@ func eventEnd(b []byte) int {
 	return -1
 }
 
-// learnRequestSecrets adds the bearer credential of a request. Called with
-// c.mu held.
-func (c *Cassette) learnRequestSecrets(req *http.Request) {
-	for _, v := range req.Header.Values("Authorization") {
-		if _, cred, ok := strings.Cut(v, " "); ok && cred != "" {
-			c.secrets[strings.TrimSpace(cred)] = struct{}{}
-		} else if v != "" {
-			c.secrets[v] = struct{}{}
-		}
-	}
-	for _, v := range req.Header.Values("Cookie") {
-		for _, ck := range strings.Split(v, ";") {
-			if _, val, ok := strings.Cut(ck, "="); ok && len(val) >= 8 {
-				c.secrets[strings.TrimSpace(val)] = struct{}{}
-			}
-		}
-	}
-}
-
-// secretFields are the JSON fields whose string values a response carries
-// credentials in, such as the key Keys.Create answers.
-var secretFields = []string{"key", "api_key", "access_token", "token", "secret", "refresh_token"}
-
-// learnResponseSecrets adds the credentials a JSON answer carries. Called
-// with c.mu held.
-func (c *Cassette) learnResponseSecrets(body json.RawMessage) {
-	if len(body) == 0 {
-		return
-	}
-	v, ok := decodeJSON(body)
-	if !ok {
-		return
-	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch t := v.(type) {
-		case map[string]any:
-			for k, e := range t {
-				if s, ok := e.(string); ok && slices.Contains(secretFields, strings.ToLower(k)) && looksLikeCredential(s) {
-					c.secrets[s] = struct{}{}
-				}
-				walk(e)
-			}
-		case []any:
-			for _, e := range t {
-				walk(e)
-			}
-		}
-	}
-	walk(v)
-}
-
-// looksLikeCredential tells a credential from a short label or a prefix
-// shown for display (key_prefix is a different field anyway).
-func looksLikeCredential(s string) bool {
-	return len(s) >= 16 && !strings.ContainsAny(s, " \n")
-}
-
 func (r CassetteRequest) clone() CassetteRequest {
 	c := r
 	if r.Query != nil {
@@ -397,6 +424,7 @@ func (in *Interaction) clone() *Interaction {
 	r.Events = slices.Clone(in.Response.Events)
 	for i, e := range r.Events {
 		r.Events[i].Data = slices.Clone(e.Data)
+		r.Events[i].Base64 = slices.Clone(e.Base64)
 	}
 	return out
 }

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"html"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,21 +148,27 @@ func (r CassetteResponse) replay(req *http.Request, pacing bool) *http.Response 
 	switch {
 	case r.Events != nil:
 		resp.ContentLength = -1
-		resp.Body = replayEvents(req.Context(), r.Events, pacing)
+		resp.Body = replayEvents(req.Context(), r.Events, pacing, r.Truncated)
 		return resp
 	case r.JSON != nil:
-		body = r.JSON
+		body = compacted(r.JSON)
 	case r.Text != nil:
 		body = []byte(*r.Text)
 	default:
-		body = r.Base64
+		body = slices.Clone(r.Base64)
 	}
 	resp.ContentLength = int64(len(body))
-	resp.Body = io.NopCloser(bytes.NewReader(slices.Clone(body)))
+	var err error
+	if r.Truncated {
+		resp.ContentLength, err = -1, io.ErrUnexpectedEOF
+	}
+	resp.Body = bodyReader(body, err)
 	return resp
 }
 
-func replayEvents(ctx context.Context, events []CassetteEvent, pacing bool) io.ReadCloser {
+// replayEvents writes the events, and ends a stream that broke off while
+// recording with io.ErrUnexpectedEOF.
+func replayEvents(ctx context.Context, events []CassetteEvent, pacing, truncated bool) io.ReadCloser {
 	pr, pw := io.Pipe()
 	stop := context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })
 	start := time.Now()
@@ -187,154 +191,11 @@ func replayEvents(ctx context.Context, events []CassetteEvent, pacing bool) io.R
 				return
 			}
 		}
+		if truncated {
+			pw.CloseWithError(io.ErrUnexpectedEOF)
+			return
+		}
 		pw.Close()
 	}()
 	return pr
-}
-
-// secretForms returns every spelling of the secrets the file must not hold:
-// as they are, JSON-escaped and percent-encoded, longest first so that no
-// form is left half replaced.
-func secretForms(secrets map[string]struct{}) []string {
-	var forms []string
-	for s := range secrets {
-		if s == "" {
-			continue
-		}
-		j, _ := json.Marshal(s)
-		forms = append(forms, s, string(j[1:len(j)-1]), url.QueryEscape(s), url.PathEscape(s))
-	}
-	slices.SortFunc(forms, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return strings.Compare(a, b)
-	})
-	return slices.Compact(forms)
-}
-
-const redacted = "REDACTED"
-
-// replaceForms also finds a credential spelled with HTML character references
-// (&#115;k-…, zero-padded, layered), as an error page may write it: a text
-// that reveals one once unescaped is kept unescaped, and cleaned. Each
-// unescaping that changes a text shortens it, so this ends.
-func replaceForms(s string, forms []string) string {
-	for _, f := range forms {
-		s = strings.ReplaceAll(s, f, redacted)
-	}
-	if len(forms) > 0 && strings.Contains(s, "&") {
-		if u := html.UnescapeString(s); u != s && revealsForm(u, forms) {
-			return replaceForms(u, forms)
-		}
-	}
-	return s
-}
-
-// revealsForm reports whether s holds a credential, directly or behind more
-// HTML character references.
-func revealsForm(s string, forms []string) bool {
-	for {
-		for _, f := range forms {
-			if strings.Contains(s, f) {
-				return true
-			}
-		}
-		u := html.UnescapeString(s)
-		if u == s {
-			return false
-		}
-		s = u
-	}
-}
-
-func replaceFormsBytes(b []byte, forms []string) []byte {
-	for _, f := range forms {
-		b = bytes.ReplaceAll(b, []byte(f), []byte(redacted))
-	}
-	return b
-}
-
-// scrubJSON blanks credentials out of a JSON text, also where its strings
-// spell them with \u escapes: such a text is decoded, cleaned and encoded
-// again, losing only its key order.
-func scrubJSON(b json.RawMessage, forms []string) json.RawMessage {
-	b = replaceFormsBytes(b, forms)
-	if len(forms) == 0 || (!bytes.Contains(b, []byte(`\u`)) && !bytes.Contains(b, []byte("&"))) {
-		return b
-	}
-	v, ok := decodeJSON(b)
-	if !ok {
-		return b
-	}
-	found := false
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch t := v.(type) {
-		case string:
-			if r := replaceForms(t, forms); r != t {
-				found = true
-				return r
-			}
-		case map[string]any:
-			out := make(map[string]any, len(t))
-			for k, e := range t {
-				out[replaceForms(k, forms)] = walk(e)
-			}
-			return out
-		case []any:
-			for i, e := range t {
-				t[i] = walk(e)
-			}
-		}
-		return v
-	}
-	v = walk(v)
-	if !found {
-		return b
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return b
-	}
-	return out
-}
-
-// scrub replaces every credential form in every text the interaction holds.
-func (in *Interaction) scrub(forms []string) {
-	rq := &in.Request
-	rq.Path = replaceForms(rq.Path, forms)
-	if rq.Query != nil {
-		q := url.Values{}
-		for k, vs := range rq.Query {
-			for _, v := range vs {
-				q.Add(replaceForms(k, forms), replaceForms(v, forms))
-			}
-		}
-		rq.Query = q
-	}
-	rq.JSON = scrubJSON(rq.JSON, forms)
-	rq.Text = replaceForms(rq.Text, forms)
-	for k, v := range rq.Form {
-		rq.Form[k] = replaceForms(v, forms)
-	}
-	rs := &in.Response
-	for _, k := range droppedHeaders {
-		rs.Header.Del(k)
-	}
-	for k, vs := range rs.Header {
-		for i, v := range vs {
-			vs[i] = replaceForms(v, forms)
-		}
-		rs.Header[k] = vs
-	}
-	rs.JSON = scrubJSON(rs.JSON, forms)
-	if rs.Text != nil {
-		t := replaceForms(*rs.Text, forms)
-		rs.Text = &t
-	}
-	for i := range rs.Events {
-		rs.Events[i].Raw = replaceForms(rs.Events[i].Raw, forms)
-		rs.Events[i].Data = scrubJSON(rs.Events[i].Data, forms)
-	}
 }

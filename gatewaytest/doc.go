@@ -46,9 +46,10 @@
 // fresh clone; WithClientOptions gives both the same client options.
 //
 // OpenCassette records what the real gateway answered into a reviewable
-// file and replays it offline afterwards, streams event by event and retried
-// attempts one by one, with credentials scrubbed; INFERGATE_RECORD=1 refreshes
-// the recordings a test suite lacks.
+// file and replays it offline afterwards, byte for byte, streams event by
+// event and retried attempts one by one, with credentials scrubbed; a
+// replaying client needs no key, and INFERGATE_RECORD=1 refreshes the
+// recordings a test suite lacks.
 //
 // Everything is deterministic by default: ids come from counters and the
 // clock stands still at FixedTime unless WithClock says otherwise.

@@ -1,22 +1,22 @@
-package infergate
+package redact
 
 import (
-	"errors"
 	"fmt"
 	"html"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"strings"
 	"testing"
 )
+
+// redactedText is the replacement the SDK's errors use.
+const redactedText = "[redacted]"
 
 // A server may write a credential back escaped in every way a body can hold text; each spelling
 // is blanked out whole, and the text around it kept.
 func TestEscapedCredentialsRedacted(t *testing.T) {
 	t.Parallel()
 	const key = "sk_live.KEY-42"
-	c := &config{secretForms: secretForms(newSecret(key))}
+	c := New(redactedText, key)
 	for _, tt := range []struct{ name, in, kept string }{ // kept: what stays before the credential
 		{"JSON, first letter", `\u0073k_live.KEY-42`, ""},
 		{"JSON, every letter", `\u0073\u006B\u005f\u006c\u0069\u0076\u0065\u002e\u004b\u0045\u0059\u002d\u0034\u0032`, ""},
@@ -39,11 +39,11 @@ func TestEscapedCredentialsRedacted(t *testing.T) {
 			t.Parallel()
 			body := `{"error":{"message":"bad key ` + tt.in + ` (see docs)"}}`
 			want := `{"error":{"message":"bad key ` + tt.kept + `[redacted] (see docs)"}}`
-			if got := string(c.redact([]byte(body))); got != want {
-				t.Errorf("redact(%s)\n = %s\nwant %s", body, got, want)
+			if got := string(c.Bytes([]byte(body))); got != want {
+				t.Errorf("Bytes(%s)\n = %s\nwant %s", body, got, want)
 			}
-			if got := c.redactString(body); got != want {
-				t.Errorf("redactString(%s)\n = %s\nwant %s", body, got, want)
+			if got := c.String(body); got != want {
+				t.Errorf("String(%s)\n = %s\nwant %s", body, got, want)
 			}
 		})
 	}
@@ -52,10 +52,10 @@ func TestEscapedCredentialsRedacted(t *testing.T) {
 // Text with escapes and no credential is left exactly as it was.
 func TestEscapesWithoutCredentialsKept(t *testing.T) {
 	t.Parallel()
-	c := &config{secretForms: secretForms(newSecret("sk-live-0123"))}
+	c := New(redactedText, "sk-live-0123")
 	for _, in := range []string{`100% \u00e9 &amp; &#233; %zz \`, `&`, `%4`, `\u12`, `&#;`, `&#x;`, `&#99999999999;`, `&nosuchname;`, `sk-live-012\u0020`} {
-		if got := string(c.redact([]byte(in))); got != in {
-			t.Errorf("redact(%q) = %q", in, got)
+		if got := string(c.Bytes([]byte(in))); got != in {
+			t.Errorf("Bytes(%q) = %q", in, got)
 		}
 	}
 }
@@ -99,7 +99,7 @@ func htmlSpelled(w *strings.Builder, rng *rand.Rand, key []byte, j int) {
 func TestEscapedCredentialProperty(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11))
-	for i := range Scaled(3000) {
+	for i := range scaled(3000) {
 		key := randomKey(rng)
 		var spelled strings.Builder
 		for j, b := range key {
@@ -120,9 +120,9 @@ func TestEscapedCredentialProperty(t *testing.T) {
 		for range rng.IntN(3) { // quoted into a JSON string, as a provider's error inside the gateway's
 			body, want = jsonQuoted(body), jsonQuoted(want)
 		}
-		c := &config{secretForms: secretForms(newSecret(string(key)))}
-		if got := string(c.redact([]byte(body))); got != want {
-			t.Fatalf("case %d, key %s:\nredact(%s)\n = %s\nwant %s", i, key, body, got, want)
+		c := New(redactedText, string(key))
+		if got := string(c.Bytes([]byte(body))); got != want {
+			t.Fatalf("case %d, key %s:\nBytes(%s)\n = %s\nwant %s", i, key, body, got, want)
 		}
 	}
 }
@@ -133,7 +133,7 @@ func TestEscapedCredentialProperty(t *testing.T) {
 func TestHTMLSpelledCredentialProperty(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(8, 13))
-	for i := range Scaled(2000) {
+	for i := range scaled(2000) {
 		key := randomKey(rng)
 		var spelled strings.Builder
 		for j, b := range key {
@@ -147,9 +147,9 @@ func TestHTMLSpelledCredentialProperty(t *testing.T) {
 			t.Fatalf("case %d: the generator spelled %s as %s, which html.UnescapeString reads as %s", i, key, spelled.String(), got)
 		}
 		body := "<p>invalid key " + spelled.String() + "</p>"
-		c := &config{secretForms: secretForms(newSecret(string(key)))}
-		if got, want := string(c.redact([]byte(body))), "<p>invalid key "+redactedText+"</p>"; got != want {
-			t.Fatalf("case %d, key %s:\nredact(%s)\n = %s\nwant %s", i, key, body, got, want)
+		c := New(redactedText, string(key))
+		if got, want := string(c.Bytes([]byte(body))), "<p>invalid key "+redactedText+"</p>"; got != want {
+			t.Fatalf("case %d, key %s:\nBytes(%s)\n = %s\nwant %s", i, key, body, got, want)
 		}
 	}
 }
@@ -171,7 +171,7 @@ func jsonQuoted(s string) string {
 	return q[1 : len(q)-1]
 }
 
-// FuzzRedactEscaped: redaction never panics, never lengthens text without a credential, and leaves
+// FuzzRedactEscaped: blanking out never panics, never lengthens text without a credential, and leaves
 // no credential that any kind of escape, undone alone or all together, still spells.
 func FuzzRedactEscaped(f *testing.F) {
 	for _, seed := range []string{`&#115;k-1234567`, `\u0073k-1234567`, `%73k-1234567`, `&`, `\u`, `&#x`, `%`, `&lowbar;`, `\\u0073k-1234567`,
@@ -179,9 +179,9 @@ func FuzzRedactEscaped(f *testing.F) {
 		f.Add(seed)
 	}
 	const key = "sk-1234567"
-	c := &config{secretForms: secretForms(newSecret(key))}
+	c := New(redactedText, key)
 	f.Fuzz(func(t *testing.T, in string) {
-		out := c.redactString(in)
+		out := c.String(in)
 		if !strings.Contains(in, redactedText) && !strings.Contains(out, redactedText) && out != in {
 			t.Fatalf("changed text without a credential: %q -> %q", in, out)
 		}
@@ -203,49 +203,19 @@ func FuzzRedactEscaped(f *testing.F) {
 	})
 }
 
-// An *APIError keeps the body the server sent, so its escaped echo of the key is blanked out there
-// too, not only in the decoded message.
-func TestAPIErrorBodyRedactsEscapedKey(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"&#115;", "&#00000115;", "&#x0000073"} { // zero-padded, as browsers read them too
-		srv := newCountedServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "text/html")
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = io.WriteString(w, `<html><body><p>Key `+s+`k-live-SECRETKEY0123456789abcdef was refused</p></body></html>`)
-		})
-		client, _ := newTestClient(t, srv.URL, WithAPIKey(secretKey))
-		_, err := client.Models.List(t.Context())
-		var apiErr *APIError
-		if !errors.As(err, &apiErr) {
-			t.Fatalf("%s: err = %v, want an *APIError", s, err)
-		}
-		if want := `<html><body><p>Key [redacted] was refused</p></body></html>`; string(apiErr.Body) != want {
-			t.Errorf("%s: Body = %s, want %s", s, apiErr.Body, want)
-		}
-		if apiErr.Message != "Key [redacted] was refused" {
-			t.Errorf("%s: Message = %q", s, apiErr.Message)
-		}
-		assertNoSecret(t, "error", formatted(err))
-	}
-}
-
 // A large body is read in overlapping windows: a credential spelled with escapes is blanked out
 // wherever it falls, across a window's edge too.
 func TestEscapedCredentialsInALargeBody(t *testing.T) {
 	t.Parallel()
 	const key = "sk-live-0123456789"
-	c := &config{secretForms: secretForms(newSecret(key))}
+	c := New(redactedText, key)
 	spelled := `\u0073k-live-0123456789`
-	var longest int
-	for _, f := range c.secretForms {
-		longest = max(longest, len(f.reveal()))
-	}
-	window, _ := escapeWindow(longest)
+	window, _ := escapeWindow(c.longest)
 	for cut := range len(spelled) + 1 { // cut bytes of the credential fall before the window's edge
 		filler := strings.Repeat(`\n`, (window-cut)/2) + strings.Repeat(" ", (window-cut)%2)
 		body := filler + spelled + filler + spelled
 		want := filler + redactedText + filler + redactedText
-		if got := string(c.redact([]byte(body))); got != want {
+		if got := string(c.Bytes([]byte(body))); got != want {
 			t.Errorf("a credential %d bytes before a window's edge: %d of 2 left", cut, strings.Count(got, spelled))
 		}
 	}

@@ -1,4 +1,4 @@
-package infergate
+package redact
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ const (
 	allEscapes     = jsonEscapes | htmlReferences | percentEscapes
 )
 
-// redactEscaped blanks out every run of text that spells a credential once its escapes are undone,
+// blankEscaped blanks out every run of text that spells a credential once its escapes are undone,
 // whichever escapes it uses, mixed as they may be and up to escapeDepth layers deep. Each kind is
 // also undone alone, as a reader of that kind would: "%4a&#98;c" is "Jbc" to one that undoes every
 // kind, "%4abc" to an HTML reader. The escaped run is replaced whole, so that no part of the
@@ -37,16 +37,12 @@ const (
 //
 // The text is read in overlapping windows, so that the bookkeeping stays small for a large body: an
 // escaped credential shorter than the overlap lies whole inside one window.
-func (c *config) redactEscaped(text []byte) []byte {
-	longest := 0
-	for _, form := range c.secretForms {
-		longest = max(longest, len(form.reveal()))
-	}
-	window, overlap := escapeWindow(longest)
+func (s Set) blankEscaped(text []byte) []byte {
+	window, overlap := escapeWindow(s.longest)
 	var spans [][2]int
 	for from := 0; ; from += window - overlap {
 		to := min(from+window, len(text))
-		spans = c.appendEscapedSpans(spans, text[from:to], from)
+		spans = s.appendEscapedSpans(spans, text[from:to], from)
 		if to == len(text) {
 			break
 		}
@@ -66,13 +62,13 @@ func (c *config) redactEscaped(text []byte) []byte {
 		} else {
 			out = append(out, text[done:sp[0]]...)
 		}
-		out = append(out, redactedText...)
+		out = append(out, s.replacement...)
 		done = sp[1]
 	}
 	return append(out, text[done:]...)
 }
 
-// escapeWindow is the size of the windows redactEscaped reads and how much they overlap, for
+// escapeWindow is the size of the windows blankEscaped reads and how much they overlap, for
 // credentials of at most longest bytes: room for each byte to be spelled with 256 bytes of escapes.
 func escapeWindow(longest int) (window, overlap int) {
 	overlap = 256 * longest
@@ -82,9 +78,9 @@ func escapeWindow(longest int) (window, overlap int) {
 // appendEscapedSpans appends the runs of text, at offset in the whole, that spell a credential
 // once escapes are undone. Undoing them without keeping track of where each byte came from is
 // cheap, and a credential is rarely there, so text is read that way first.
-func (c *config) appendEscapedSpans(spans [][2]int, text []byte, offset int) [][2]int {
+func (s Set) appendEscapedSpans(spans [][2]int, text []byte, offset int) [][2]int {
 	for _, kinds := range []escapes{allEscapes, jsonEscapes, htmlReferences, percentEscapes} {
-		if !c.spellsEscaped(text, kinds) {
+		if !s.spellsEscaped(text, kinds) {
 			continue
 		}
 		cur := unescaped{text: text}
@@ -94,7 +90,7 @@ func (c *config) appendEscapedSpans(spans [][2]int, text []byte, offset int) [][
 				break
 			}
 			cur = next
-			spans = c.appendSecretSpans(spans, cur, offset)
+			spans = s.appendSecretSpans(spans, cur, offset)
 		}
 	}
 	return spans
@@ -102,15 +98,15 @@ func (c *config) appendEscapedSpans(spans [][2]int, text []byte, offset int) [][
 
 // spellsEscaped reports whether text spells a credential once escapes of the kinds given are
 // undone, a layer or more.
-func (c *config) spellsEscaped(text []byte, kinds escapes) bool {
+func (s Set) spellsEscaped(text []byte, kinds escapes) bool {
 	cur := unescaped{text: text}
 	for range escapeDepth {
 		next, changed := cur.unescape(kinds, false)
 		if !changed {
 			return false
 		}
-		for _, form := range c.secretForms {
-			if bytes.Contains(next.text, []byte(form.reveal())) {
+		for _, f := range s.forms {
+			if bytes.Contains(next.text, []byte(*f)) {
 				return true
 			}
 		}
@@ -120,9 +116,9 @@ func (c *config) spellsEscaped(text []byte, kinds escapes) bool {
 }
 
 // appendSecretSpans appends the original runs, at offset, of every credential u spells.
-func (c *config) appendSecretSpans(spans [][2]int, u unescaped, offset int) [][2]int {
-	for _, form := range c.secretForms {
-		f := []byte(form.reveal())
+func (s Set) appendSecretSpans(spans [][2]int, u unescaped, offset int) [][2]int {
+	for _, form := range s.forms {
+		f := []byte(*form)
 		for at := 0; ; {
 			i := bytes.Index(u.text[at:], f)
 			if i < 0 {
