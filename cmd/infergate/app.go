@@ -67,6 +67,7 @@ func init() {
 
 // run runs the command line args (without the program's name) and returns the exit status.
 func (a *app) run(ctx context.Context, args []string) int {
+	a.stdout, a.stderr = escaping(a.stdout), escaping(a.stderr)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		if len(args) > 1 {
 			if cmd, ok := lookup(args[1]); ok {

@@ -178,7 +178,7 @@ func (a *app) speak(ctx context.Context, args []string) error {
 	}
 	defer stop()
 	if *out == "" {
-		_, err := client.Audio.SpeakTo(ctx, a.stdout, req)
+		_, err := client.Audio.SpeakTo(ctx, exact(a.stdout), req)
 		return err
 	}
 	if err := client.Audio.SpeakToFile(ctx, *out, req); err != nil {
