@@ -172,6 +172,9 @@ func (a *app) speak(ctx context.Context, args []string) error {
 			return usagef("%q is not an audio format: mp3, opus, aac, flac, wav or pcm", name)
 		}
 	}
+	if err := req.Validate(); err != nil {
+		return fromCommandLine(err, map[string]string{"Input": "TEXT", "Speed": "--speed"})
+	}
 	client, stop, err := a.connect(f)
 	if err != nil {
 		return err
