@@ -70,6 +70,40 @@ func TestEmbedIsUnitLengthAndRelatesSharedWords(t *testing.T) {
 	}
 }
 
+// TestEmbedSpreadsOverEveryDimension: the fake's vectors look like a model's, spread over all their
+// dimensions, not a few ±1 entries among zeros, and keep the sizes of the angles between texts.
+func TestEmbedSpreadsOverEveryDimension(t *testing.T) {
+	t.Parallel()
+	for _, dims := range []int{64, 1024} {
+		for _, text := range []string{"Paris", "first text", "The stock market fell on Monday.", "a b c d e f g h i j k l m n o p"} {
+			v := gatewaytest.Embed(text, dims)
+			zeros, largest := 0, 0.0
+			for _, x := range v {
+				if math.Abs(float64(x)) < 1e-6 {
+					zeros++
+				}
+				largest = max(largest, math.Abs(float64(x)))
+			}
+			if zeros > dims/100 || largest > 0.5 {
+				t.Errorf("Embed(%q, %d) has %d zeros and a largest value of %.3f; want values spread over the dimensions: %v",
+					text, dims, zeros, largest, v[:8])
+			}
+		}
+	}
+	dot := func(x, y []float32) (d float64) {
+		for i := range x {
+			d += float64(x[i]) * float64(y[i])
+		}
+		return d
+	}
+	if d := dot(gatewaytest.Embed("Paris", 64), gatewaytest.Embed("Bananas", 64)); math.Abs(d) > 1e-6 {
+		t.Errorf("texts with no word in common have a cosine of %v, want 0", d)
+	}
+	if d := dot(gatewaytest.Embed("Paris", 64), gatewaytest.Embed("paris, PARIS!", 64)); math.Abs(d-1) > 1e-6 {
+		t.Errorf("texts with the same words have a cosine of %v, want 1", d)
+	}
+}
+
 func TestSpeechAnswersEachFormat(t *testing.T) {
 	s := gatewaytest.New(t)
 	magic := map[string]string{"mp3": "\xff\xfb", "opus": "OggS", "aac": "\xff\xf1", "flac": "fLaC", "wav": "RIFF", "pcm": ""}

@@ -24,13 +24,16 @@ const DefaultEmbeddingModel = "bge-m3"
 // gateway's providers enforce.
 const maxEmbeddingInputs = 2048
 
-// Embed returns the fake's vector for text: each word, lower-cased, is hashed
-// to one of dims dimensions and adds ±1 there; the sum is scaled to unit
-// length. The same text always gets the same vector, and texts that share
-// words point in similar directions, so ranking by cosine similarity behaves
-// sensibly in tests and examples.
+// Embed returns the fake's vector for text. Each word, lower-cased, is hashed
+// to one of dims dimensions and adds ±1 there; the sum, scaled to unit length,
+// is then turned by a fixed rotation of the space, which spreads it over every
+// dimension as a real model's vector is spread and keeps every angle between
+// vectors. The same text always gets the same vector, and texts that share
+// words point in similar directions (texts with no hashed word in common are
+// orthogonal), so ranking by cosine similarity behaves sensibly in tests and
+// examples.
 func Embed(text string, dims int) []float32 {
-	v := make([]float64, dims)
+	words := make([]float64, dims)
 	for _, word := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
@@ -41,19 +44,73 @@ func Embed(text string, dims int) []float32 {
 		if sum&(1<<63) != 0 {
 			sign = -1
 		}
-		v[sum%uint64(dims)] += sign
+		words[sum%uint64(dims)] += sign
 	}
 	var norm float64
-	for _, x := range v {
+	for _, x := range words {
 		norm += x * x
 	}
 	out := make([]float32, dims)
-	for i, x := range v {
-		if norm > 0 {
-			out[i] = float32(x / math.Sqrt(norm))
+	if norm == 0 {
+		return out
+	}
+	return rotate(out, words, math.Sqrt(norm))
+}
+
+// rotate writes to out the vector v/norm turned by an orthogonal matrix fixed
+// for its length n: the orthonormal DCT-II basis with its columns and its rows
+// shuffled and the sign of each row flipped or not, all by a fixed
+// pseudo-random draw. A dimension of v becomes a cosine wave of a frequency of
+// its own, spread over all n dimensions, its shape hidden by the shuffle and
+// the signs. It costs n cosines a word.
+func rotate(out []float32, v []float64, norm float64) []float32 {
+	n := len(v)
+	seed := uint64(n)
+	frequency, position := shuffled(n, &seed), shuffled(n, &seed)
+	rotated := make([]float64, n)
+	for j, x := range v {
+		if x == 0 {
+			continue
+		}
+		k := float64(frequency[j])
+		scale := x / norm * math.Sqrt(2/float64(n))
+		if k == 0 {
+			scale /= math.Sqrt2
+		}
+		for i := range rotated {
+			rotated[i] += scale * math.Cos(math.Pi*(float64(i)+0.5)*k/float64(n))
 		}
 	}
+	for i, x := range rotated {
+		if seed = splitMix(seed); seed&1 != 0 {
+			x = -x
+		}
+		out[position[i]] = float32(x)
+	}
 	return out
+}
+
+// shuffled returns 0 to n-1 in an order drawn from seed, which it advances.
+func shuffled(n int, seed *uint64) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	for i := n - 1; i > 0; i-- {
+		*seed = splitMix(*seed)
+		j := int(*seed % uint64(i+1))
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
+}
+
+// splitMix is a step of the SplitMix64 generator: the fake's fixed draws, the
+// same on every platform and Go release.
+func splitMix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {

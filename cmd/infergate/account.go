@@ -53,7 +53,8 @@ func (a *app) usage(ctx context.Context, args []string) error {
 	start := a.now().UTC()
 	if *month != "" {
 		var err error
-		if start, err = time.Parse("2006-01", *month); err != nil {
+		// Year 0 parses, but a month of it is no month the gateway bills.
+		if start, err = time.Parse("2006-01", *month); err != nil || start.Year() < 1 {
 			return usagef("--month %q is not a month such as 2025-10", *month)
 		}
 	}

@@ -67,12 +67,14 @@ func init() {
 
 // run runs the command line args (without the program's name) and returns the exit status.
 func (a *app) run(ctx context.Context, args []string) int {
+	a.stdout, a.stderr = escaping(a.stdout), escaping(a.stderr)
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		if len(args) > 1 {
-			if cmd, ok := lookup(args[1]); ok {
-				args = []string{cmd.name, "--help"}
-				return a.run(ctx, args)
+			cmd, ok := lookup(args[1])
+			if !ok {
+				return a.unknownCommand(args[1])
 			}
+			return a.run(ctx, []string{cmd.name, "--help"})
 		}
 		if len(args) == 0 {
 			printHelp(a.stderr)
@@ -83,8 +85,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	cmd, ok := lookup(args[0])
 	if !ok {
-		fmt.Fprintf(a.stderr, "infergate: unknown command %q (run infergate help for the list)\n", args[0])
-		return exitUsage
+		return a.unknownCommand(args[0])
 	}
 	err := cmd.run(a, ctx, args[1:])
 	return a.exit(ctx, cmd, err)
@@ -126,6 +127,17 @@ func printHelp(w io.Writer) {
 	fmt.Fprintln(w, "an address is always the one called (health needs no key).")
 }
 
+// unknownCommand reports a command name that is none of the commands, with the nearest one when
+// it looks like a slip of the fingers.
+func (a *app) unknownCommand(name string) int {
+	if near, ok := nearestCommand(name); ok {
+		fmt.Fprintf(a.stderr, "infergate: unknown command %q: did you mean infergate %s? (run infergate help for the list)\n", name, near)
+	} else {
+		fmt.Fprintf(a.stderr, "infergate: unknown command %q (run infergate help for the list)\n", name)
+	}
+	return exitUsage
+}
+
 // exit reports how a command ended, as one line on stderr, and returns the exit status.
 func (a *app) exit(ctx context.Context, cmd command, err error) int {
 	var usage *usageError
@@ -157,6 +169,19 @@ func errorLine(err error) string {
 // newlines.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// fromCommandLine turns the SDK's refusal of a value the command line gave into a wrong command
+// line (exit status 2) naming the flag or argument that gave it: from maps the
+// ValidationError's Field to that name. Other errors are returned as they are.
+func fromCommandLine(err error, from map[string]string) error {
+	var invalid *infergate.ValidationError
+	if errors.As(err, &invalid) {
+		if name, ok := from[invalid.Field]; ok {
+			return usagef("%s: %s", name, invalid.Reason)
+		}
+	}
+	return err
 }
 
 // usageError is a wrong command line: exit status 2.
@@ -231,6 +256,11 @@ func (f *flags) parse(args []string, min, max int) ([]string, error) {
 		rest = append(rest, left[0])
 		args = left[1:]
 	}
+	if f.baseURL != "" {
+		if err := checkBaseURL(f.baseURL); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case len(rest) < min:
 		cmd, _ := lookup(f.Name())
@@ -239,6 +269,13 @@ func (f *flags) parse(args []string, min, max int) ([]string, error) {
 		return nil, usagef("too many arguments: %q", rest[max:])
 	}
 	return rest, nil
+}
+
+// checkBaseURL refuses, as a wrong command line, an address the SDK would refuse, by the SDK's own
+// rule, before the command reads its input or connects.
+func checkBaseURL(u string) error {
+	_, err := infergate.NewClient(infergate.WithBaseURL(u), infergate.WithAPIKey(""), infergate.WithAccessToken(""))
+	return fromCommandLine(err, map[string]string{"BaseURL": "--base-url"})
 }
 
 // connect returns the client the command talks to: the gateway at --base-url (else

@@ -172,13 +172,16 @@ func (a *app) speak(ctx context.Context, args []string) error {
 			return usagef("%q is not an audio format: mp3, opus, aac, flac, wav or pcm", name)
 		}
 	}
+	if err := req.Validate(); err != nil {
+		return fromCommandLine(err, map[string]string{"Input": "TEXT", "Speed": "--speed"})
+	}
 	client, stop, err := a.connect(f)
 	if err != nil {
 		return err
 	}
 	defer stop()
 	if *out == "" {
-		_, err := client.Audio.SpeakTo(ctx, a.stdout, req)
+		_, err := client.Audio.SpeakTo(ctx, exact(a.stdout), req)
 		return err
 	}
 	if err := client.Audio.SpeakToFile(ctx, *out, req); err != nil {

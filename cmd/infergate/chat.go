@@ -166,7 +166,7 @@ func (aw *answerWriter) write(chunk infergate.ChatCompletionChunk) {
 	delta := chunk.Choices[0].Delta
 	if delta.Reasoning != "" && aw.showReasoning {
 		if !aw.reasoning {
-			io.WriteString(aw.w, dim)
+			io.WriteString(exact(aw.w), dim)
 			aw.reasoning = true
 		}
 		io.WriteString(aw.w, delta.Reasoning)
@@ -174,7 +174,8 @@ func (aw *answerWriter) write(chunk infergate.ChatCompletionChunk) {
 	}
 	if delta.Content != "" {
 		if aw.reasoning {
-			io.WriteString(aw.w, reset+"\n\n")
+			io.WriteString(exact(aw.w), reset)
+			io.WriteString(aw.w, "\n\n")
 			aw.reasoning = false
 		}
 		io.WriteString(aw.w, delta.Content)
@@ -185,7 +186,7 @@ func (aw *answerWriter) write(chunk infergate.ChatCompletionChunk) {
 // end closes the answer's line.
 func (aw *answerWriter) end() {
 	if aw.reasoning {
-		io.WriteString(aw.w, reset)
+		io.WriteString(exact(aw.w), reset)
 		aw.reasoning = false
 	}
 	if aw.wrote {

@@ -108,6 +108,6 @@ func writeEmbeddings(w io.Writer, model string, vectors []embeddedText, usage in
 		b.WriteString("\n  ")
 	}
 	fmt.Fprintf(&b, "],\n  \"usage\": %s\n}\n", usageJSON)
-	_, err = io.WriteString(w, b.String())
+	_, err = io.WriteString(exact(w), b.String())
 	return err
 }

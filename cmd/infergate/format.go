@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// table writes aligned columns. Cells must not hold tabs or newlines: cell cleans them.
+// table writes aligned columns. Cells must not hold tabs or newlines: cell cleans them, and
+// escapes what the output's escapingWriter would, so that columns align on the text as shown.
 type table struct{ tw *tabwriter.Writer }
 
 func newTable(w io.Writer, header ...string) *table {
@@ -28,7 +29,7 @@ func (t *table) row(cells ...string) {
 func (t *table) flush() error { return t.tw.Flush() }
 
 // cell keeps a server's text to one table cell.
-func cell(s string) string { return strings.Join(strings.Fields(s), " ") }
+func cell(s string) string { return printable(strings.Join(strings.Fields(s), " ")) }
 
 // orDash shows an unknown value as "-", so that columns stay aligned for the eye.
 func orDash(s string) string {
@@ -38,9 +39,9 @@ func orDash(s string) string {
 	return s
 }
 
-// writeJSON prints v as indented JSON, for scripts.
+// writeJSON prints v as indented JSON, for scripts: exactly, whatever its strings hold.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(exact(w))
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

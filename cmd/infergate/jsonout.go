@@ -10,10 +10,11 @@ import (
 // SDK's types marshal to; a value the gateway did not give is left out, never shown as 0 or "".
 // The types below are that output.
 
-// modelJSON is one model of models --json.
+// modelJSON is one model of models --json. Its blockchain id is model_id, the name the bids and
+// the usage records give it (as the SDK's RatedBid and UsageRecord do), so that scripts join on it.
 type modelJSON struct {
 	ID           string              `json:"id"`
-	BlockchainID string              `json:"blockchain_id,omitempty"`
+	BlockchainID string              `json:"model_id,omitempty"`
 	ModelType    infergate.ModelType `json:"model_type,omitempty"`
 	Tags         []string            `json:"tags,omitempty"`
 	Created      int64               `json:"created,omitempty"` // Unix seconds, as the wire's
@@ -26,11 +27,13 @@ func modelOutput(m infergate.Model) modelJSON {
 
 // bidJSON is one bid of bids --json. A bid in the marketplace's shape has a score and no rating or
 // session count; one in the contract's shape has those and no score: each prints only its own.
+// Its price is the wire's, as RatedBid marshals it: a decimal string in MOR, the currency of every
+// bid.
 type bidJSON struct {
 	BidID          string                 `json:"bid_id"`
 	Provider       string                 `json:"provider"`
 	ModelID        string                 `json:"model_id,omitempty"`
-	PricePerSecond infergate.Money        `json:"price_per_second"`
+	PricePerSecond infergate.Decimal      `json:"price_per_second"`
 	Rating         *float64               `json:"rating,omitempty"`
 	Score          *float64               `json:"score,omitempty"`
 	TotalSessions  *int64                 `json:"total_sessions,omitempty"`
@@ -45,7 +48,7 @@ type bidJSON struct {
 func marketShape(b infergate.RatedBid) bool { return b.Rating == 0 && b.Score != 0 }
 
 func bidOutput(b infergate.RatedBid) bidJSON {
-	out := bidJSON{BidID: b.ID, Provider: b.Provider, ModelID: b.ModelBlockchainID, PricePerSecond: b.PricePerSecond,
+	out := bidJSON{BidID: b.ID, Provider: b.Provider, ModelID: b.ModelBlockchainID, PricePerSecond: b.PricePerSecond.Amount,
 		Availability: b.Availability, MinDuration: int64(b.MinDuration / time.Second), MaxDuration: int64(b.MaxDuration / time.Second)}
 	if marketShape(b) {
 		out.Score = &b.Score

@@ -8,6 +8,10 @@
 // Without a key or an address it runs against an in-process fake gateway (package gatewaytest)
 // and says so on stderr, so every command works on a fresh clone, offline. Run infergate help for
 // the commands.
+//
+// What a server sends is shown with its control characters escaped (\x1b, \u202e), so that a
+// model's name or an error message cannot drive the terminal; --json, audio and the files -o
+// writes hold exactly what was sent.
 package main
 
 import (

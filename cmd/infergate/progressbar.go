@@ -26,6 +26,9 @@ type uploadBar struct {
 
 const redrawEvery = 100 * time.Millisecond
 
+// clearLine takes the cursor back to the start of the line and erases the line.
+const clearLine = "\r\033[K"
+
 func (b *uploadBar) update(p infergate.UploadProgress) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -41,7 +44,8 @@ func (b *uploadBar) update(p infergate.UploadProgress) {
 		return
 	}
 	b.drawn = now
-	fmt.Fprintf(b.w, "\r\033[K%s", progressLine(b.name, p, now.Sub(b.start)))
+	io.WriteString(exact(b.w), clearLine)
+	io.WriteString(b.w, progressLine(b.name, p, now.Sub(b.start)))
 	b.shown = true
 }
 
@@ -54,7 +58,7 @@ func (b *uploadBar) done() {
 
 func (b *uploadBar) clear() {
 	if b.shown {
-		fmt.Fprint(b.w, "\r\033[K")
+		io.WriteString(exact(b.w), clearLine)
 		b.shown = false
 	}
 }

@@ -59,7 +59,7 @@ func run(ctx context.Context, out io.Writer, client *infergate.Client, model str
 	q := resp.Data[0].Embedding
 	ranked := make([]scored, len(sentences))
 	for i, s := range sentences {
-		ranked[i] = scored{s, cosine(q, resp.Data[i+1].Embedding)}
+		ranked[i] = scored{s, shown(cosine(q, resp.Data[i+1].Embedding))}
 	}
 	slices.SortStableFunc(ranked, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
 	fmt.Fprintf(out, "%s\n", question)
@@ -68,6 +68,16 @@ func run(ctx context.Context, out io.Writer, client *infergate.Client, model str
 	}
 	fmt.Fprintf(out, "(%s, %d tokens)\n", resp.Model, resp.Usage.TotalTokens)
 	return nil
+}
+
+// shown is a score as printed, to three places, so that sentences whose scores print alike keep
+// their order, whatever the last bits of the vectors (and a score of -0.0001 prints as 0.000).
+func shown(score float64) float64 {
+	rounded := math.Round(score*1000) / 1000
+	if rounded == 0 {
+		return 0
+	}
+	return rounded
 }
 
 // cosine is the cosine of the angle between a and b: 1 for the same direction, 0 for unrelated.
