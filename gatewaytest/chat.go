@@ -9,8 +9,11 @@ import (
 	"time"
 )
 
-// DefaultModel is the model name a reply reports when neither the reply nor
-// the request names one.
+// DefaultModel is the first model of the default catalogue, and so the model
+// that serves a chat completion whose request names no model, or one the
+// gateway routes to its default (see WithModels). The deployed gateway's
+// default is mistral-31-24b; a catalogue given with WithModels that lists it
+// first has that default.
 const DefaultModel = "llama-3.3-70b"
 
 // Reply scripts one chat completion, streamed or not. The zero value is a
@@ -26,8 +29,9 @@ type Reply struct {
 	Chunks []string
 	// FinishReason defaults to "tool_calls" when ToolCalls is set, else "stop".
 	FinishReason string
-	// Model is the model the response reports; the default is the request's
-	// model, or DefaultModel.
+	// Model is the model the response reports; the default is the model that
+	// serves the request: the catalogue's name of the model the request named,
+	// or the default model (see WithModels and WithAnyModel).
 	Model string
 	// Usage defaults to word counts of the prompt and the reply. The same
 	// numbers are sent as usage, usage_from_provider and usage_from_consumer.
@@ -174,11 +178,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		chatError(w, "messages", err.Error(), nil)
 		return
 	}
-	if req.Model != "" && !s.knownModel(req.Model) {
-		chatError(w, "model", fmt.Sprintf("Model '%s' not found", req.Model), "model_not_found")
+	model, ok := s.resolveModel(w, req.Model, chatUse)
+	if !ok {
 		return
 	}
-	if how, down := s.outage(req.Model); down {
+	if how, down := s.outage(req.Model, model); down {
 		failModel(w, how, req.Stream)
 		return
 	}
@@ -188,7 +192,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		reply = reply.Respond(turns(req.Messages))
 	}
 	reply = answerObject(reply, scripted, req)
-	c := s.completion(reply, req.Model, prompt, s.now(r))
+	c := s.completion(reply, model, prompt, s.now(r))
 	if req.Stream {
 		s.stream(w, r, c)
 		return
@@ -275,13 +279,10 @@ type completion struct {
 	created int64
 }
 
-func (s *Server) completion(r Reply, requested string, promptWords int, now time.Time) completion {
+func (s *Server) completion(r Reply, model string, promptWords int, now time.Time) completion {
 	n := s.nextID()
 	if r.Model == "" {
-		r.Model = requested
-	}
-	if r.Model == "" {
-		r.Model = DefaultModel
+		r.Model = model
 	}
 	r = s.withDefaults(r)
 	r.MoreChoices = append([]Reply(nil), r.MoreChoices...)

@@ -135,11 +135,12 @@ func TestChatValidation(t *testing.T) {
 			`{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required","input":{"model":"m"}}]}`},
 		{"not json", nil, `{oops`, 422,
 			`{"detail":[{"type":"json_invalid","loc":["body",0],"msg":"JSON decode error","input":{}}]}`},
-		{"unknown model", []gatewaytest.ServerOption{catalogue}, `{"model":"gpt-4","messages":[{"role":"user","content":"x"}]}`, 400,
-			`{"error":{"message":"Model 'gpt-4' not found","type":"invalid_request_error","param":"model","code":"model_not_found"}}`},
+		{"near miss", []gatewaytest.ServerOption{catalogue}, `{"model":"Only-Modle","messages":[{"role":"user","content":"x"}]}`, 400,
+			`{"error":{"message":"Model 'Only-Modle' was not found in active models. Did you mean: 'Only-Model'?","type":"model_not_found",
+			"requested_model":"Only-Modle","suggestions":["Only-Model"],"code":"model_not_found_near_miss"}}`},
+		{"unknown model goes to the default", []gatewaytest.ServerOption{catalogue}, `{"model":"gpt-4","messages":[{"role":"user","content":"x"}]}`, 200, ""},
 		{"name is case-insensitive", []gatewaytest.ServerOption{catalogue}, `{"model":"only-model","messages":[{"role":"user","content":"x"}]}`, 200, ""},
-		{"any hex id", []gatewaytest.ServerOption{catalogue}, `{"model":"0x` + repeat("ab", 32) + `","messages":[{"role":"user","content":"x"}]}`, 200, ""},
-		{"no catalogue, any name", nil, `{"model":"gpt-4","messages":[{"role":"user","content":"x"}]}`, 200, ""},
+		{"unknown hex id goes to the default", []gatewaytest.ServerOption{catalogue}, `{"model":"0x` + repeat("ab", 32) + `","messages":[{"role":"user","content":"x"}]}`, 200, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

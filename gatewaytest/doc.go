@@ -14,7 +14,12 @@
 // embeddings (deterministic vectors, see Embed), text to speech (a small
 // valid file per format, see SpeechAudio), billing balance and usage (in
 // memory, see AddUsage), the account's API keys (access token only) and
-// GET /health.
+// GET /health. Its catalogue has a model for each of these routes, and the
+// chat and embeddings routes resolve a request's model against it as the
+// deployed gateway does (see WithModels): a near miss is a 400 naming the
+// catalogue's near names, a model of the wrong type a 400, and any other name
+// is served by the route's default model, which the answer names;
+// WithAnyModel serves every name as itself instead.
 // Chat replies are scripted with Reply and Server.Enqueue, or made for each
 // request by a standing responder (WithResponder), else DefaultAnswer says the
 // fake answered (Reply.Object

@@ -16,9 +16,10 @@ import (
 // request does not set dimensions.
 const DefaultEmbeddingDimensions = 64
 
-// DefaultEmbeddingModel is the model the embeddings route reports when a
-// request names none.
-const DefaultEmbeddingModel = "bge-m3"
+// DefaultEmbeddingModel is the embedding model of the default catalogue, and
+// the deployed gateway's default: the embeddings route's answer when a request
+// names no model, or one it routes to the default (see WithModels).
+const DefaultEmbeddingModel = "text-embedding-bge-m3"
 
 // maxEmbeddingInputs is OpenAI's limit on texts per request, which the
 // gateway's providers enforce.
@@ -148,9 +149,9 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		detail(w, http.StatusBadRequest, "dimensions must be between 1 and 4096")
 		return
 	}
-	model := req.Model
-	if model == "" {
-		model = DefaultEmbeddingModel
+	model, ok := s.resolveModel(w, req.Model, embeddingsUse)
+	if !ok {
+		return
 	}
 	data := make([]map[string]any, len(texts))
 	tokens := 0

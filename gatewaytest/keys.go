@@ -164,17 +164,14 @@ func (s *Server) handleDefaultKey(w http.ResponseWriter, r *http.Request) {
 // handleHealth answers GET /health, outside /api/v1 and without credentials,
 // in the deployed gateway's shape.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	fallback := ""
-	if len(s.cfg.models) > 0 {
-		fallback = s.cfg.models[0].ID
-	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"status": "ok", "timestamp": s.now(r).Format(TimeLayout), "version": "gatewaytest",
 		"database": "healthy", "redis_cache": map[string]any{"status": "healthy"},
 		"model_service": map[string]any{"status": "healthy", "model_count": len(s.cfg.models),
-			"default_fallback_model": fallback, "default_fallback_tts_model": "kokoro",
-			"default_fallback_stt_model":        "whisper-v3-large-turbo",
-			"default_fallback_embeddings_model": DefaultEmbeddingModel},
+			"default_fallback_model":            s.catalog.defaultFor(chatUse),
+			"default_fallback_tts_model":        s.catalog.defaultFor(speechUse),
+			"default_fallback_stt_model":        s.catalog.defaultFor(sttUse),
+			"default_fallback_embeddings_model": s.catalog.defaultFor(embeddingsUse)},
 		"uptime": map[string]any{"seconds": 3600, "human_readable": "1h"},
 	})
 }

@@ -24,23 +24,34 @@ func HexID(name string) string {
 }
 
 // DefaultModels returns the catalogue a server has without WithModels: a
-// text model, its :web variant, a vision model and a speech-to-text model.
+// text model (DefaultModel, the default of chat completions), its :web
+// variant, a vision model, and the defaults of the other routes: an embedding
+// model (DefaultEmbeddingModel), a text-to-speech model (DefaultSpeechModel)
+// and a speech-to-text model (DefaultTranscriptionModel).
 func DefaultModels() []CatalogModel {
 	m := func(name, typ string, tags ...string) CatalogModel {
 		return CatalogModel{ID: name, BlockchainID: HexID(name), Created: 1757993282,
 			Tags: append([]string{typ, name}, tags...), ModelType: typ}
 	}
 	return []CatalogModel{
-		m("llama-3.3-70b", "LLM"),
-		m("llama-3.3-70b:web", "LLM", "web"),
+		m(DefaultModel, "LLM"),
+		m(DefaultModel+":web", "LLM", "web"),
 		m("qwen2.5-vl-72b", "LLM", "vision"),
-		m("whisper-v3-large-turbo", "STT", "transcribe"),
+		m(DefaultEmbeddingModel, "EMBEDDING"),
+		m(DefaultSpeechModel, "TTS"),
+		m(DefaultTranscriptionModel, "STT", "transcribe"),
 	}
 }
 
-// WithModels replaces the catalogue and makes the chat route reject models
-// that are neither a listed name (case-insensitive) nor a 0x hex id, with 400
-// model_not_found. Without this option any model name is accepted.
+// WithModels replaces the catalogue, which is what the chat and embeddings
+// routes resolve a request's model against, as the deployed gateway does: a
+// model's hex id, its name (without case) or its name's slug is that model; a
+// model of the wrong type is a 400 model_type_mismatch; a name near some
+// catalogue names is a 400 model_not_found_near_miss that names them; any
+// other name, or none, is served by the route's default, the catalogue's
+// first model of the route's type (DefaultModel or DefaultEmbeddingModel when
+// it has none). A model without BlockchainID gets HexID(ID), one without
+// ModelType is an LLM. WithAnyModel turns the resolution off.
 func WithModels(models ...CatalogModel) ServerOption {
 	return func(c *config) {
 		c.models = make([]CatalogModel, len(models))
@@ -56,26 +67,21 @@ func WithModels(models ...CatalogModel) ServerOption {
 			}
 			c.models[i] = m
 		}
-		c.checkModels = true
 	}
 }
+
+// WithAnyModel makes the chat and embeddings routes serve every model name
+// as that model, as the fake did before it resolved names the way the
+// gateway does: no near-miss 400, no type check, and no unknown name routed
+// to the default model; a reply reports the name the request gave. The
+// model-session route takes any name too. It is for tests about something
+// other than model names; tests of code that names models should use the
+// catalogue's names (DefaultModels, or their own with WithModels).
+func WithAnyModel() ServerOption { return func(c *config) { c.anyModel = true } }
 
 // WithChatModelsRoute also serves the catalogue at the contract's
 // GET /api/v1/chat/models, which the deployed gateway answers with 404.
 func WithChatModelsRoute() ServerOption { return func(c *config) { c.chatModels = true } }
-
-// knownModel reports whether the chat route should accept model.
-func (s *Server) knownModel(model string) bool {
-	if !s.cfg.checkModels || hexID.MatchString(model) {
-		return true
-	}
-	for _, m := range s.cfg.models {
-		if strings.EqualFold(m.ID, model) {
-			return true
-		}
-	}
-	return false
-}
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": s.cfg.models})

@@ -34,7 +34,8 @@ func TestModelsDefaultCatalogue(t *testing.T) {
 			t.Errorf("%s: blockchainID %q", m.ID, m.BlockchainID)
 		}
 	}
-	want := map[string]string{"llama-3.3-70b": "LLM", "llama-3.3-70b:web": "LLM", "qwen2.5-vl-72b": "LLM", "whisper-v3-large-turbo": "STT"}
+	want := map[string]string{"llama-3.3-70b": "LLM", "llama-3.3-70b:web": "LLM", "qwen2.5-vl-72b": "LLM",
+		"text-embedding-bge-m3": "EMBEDDING", "tts-kokoro": "TTS", "whisper-v3-large-turbo": "STT"}
 	if !reflect.DeepEqual(types, want) {
 		t.Errorf("models = %v", types)
 	}

@@ -30,9 +30,10 @@ func WithModelDown(model string, how Outage) ServerOption {
 	}
 }
 
-// SetModelDown makes every chat request for model (compared without case; "" is a request that
-// names none) fail as how says, until SetModelUp, so that code with fallback models can be tested
-// offline.
+// SetModelDown makes every chat request for model fail as how says, until SetModelUp, so that code
+// with fallback models can be tested offline. A request is for model when it names model (compared
+// without case; "" is a request that names none) or when model serves it: the catalogue model its
+// name resolves to, or the default model that serves a request naming none or an unknown name.
 func (s *Server) SetModelDown(model string, how Outage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -49,11 +50,15 @@ func (s *Server) SetModelUp(model string) {
 	delete(s.down, strings.ToLower(model))
 }
 
-// outage reports how model is down, if it is.
-func (s *Server) outage(model string) (Outage, bool) {
+// outage reports how a request is failed, if the model it named, or the one that serves it, is
+// down.
+func (s *Server) outage(requested, serving string) (Outage, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	how, ok := s.down[strings.ToLower(model)]
+	if how, ok := s.down[strings.ToLower(requested)]; ok {
+		return how, true
+	}
+	how, ok := s.down[strings.ToLower(serving)]
 	return how, ok
 }
 

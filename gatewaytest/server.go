@@ -58,6 +58,7 @@ type Server struct {
 	touch      uint64 // orders chats by last change when the clock stands still
 	account    account
 	down       map[string]Outage // models that are down, by lower-case name
+	catalog    *catalog
 }
 
 // ServerOption configures a Server at construction.
@@ -71,7 +72,7 @@ type config struct {
 	replies      []Reply
 	failures     []failure
 	models       []CatalogModel
-	checkModels  bool
+	anyModel     bool
 	chatModels   bool
 	bids         []Bid
 	contractBids bool
@@ -131,7 +132,7 @@ func NewServer(opts ...ServerOption) *Server {
 	if cfg.bids == nil {
 		cfg.bids = defaultBids(cfg.models)
 	}
-	s := &Server{cfg: cfg, done: make(chan struct{}), replies: cfg.replies}
+	s := &Server{cfg: cfg, done: make(chan struct{}), replies: cfg.replies, catalog: newCatalog(cfg.models)}
 	for model, how := range cfg.down {
 		s.SetModelDown(model, how)
 	}

@@ -37,7 +37,7 @@ func (s *Server) handleModelSession(w http.ResponseWriter, r *http.Request) {
 		validation(w, "missing", []any{"query", "model_id"}, "Field required", nil)
 		return
 	}
-	if !s.knownModel(model) {
+	if _, known := s.catalog.lookup(model); !known && !s.cfg.anyModel {
 		detail(w, http.StatusNotFound, fmt.Sprintf("Model '%s' not found", model))
 		return
 	}

@@ -14,6 +14,14 @@ var speechTypes = map[string]string{
 	"flac": "audio/flac", "wav": "audio/wav", "pcm": "audio/pcm",
 }
 
+// DefaultSpeechModel is the text-to-speech model of the default catalogue, and
+// the deployed gateway's default.
+const DefaultSpeechModel = "tts-kokoro"
+
+// DefaultTranscriptionModel is the speech-to-text model of the default
+// catalogue.
+const DefaultTranscriptionModel = "whisper-v3-large-turbo"
+
 // speechRate is the sample rate of the fake's speech, OpenAI's for pcm.
 const speechRate = 24000
 
@@ -44,7 +52,7 @@ func (s *Server) handleSpeech(w http.ResponseWriter, r *http.Request) {
 	}
 	model := req.Model
 	if model == "" {
-		model = "kokoro"
+		model = s.catalog.defaultFor(speechUse)
 	}
 	s.bill(r, model, "/v1/audio/speech", len(*req.Input), 0)
 	w.Header().Set("Content-Type", contentType)

@@ -255,9 +255,9 @@ func TestStreamDelay(t *testing.T) {
 }
 
 func TestStreamPreflightErrorsAreJSON(t *testing.T) {
-	s := gatewaytest.New(t, gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "m"}))
+	s := gatewaytest.New(t, gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "model-one"}))
 	m := streamMsg("x")
-	m["model"] = "unknown"
+	m["model"] = "model-on"
 	resp, body := send(t, s, "POST", "/chat/completions", m)
 	if resp.StatusCode != 400 || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(string(body), "model_not_found") {
 		t.Errorf("%d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)

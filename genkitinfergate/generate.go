@@ -70,7 +70,7 @@ func (p *Plugin) stream(ctx context.Context, req infergate.ChatRequest, cb ai.Mo
 				parts = append(parts, ai.NewTextPart(ch.Delta.Content))
 			}
 			if len(parts) > 0 {
-				if err := cb(ctx, &ai.ModelResponseChunk{Role: ai.RoleModel, Content: parts}); err != nil {
+				if err := cb(ctx, &ai.ModelResponseChunk{Role: ai.RoleModel, Content: keepReasoningOutOfText(parts)}); err != nil {
 					return nil, err
 				}
 			}
@@ -104,7 +104,18 @@ func answer(m infergate.Message, withText bool) *ai.Message {
 		out.Content = append(out.Content, ai.NewToolRequestPart(&ai.ToolRequest{Ref: tc.ID, Name: tc.Function.Name,
 			Input: toolInput(tc.Function.Arguments)}))
 	}
+	out.Content = keepReasoningOutOfText(out.Content)
 	return out
+}
+
+// keepReasoningOutOfText keeps reasoning out of the text genkit reads: the Text of a message or
+// chunk whose content is a single part is that part's text, whatever its kind, so a lone
+// reasoning part gets an empty text part beside it.
+func keepReasoningOutOfText(parts []*ai.Part) []*ai.Part {
+	if len(parts) == 1 && parts[0].IsReasoning() {
+		return append(parts, ai.NewTextPart(""))
+	}
+	return parts
 }
 
 // toolInput decodes a call's arguments for the tool. Arguments that are not JSON stay a string,

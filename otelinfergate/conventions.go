@@ -84,6 +84,19 @@ var (
 	errorTypeOther = semconv.ErrorTypeOther.Value.AsString()
 )
 
+// The histograms' bucket boundaries, as the conventions' docs give them (the registry that the
+// genaiconv instruments are generated from carries none, so they come as advice here; a view the
+// application registers still overrides them). The SDK's default buckets (0, 5, 10, ... in the
+// histogram's unit) put every call under 5 s, and every gap between chunks, in one bucket. The
+// conventions give no boundaries for the client's chunk timings: those take the ones given for
+// the same measures on the server, its time to first token and time per output token.
+var (
+	durationBuckets   = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
+	tokenBuckets      = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
+	firstChunkBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0}
+	perChunkBuckets   = []float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5}
+)
+
 // instruments are the GenAI client metrics.
 type instruments struct {
 	duration    genaiconv.ClientOperationDuration
@@ -102,10 +115,10 @@ func newInstruments(m metric.Meter) (*instruments, error) {
 		tokenInput:  semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeInput)),
 		tokenOutput: semconv.GenAITokenTypeKey.String(string(genaiconv.TokenTypeOutput)),
 	}
-	in.duration, errs[0] = genaiconv.NewClientOperationDuration(m)
-	in.tokens, errs[1] = genaiconv.NewClientTokenUsage(m)
-	in.firstChunk, errs[2] = genaiconv.NewClientOperationTimeToFirstChunk(m)
-	in.perChunk, errs[3] = genaiconv.NewClientOperationTimePerOutputChunk(m)
+	in.duration, errs[0] = genaiconv.NewClientOperationDuration(m, metric.WithExplicitBucketBoundaries(durationBuckets...))
+	in.tokens, errs[1] = genaiconv.NewClientTokenUsage(m, metric.WithExplicitBucketBoundaries(tokenBuckets...))
+	in.firstChunk, errs[2] = genaiconv.NewClientOperationTimeToFirstChunk(m, metric.WithExplicitBucketBoundaries(firstChunkBuckets...))
+	in.perChunk, errs[3] = genaiconv.NewClientOperationTimePerOutputChunk(m, metric.WithExplicitBucketBoundaries(perChunkBuckets...))
 	for _, err := range errs {
 		if err != nil {
 			return in, err

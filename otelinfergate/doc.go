@@ -43,6 +43,15 @@
 // recorded with WithChunkTiming(true): one histogram record per chunk costs about as much as
 // decoding the chunk.
 //
+// The histograms have the bucket boundaries the conventions advise, given as the instruments'
+// advice (a view the application registers overrides them): gen_ai.client.operation.duration
+// 0.01 s to 81.92 s, doubling; gen_ai.client.token.usage 1 to 67108864 tokens, by fours. The
+// conventions give none for the client's chunk timings, so time_to_first_chunk has those of
+// gen_ai.server.time_to_first_token (0.001 s to 10 s) and time_per_output_chunk those of
+// gen_ai.server.time_per_output_token (0.01 s to 2.5 s), the same measures seen from the server.
+// Without them the SDK's default buckets (0, 5, 10, ... 10000) would put every call under 5 s in
+// one bucket.
+//
 // What was said (gen_ai.input.messages, gen_ai.output.messages, tool call arguments and results)
 // is recorded only with WithContentCapture(true). Credentials are never recorded.
 package otelinfergate
