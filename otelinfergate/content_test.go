@@ -69,7 +69,7 @@ func TestContentCaptureOn(t *testing.T) {
 	}
 
 	var first, second map[string]string
-	for _, turn := range tel.named("chat m-2") {
+	for _, turn := range tel.named("chat " + gatewaytest.DefaultModel) {
 		a := attrsOf(turn.Attributes())
 		m := map[string]string{"in": a["gen_ai.input.messages"].AsString(), "out": a["gen_ai.output.messages"].AsString()}
 		if len(messagesOf(t, m["in"])) == 1 {
@@ -119,7 +119,7 @@ func TestNoCredentialRecorded(t *testing.T) {
 			Message: "invalid api key " + testKey, Type: "authentication_error", Code: "invalid_api_key " + testKey})))
 	client := srv.Client(tel.option, infergate.WithMaxRetries(0))
 	ctx := context.Background()
-	req := infergate.ChatRequest{Model: "m-1", Messages: []infergate.Message{infergate.UserMessage("Hello")}}
+	req := infergate.ChatRequest{Model: gatewaytest.DefaultModel, Messages: []infergate.Message{infergate.UserMessage("Hello")}}
 	if _, err := client.Chat.Create(ctx, req); err == nil {
 		t.Fatal("the injected 401 did not fail the call")
 	}
@@ -147,7 +147,7 @@ func TestNoCredentialRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Captured content names an image by its URL, never by the signature a presigned URL carries.
-	image := infergate.ChatRequest{Model: "m-1", Messages: []infergate.Message{infergate.UserMessageParts(
+	image := infergate.ChatRequest{Model: gatewaytest.DefaultModel, Messages: []infergate.Message{infergate.UserMessageParts(
 		infergate.TextPart("What is this?"), infergate.ImageURLPart("https://bucket.example/cat.png?X-Amz-Signature=PRESIGNEDsecret"))}}
 	if _, err := client.Chat.Create(ctx, image); err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func ExampleInstrument() {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	client := srv.Client(otelinfergate.Instrument(otelinfergate.WithTracerProvider(tp)))
 
-	_, err := client.Chat.Create(context.Background(), infergate.ChatRequest{Model: "gpt-4o-mini",
+	_, err := client.Chat.Create(context.Background(), infergate.ChatRequest{Model: "llama-3.3-70b",
 		Messages: []infergate.Message{infergate.UserMessage("Hi")}})
 	if err != nil {
 		log.Fatal(err)
@@ -38,7 +38,7 @@ func ExampleInstrument() {
 	}
 	// Output:
 	//   POST (client)
-	// chat gpt-4o-mini (client)
+	// chat llama-3.3-70b (client)
 }
 
 // WithChunkTiming times the gaps between a streamed answer's chunks, as the
@@ -53,7 +53,7 @@ func ExampleWithChunkTiming() {
 	client := srv.Client(otelinfergate.Instrument(otelinfergate.WithMeterProvider(mp),
 		otelinfergate.WithChunkTiming(true)))
 
-	stream, err := client.Chat.Stream(context.Background(), infergate.ChatRequest{Model: "gpt-4o-mini",
+	stream, err := client.Chat.Stream(context.Background(), infergate.ChatRequest{Model: "llama-3.3-70b",
 		Messages: []infergate.Message{infergate.UserMessage("Hi")}})
 	if err != nil {
 		log.Fatal(err)

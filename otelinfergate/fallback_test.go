@@ -14,9 +14,9 @@ import (
 func TestFallbackIsOneSpanPerModel(t *testing.T) {
 	t.Parallel()
 	tel := newTelemetry()
-	srv := gatewaytest.New(t, gatewaytest.WithModelDown("m-down", gatewaytest.OutageRetryFailed))
-	client := srv.Client(tel.option, infergate.WithMaxRetries(0), infergate.WithFallbackModels("m-up"))
-	stream, err := client.Chat.Stream(context.Background(), infergate.ChatRequest{Model: "m-down",
+	srv := gatewaytest.New(t, gatewaytest.WithModelDown(gatewaytest.DefaultModel, gatewaytest.OutageRetryFailed))
+	client := srv.Client(tel.option, infergate.WithMaxRetries(0), infergate.WithFallbackModels("qwen2.5-vl-72b"))
+	stream, err := client.Chat.Stream(context.Background(), infergate.ChatRequest{Model: gatewaytest.DefaultModel,
 		Messages: []infergate.Message{infergate.UserMessage("Hi")}})
 	if err != nil {
 		t.Fatal(err)
@@ -27,10 +27,10 @@ func TestFallbackIsOneSpanPerModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	stream.Close()
-	if down := tel.span(t, "chat m-down"); down.Status().Code != codes.Error {
+	if down := tel.span(t, "chat "+gatewaytest.DefaultModel); down.Status().Code != codes.Error {
 		t.Errorf("the model that failed: status %v, want an error", down.Status())
 	}
-	if up := tel.span(t, "chat m-up"); up.Status().Code == codes.Error {
+	if up := tel.span(t, "chat qwen2.5-vl-72b"); up.Status().Code == codes.Error {
 		t.Errorf("the model that served: status %v", up.Status())
 	}
 }

@@ -22,20 +22,20 @@ func TestCreate(t *testing.T) {
 	srv := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Content: "Hello there", Model: "provider/m-1",
 		Usage: &gatewaytest.Usage{PromptTokens: 7, CompletionTokens: 2, TotalTokens: 9}}))
 	client := srv.Client(tel.option)
-	resp, err := client.Chat.Create(context.Background(), infergate.ChatRequest{Model: "m-1",
+	resp, err := client.Chat.Create(context.Background(), infergate.ChatRequest{Model: gatewaytest.DefaultModel,
 		Messages:    []infergate.Message{infergate.UserMessage("Hi")},
 		Temperature: infergate.Ptr(0.5), TopP: infergate.Ptr(0.9), MaxTokens: infergate.Ptr(64),
 		PresencePenalty: infergate.Ptr(0.25), FrequencyPenalty: infergate.Ptr(-0.5), Stop: []string{"END"}, N: infergate.Ptr(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	span := tel.span(t, "chat m-1")
+	span := tel.span(t, "chat "+gatewaytest.DefaultModel)
 	rec, _ := srv.LastRequest()
 	if span.SpanKind() != trace.SpanKindClient || span.Status().Code == codes.Error {
 		t.Errorf("kind %v, status %v", span.SpanKind(), span.Status())
 	}
 	wantAttrs(t, span, map[string]string{
-		"gen_ai.operation.name": "chat", "gen_ai.provider.name": "infergate", "gen_ai.request.model": "m-1",
+		"gen_ai.operation.name": "chat", "gen_ai.provider.name": "infergate", "gen_ai.request.model": gatewaytest.DefaultModel,
 		"gen_ai.request.stream": "false", "gen_ai.request.temperature": "0.5", "gen_ai.request.top_p": "0.9",
 		"gen_ai.request.max_tokens": "64", "gen_ai.request.presence_penalty": "0.25",
 		"gen_ai.request.frequency_penalty": "-0.5", "gen_ai.request.stop_sequences": `["END"]`,
@@ -65,7 +65,7 @@ func TestCreate(t *testing.T) {
 	}
 	d := durations[0]
 	if d.attrs["gen_ai.operation.name"].AsString() != "chat" || d.attrs["gen_ai.response.model"].AsString() != "provider/m-1" ||
-		d.attrs["gen_ai.request.model"].AsString() != "m-1" || d.attrs["gen_ai.provider.name"].AsString() != "infergate" {
+		d.attrs["gen_ai.request.model"].AsString() != gatewaytest.DefaultModel || d.attrs["gen_ai.provider.name"].AsString() != "infergate" {
 		t.Errorf("duration attributes %v", d.attrs)
 	}
 	if _, ok := d.attrs["error.type"]; ok {
@@ -86,12 +86,12 @@ func TestRetryIsOneOperationWithTwoAttempts(t *testing.T) {
 	t.Parallel()
 	tel := newTelemetry()
 	srv := gatewaytest.New(t, gatewaytest.WithFailures(1, gatewaytest.RateLimitErrorReply(0)))
-	_, err := srv.Client(tel.option).Chat.Create(context.Background(), infergate.ChatRequest{Model: "m-1",
+	_, err := srv.Client(tel.option).Chat.Create(context.Background(), infergate.ChatRequest{Model: gatewaytest.DefaultModel,
 		Messages: []infergate.Message{infergate.UserMessage("Hi")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	span := tel.span(t, "chat m-1")
+	span := tel.span(t, "chat "+gatewaytest.DefaultModel)
 	if span.Status().Code == codes.Error {
 		t.Errorf("status %v after a successful retry", span.Status())
 	}
@@ -106,7 +106,7 @@ func TestRetryIsOneOperationWithTwoAttempts(t *testing.T) {
 		t.Errorf("429 attempt status %v", attempts[0].Status())
 	}
 	wantAttrs(t, attempts[1], map[string]string{"http.response.status_code": "200", "http.request.resend_count": "1"})
-	if len(tel.named("chat m-1")) != 1 {
+	if len(tel.named("chat "+gatewaytest.DefaultModel)) != 1 {
 		t.Errorf("spans %v", tel.names())
 	}
 	reqs := srv.Requests()
@@ -146,12 +146,12 @@ func TestEmbeddings(t *testing.T) {
 	tel := newTelemetry()
 	srv := gatewaytest.New(t)
 	resp, err := srv.Client(tel.option).Embeddings.Create(context.Background(), infergate.EmbeddingRequest{
-		Model: "embed-1", Input: []string{"one two", "three"}, EncodingFormat: infergate.EmbeddingFormatFloat, Dimensions: infergate.Ptr(8)})
+		Model: gatewaytest.DefaultEmbeddingModel, Input: []string{"one two", "three"}, EncodingFormat: infergate.EmbeddingFormatFloat, Dimensions: infergate.Ptr(8)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	span := tel.span(t, "embeddings embed-1")
-	wantAttrs(t, span, map[string]string{"gen_ai.operation.name": "embeddings", "gen_ai.request.model": "embed-1",
+	span := tel.span(t, "embeddings "+gatewaytest.DefaultEmbeddingModel)
+	wantAttrs(t, span, map[string]string{"gen_ai.operation.name": "embeddings", "gen_ai.request.model": gatewaytest.DefaultEmbeddingModel,
 		"gen_ai.response.model": resp.Model, "gen_ai.usage.input_tokens": strconv.Itoa(resp.Usage.PromptTokens),
 		"gen_ai.request.encoding_formats": `["float"]`, "gen_ai.embeddings.dimension.count": "8"})
 	noAttrs(t, span, "gen_ai.usage.output_tokens", "gen_ai.request.stream")
@@ -172,7 +172,7 @@ func TestOtherRoutes(t *testing.T) {
 	if _, err := client.Models.List(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	speech, err := client.Audio.Speak(context.Background(), infergate.SpeechRequest{Model: "tts-1", Input: "Hello"})
+	speech, err := client.Audio.Speak(context.Background(), infergate.SpeechRequest{Model: gatewaytest.DefaultSpeechModel, Input: "Hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,8 +189,8 @@ func TestOtherRoutes(t *testing.T) {
 		}
 		noAttrs(t, list, "gen_ai.operation.name", "gen_ai.provider.name")
 	}
-	wantAttrs(t, tel.span(t, "generate_content tts-1"), map[string]string{"gen_ai.operation.name": "generate_content",
-		"gen_ai.output.type": "speech", "gen_ai.request.model": "tts-1"})
+	wantAttrs(t, tel.span(t, "generate_content "+gatewaytest.DefaultSpeechModel), map[string]string{"gen_ai.operation.name": "generate_content",
+		"gen_ai.output.type": "speech", "gen_ai.request.model": gatewaytest.DefaultSpeechModel})
 	for _, p := range points(tel.collect(t), "gen_ai.client.operation.duration") {
 		if p.attrs["gen_ai.operation.name"].AsString() != "generate_content" {
 			t.Errorf("GenAI metric for a route that is not a GenAI operation: %v", p.attrs)
@@ -204,14 +204,14 @@ func TestInstrumentOneCall(t *testing.T) {
 	tel := newTelemetry()
 	srv := gatewaytest.New(t, gatewaytest.WithReplies(gatewaytest.Reply{Content: "one"}, gatewaytest.Reply{Content: "two"}))
 	client := srv.Client()
-	req := infergate.ChatRequest{Model: "m-1", Messages: []infergate.Message{infergate.UserMessage("Hi")}}
+	req := infergate.ChatRequest{Model: gatewaytest.DefaultModel, Messages: []infergate.Message{infergate.UserMessage("Hi")}}
 	if _, err := client.Chat.Create(context.Background(), req, tel.option); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := client.Chat.Create(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if names := tel.names(); !slices.Equal(names, []string{"POST", "chat m-1"}) {
+	if names := tel.names(); !slices.Equal(names, []string{"POST", "chat " + gatewaytest.DefaultModel}) {
 		t.Errorf("spans %v; want the instrumented call's attempt and operation only", names)
 	}
 	if d := points(tel.collect(t), "gen_ai.client.operation.duration"); len(d) != 1 || d[0].count != 1 {

@@ -28,7 +28,7 @@ func toolLoop(t *testing.T, tel *telemetry) *gatewaytest.Server {
 			{ID: "call_w", Name: "weather", Arguments: `{"city":"Lisbon"}`},
 			{ID: "call_f", Name: "forecast", Arguments: `{"city":"Porto"}`},
 		}, Usage: &gatewaytest.Usage{PromptTokens: 10, CompletionTokens: 4, TotalTokens: 14}},
-		gatewaytest.Reply{Content: "Sunny in Lisbon; no forecast for Porto.", Model: "m-2",
+		gatewaytest.Reply{Content: "Sunny in Lisbon; no forecast for Porto.",
 			Usage: &gatewaytest.Usage{PromptTokens: 30, CompletionTokens: 9, TotalTokens: 39}},
 	))
 	var arrived atomic.Int32
@@ -66,7 +66,7 @@ func toolLoop(t *testing.T, tel *telemetry) *gatewaytest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := srv.Client(tel.option).Chat.RunTools(context.Background(), infergate.ChatRequest{Model: "m-2",
+	res, err := srv.Client(tel.option).Chat.RunTools(context.Background(), infergate.ChatRequest{Model: gatewaytest.DefaultModel,
 		Messages: []infergate.Message{infergate.UserMessage("Weather in Lisbon, forecast for Porto?")}},
 		infergate.ToolLoop{Tools: []*infergate.FuncTool{weather, forecast}}).Wait()
 	if err != nil {
@@ -87,13 +87,13 @@ func TestRunTools(t *testing.T) {
 	if agent.Parent().IsValid() || agent.SpanKind() != trace.SpanKindInternal {
 		t.Errorf("invoke_agent: parent %v, kind %v; want a root INTERNAL span", agent.Parent(), agent.SpanKind())
 	}
-	wantAttrs(t, agent, map[string]string{"gen_ai.operation.name": "invoke_agent", "gen_ai.request.model": "m-2",
+	wantAttrs(t, agent, map[string]string{"gen_ai.operation.name": "invoke_agent", "gen_ai.request.model": gatewaytest.DefaultModel,
 		"gen_ai.usage.input_tokens": "40", "gen_ai.usage.output_tokens": "13", "gen_ai.response.finish_reasons": `["stop"]`})
 	if agent.Status().Code == codes.Error {
 		t.Errorf("loop status %v: a failing tool is an answer for the model, not a failed loop", agent.Status())
 	}
 
-	turns := tel.named("chat m-2")
+	turns := tel.named("chat " + gatewaytest.DefaultModel)
 	if len(turns) != 2 {
 		t.Fatalf("%d model turns, want 2: %v", len(turns), tel.names())
 	}

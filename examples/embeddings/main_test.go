@@ -32,7 +32,7 @@ What is the capital of France?
   0.167  The Eiffel Tower is in Paris.
   0.167  The stock market fell on Monday.
   0.000  Bananas are rich in potassium.
-(bge-m3, 29 tokens)
+(text-embedding-bge-m3, 29 tokens)
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
@@ -41,11 +41,11 @@ What is the capital of France?
 
 func TestRunSendsOneBatchAndReportsFailures(t *testing.T) {
 	srv := gatewaytest.New(t)
-	if err := run(context.Background(), &strings.Builder{}, srv.Client(), "bge-m3"); err != nil {
+	if err := run(context.Background(), &strings.Builder{}, srv.Client(), gatewaytest.DefaultEmbeddingModel); err != nil {
 		t.Fatal(err)
 	}
 	req, _ := srv.LastRequest()
-	if input, _ := req.JSON["input"].([]any); len(input) != len(sentences)+1 || req.JSON["model"] != "bge-m3" {
+	if input, _ := req.JSON["input"].([]any); len(input) != len(sentences)+1 || req.JSON["model"] != gatewaytest.DefaultEmbeddingModel {
 		t.Errorf("request = %s", req.Body)
 	}
 	srv.FailNext(1, gatewaytest.OpenAIErrorReply(402, gatewaytest.OpenAIErrorFields{Message: "Insufficient balance", Type: "billing", Code: "insufficient_balance"}))

@@ -78,7 +78,7 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	}
 	defer stop()
 
-	stream, err := client.Chat.Stream(ctx, infergate.ChatRequest{Model: "gpt-4o-mini",
+	stream, err := client.Chat.Stream(ctx, infergate.ChatRequest{Model: "llama-3.3-70b",
 		Messages: []infergate.Message{infergate.UserMessage("Hello!")}})
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := client.Chat.RunTools(ctx, infergate.ChatRequest{Model: "gpt-4o-mini",
+	if _, err := client.Chat.RunTools(ctx, infergate.ChatRequest{Model: "llama-3.3-70b",
 		Messages: []infergate.Message{infergate.UserMessage("What is the weather in Lisbon?")}},
 		infergate.ToolLoop{Tools: []*infergate.FuncTool{weather}}).Wait(); err != nil {
 		return err

@@ -48,7 +48,7 @@ func TestOutput(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"chat gpt-4o-mini", "POST", "invoke_agent", "execute_tool get_weather"} {
+	for _, want := range []string{"chat llama-3.3-70b", "POST", "invoke_agent", "execute_tool get_weather"} {
 		if !slices.Contains(spans, want) {
 			t.Errorf("no span %q in %v", want, spans)
 		}
