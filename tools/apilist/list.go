@@ -253,7 +253,7 @@ func (l *lister) typeSpec(s *ast.TypeSpec) {
 	switch t := s.Type.(type) {
 	case *ast.StructType:
 		l.add("%s struct", head)
-		l.checkFieldDocs(s.Name.Name, t)
+		l.findUndocumented(s.Name.Name, t)
 		for _, f := range t.Fields.List {
 			if len(f.Names) == 0 {
 				if token.IsExported(embeddedName(f.Type)) {
@@ -274,12 +274,12 @@ func (l *lister) typeSpec(s *ast.TypeSpec) {
 	}
 }
 
-// checkFieldDocs records the exported fields of the struct type t, named name, that have neither a
+// findUndocumented records the exported fields of the struct type t, named name, that have neither a
 // doc comment nor a line comment: go/doc shows either beside the field, so either documents it. A
 // comment holding only directives (//nolint:…, //go:…) documents nothing. An embedded type is
 // documented where it is declared and needs no comment here. The exported fields of an anonymous
 // struct in a field's type (Paid struct{…}, []struct{…}) are API too and are checked the same way.
-func (l *lister) checkFieldDocs(name string, t *ast.StructType) {
+func (l *lister) findUndocumented(name string, t *ast.StructType) {
 	for _, f := range t.Fields.List {
 		for _, n := range f.Names {
 			if !n.IsExported() {
@@ -290,7 +290,7 @@ func (l *lister) checkFieldDocs(name string, t *ast.StructType) {
 				l.undocumented = append(l.undocumented, undocumented{file: pos.Filename, line: pos.Line, name: name + "." + n.Name})
 			}
 			if inner := anonymousStruct(f.Type); inner != nil {
-				l.checkFieldDocs(name+"."+n.Name, inner)
+				l.findUndocumented(name+"."+n.Name, inner)
 			}
 		}
 	}
