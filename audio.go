@@ -266,17 +266,20 @@ type TranscriptionSegment struct {
 	Speaker string `json:"speaker,omitempty"`
 
 	// The decoder's statistics, verbose_json only.
-	Seek             int     `json:"seek,omitempty"`
-	Tokens           []int   `json:"tokens,omitempty"`
-	Temperature      float64 `json:"temperature,omitempty"`
-	AvgLogprob       float64 `json:"avg_logprob,omitempty"`
+	Seek        int     `json:"seek,omitempty"`
+	Tokens      []int   `json:"tokens,omitempty"`      // the decoder's token ids for the segment
+	Temperature float64 `json:"temperature,omitempty"` // the sampling temperature the segment was decoded at
+	// AvgLogprob is the mean log probability of the segment's tokens; Whisper deems a decode below -1
+	// failed.
+	AvgLogprob float64 `json:"avg_logprob,omitempty"`
+	// CompressionRatio is the text's gzip compression ratio; Whisper deems above 2.4 repetitive.
 	CompressionRatio float64 `json:"compression_ratio,omitempty"`
-	NoSpeechProb     float64 `json:"no_speech_prob,omitempty"`
+	NoSpeechProb     float64 `json:"no_speech_prob,omitempty"` // probability, 0 to 1, that the segment holds no speech
 }
 
 // TranscriptionWord is one word's timing.
 type TranscriptionWord struct {
-	Word    string  `json:"word"`
+	Word    string  `json:"word"`              // the word as transcribed
 	Start   float64 `json:"start"`             // seconds
 	End     float64 `json:"end"`               // seconds
 	Speaker string  `json:"speaker,omitempty"` // the "speaker" key of the word, when diarization gives one
@@ -284,9 +287,9 @@ type TranscriptionWord struct {
 
 // TranscriptionUsage is what a transcription cost: tokens, or seconds of audio.
 type TranscriptionUsage struct {
-	Type         string  `json:"type"` // "tokens" or "duration"
-	InputTokens  int     `json:"input_tokens"`
-	OutputTokens int     `json:"output_tokens"`
-	TotalTokens  int     `json:"total_tokens"`
-	Seconds      float64 `json:"seconds"`
+	Type         string  `json:"type"`          // "tokens" or "duration"
+	InputTokens  int     `json:"input_tokens"`  // audio and prompt tokens read, when Type is "tokens"
+	OutputTokens int     `json:"output_tokens"` // text tokens written, when Type is "tokens"
+	TotalTokens  int     `json:"total_tokens"`  // InputTokens plus OutputTokens, when Type is "tokens"
+	Seconds      float64 `json:"seconds"`       // seconds of audio billed, when Type is "duration"
 }

@@ -48,8 +48,8 @@ type RatedBid struct {
 	// MinDuration and MaxDuration bound a session's length; a negative count of seconds reads as 0
 	// and one too long for a Duration as the longest Duration.
 	MinDuration time.Duration
-	MaxDuration time.Duration
-	CreatedAt   time.Time // when the bid was placed; zero when not reported
+	MaxDuration time.Duration // the longest session the provider accepts; zero when not reported
+	CreatedAt   time.Time     // when the bid was placed; zero when not reported
 }
 
 // Cost returns the price of a session of duration d, in the price's currency (MOR): PricePerSecond

@@ -21,7 +21,9 @@ const usagePageSize = 100
 // Balance is what the account can spend: paid credits plus the daily staking allowance. Every
 // amount is in the account's currency, Currency.
 type Balance struct {
-	Paid    PaidBalance
+	// Paid is the bought credits: booked, held by running calls, and available.
+	Paid PaidBalance
+	// Staking is the daily allowance that MOR staked by a linked wallet earns (see IsStaker).
 	Staking StakingBalance
 	// TotalAvailable is what can be spent now: the paid and the staking amounts available.
 	TotalAvailable Money
@@ -60,22 +62,23 @@ func (s *BillingService) Balance(ctx context.Context, opts ...Option) (*Balance,
 
 // UsageRecord is one billed call.
 type UsageRecord struct {
-	ID                string    `json:"id"`
-	CreatedAt         time.Time `json:"created_at"`
-	ModelName         string    `json:"model_name"`
-	ModelBlockchainID string    `json:"model_id"` // the model's hex id
-	Endpoint          string    `json:"endpoint"` // the route called, e.g. "/chat/completions"
+	ID        string    `json:"id"`         // the ledger entry's id, a UUID
+	CreatedAt time.Time `json:"created_at"` // when the call was billed
+	// ModelName is the catalogue name of the model that served the call, after any fallback.
+	ModelName         string `json:"model_name"`
+	ModelBlockchainID string `json:"model_id"` // the model's hex id
+	Endpoint          string `json:"endpoint"` // the route called, e.g. "/chat/completions"
 	// Token counts; zero when the gateway did not record them.
 	InputTokens  int `json:"tokens_input"`
-	OutputTokens int `json:"tokens_output"`
-	TotalTokens  int `json:"tokens_total"`
+	OutputTokens int `json:"tokens_output"` // tokens generated
+	TotalTokens  int `json:"tokens_total"`  // input plus output, as the gateway recorded it
 	// What the call cost, split between paid credits and the staking allowance, in the account's
 	// currency. The usage routes do not name it; it is the balance's, CurrencyUSD.
 	AmountPaid    Money  `json:"amount_paid"`
-	AmountStaking Money  `json:"amount_staking"`
-	AmountTotal   Money  `json:"amount_total"`
-	RequestID     string `json:"request_id"` // the X-Request-Id the call was answered with
-	APIKeyID      int    `json:"api_key_id"` // the key that made the call (see APIKey.ID); 0 if none
+	AmountStaking Money  `json:"amount_staking"` // the part taken from the staking allowance
+	AmountTotal   Money  `json:"amount_total"`   // AmountPaid plus AmountStaking
+	RequestID     string `json:"request_id"`     // the X-Request-Id the call was answered with
+	APIKeyID      int    `json:"api_key_id"`     // the key that made the call (see APIKey.ID); 0 if none
 }
 
 // UsageFilter narrows the usage records listed. The zero value lists them all.

@@ -54,15 +54,23 @@ func Ptr[T any](v T) *T { return &v }
 
 // ChatCompletion is a complete (non-streamed) answer.
 type ChatCompletion struct {
-	ID                string   `json:"id"`
-	Object            string   `json:"object"` // "chat.completion"
-	Created           int64    `json:"created"`
-	Model             string   `json:"model"` // the model the provider used; may differ from the one asked for
-	Choices           []Choice `json:"choices"`
-	Usage             *Usage   `json:"usage,omitempty"`
-	SystemFingerprint string   `json:"system_fingerprint,omitempty"`
+	// ID is the completion's id as the provider made it, e.g. "chatcmpl-…".
+	ID     string `json:"id"`
+	Object string `json:"object"` // "chat.completion"
+	// Created is when the completion was made, in Unix seconds.
+	Created int64  `json:"created"`
+	Model   string `json:"model"` // the model the provider used; may differ from the one asked for
+	// Choices holds one answer per alternative asked for (ChatRequest.N); usually one.
+	Choices []Choice `json:"choices"`
+	// Usage is the provider's token counts; nil when it sent none (see UsageOrEstimate).
+	Usage *Usage `json:"usage,omitempty"`
+	// SystemFingerprint names the provider's backend configuration, for reproducibility; often
+	// empty.
+	SystemFingerprint string `json:"system_fingerprint,omitempty"`
 	// UsageFromProvider and UsageFromConsumer are the gateway's own token estimates, sent beside Usage.
 	UsageFromProvider *Usage `json:"usage_from_provider,omitempty"`
+	// UsageFromConsumer is the consumer node's count, the one billed for a non-streamed answer;
+	// UsageFromProvider is the provider node's.
 	UsageFromConsumer *Usage `json:"usage_from_consumer,omitempty"`
 
 	raw []byte
@@ -148,18 +156,23 @@ func (c *ChatCompletion) UsageOrEstimate() Usage {
 
 // Choice is one of the completion's alternative answers.
 type Choice struct {
-	Index        int          `json:"index"`
-	Message      Message      `json:"message"`
-	FinishReason FinishReason `json:"finish_reason"`
+	Index        int          `json:"index"`              // the choice's position among Choices, from 0
+	Message      Message      `json:"message"`            // the assistant's answer: text, reasoning, tool calls
+	FinishReason FinishReason `json:"finish_reason"`      // why the model stopped; empty when the provider did not say
 	Logprobs     *Logprobs    `json:"logprobs,omitempty"` // when the request asked for them
 }
 
 // Usage counts tokens.
 type Usage struct {
-	PromptTokens            int                      `json:"prompt_tokens"`
-	CompletionTokens        int                      `json:"completion_tokens"`
-	TotalTokens             int                      `json:"total_tokens"`
-	PromptTokensDetails     *PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
+	// PromptTokens counts the input: messages, tools and their schemas.
+	PromptTokens int `json:"prompt_tokens"`
+	// CompletionTokens counts the tokens generated, reasoning included.
+	CompletionTokens int `json:"completion_tokens"`
+	// TotalTokens is PromptTokens plus CompletionTokens, as the server counted them.
+	TotalTokens int `json:"total_tokens"`
+	// PromptTokensDetails is nil unless the provider breaks the prompt's tokens down.
+	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+	// CompletionTokensDetails is nil unless the provider breaks the generated tokens down.
 	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
 }
 
@@ -171,9 +184,12 @@ type PromptTokensDetails struct {
 
 // CompletionTokensDetails breaks down the generated tokens, when the provider reports it.
 type CompletionTokensDetails struct {
-	ReasoningTokens          int `json:"reasoning_tokens"` // spent thinking, included in CompletionTokens
-	AudioTokens              int `json:"audio_tokens,omitempty"`
+	ReasoningTokens int `json:"reasoning_tokens"` // spent thinking, included in CompletionTokens
+	// AudioTokens counts audio output.
+	AudioTokens int `json:"audio_tokens,omitempty"`
+	// AcceptedPredictionTokens counts the tokens of a predicted output that the answer used.
 	AcceptedPredictionTokens int `json:"accepted_prediction_tokens,omitempty"`
+	// RejectedPredictionTokens counts those it did not use, billed all the same.
 	RejectedPredictionTokens int `json:"rejected_prediction_tokens,omitempty"`
 }
 

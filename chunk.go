@@ -10,15 +10,22 @@ import (
 // the same way the stream does (every content, reasoning and arguments spelling included), so that
 // recorded or proxied chunks can be folded with a ChatAccumulator.
 type ChatCompletionChunk struct {
-	ID                string        `json:"id"`
-	Object            string        `json:"object"` // "chat.completion.chunk"
-	Created           int64         `json:"created"`
-	Model             string        `json:"model"`
-	Choices           []ChunkChoice `json:"choices"`
-	Usage             *Usage        `json:"usage,omitempty"` // usually on a last chunk with no choices
-	SystemFingerprint string        `json:"system_fingerprint,omitempty"`
-	UsageFromProvider *Usage        `json:"usage_from_provider,omitempty"`
-	UsageFromConsumer *Usage        `json:"usage_from_consumer,omitempty"`
+	// ID is the completion's id, the same on every chunk of a stream.
+	ID     string `json:"id"`
+	Object string `json:"object"` // "chat.completion.chunk"
+	// Created is when the completion was made, in Unix seconds.
+	Created int64 `json:"created"`
+	// Model is the model the provider used; it may differ from the one asked for.
+	Model string `json:"model"`
+	// Choices is empty on a usage-only chunk.
+	Choices []ChunkChoice `json:"choices"`
+	Usage   *Usage        `json:"usage,omitempty"` // usually on a last chunk with no choices
+	// SystemFingerprint names the provider's backend configuration; often empty.
+	SystemFingerprint string `json:"system_fingerprint,omitempty"`
+	// UsageFromProvider and UsageFromConsumer are the gateway's own token estimates, as on
+	// ChatCompletion; the provider node's count is the one billed for a stream.
+	UsageFromProvider *Usage `json:"usage_from_provider,omitempty"`
+	UsageFromConsumer *Usage `json:"usage_from_consumer,omitempty"` // the consumer node's count; see ChatCompletion
 }
 
 // Text returns the content delta of the first choice.
@@ -57,8 +64,8 @@ func (c *ChatCompletionChunk) UnmarshalJSON(b []byte) error {
 
 // ChunkChoice is the part of a chunk that belongs to one choice.
 type ChunkChoice struct {
-	Index        int          `json:"index"`
-	Delta        Delta        `json:"delta"`
+	Index        int          `json:"index"`                   // which choice the delta extends, from 0
+	Delta        Delta        `json:"delta"`                   // what this chunk adds to the choice's message
 	FinishReason FinishReason `json:"finish_reason,omitempty"` // set on the choice's last chunk
 	Logprobs     *Logprobs    `json:"logprobs,omitempty"`      // this delta's tokens, when asked for
 }
@@ -67,12 +74,12 @@ type ChunkChoice struct {
 // stream has already removed repeated ids and names and placeholder "{}" arguments, so that plain
 // concatenation is right.
 type Delta struct {
-	Role    Role   `json:"role,omitempty"`
+	Role    Role   `json:"role,omitempty"`    // RoleAssistant, usually on a choice's first chunk only
 	Content string `json:"content,omitempty"` // text, joined from text parts when content came as a list
 	// Reasoning is the model's thinking, from "reasoning_content", "reasoning" or thinking parts.
 	Reasoning string          `json:"reasoning_content,omitempty"`
-	Refusal   string          `json:"refusal,omitempty"`
-	ToolCalls []ToolCallDelta `json:"tool_calls,omitempty"`
+	Refusal   string          `json:"refusal,omitempty"`    // a piece of the model's refusal, when it declines
+	ToolCalls []ToolCallDelta `json:"tool_calls,omitempty"` // fragments of tool calls, told apart by their Index
 	// Parts is the content list as received, when it held a part that is neither text nor thinking
 	// (whose text is already in Content and Reasoning). It is nil for ordinary deltas.
 	Parts []ContentPart `json:"-"`
@@ -82,16 +89,17 @@ type Delta struct {
 // fragment the server sent without an index has Index -1 until a ChatAccumulator resolves it; the
 // chunks of a ChatStream are always resolved.
 type ToolCallDelta struct {
+	// Index is the call's position among the choice's calls, from 0; -1 until resolved.
 	Index    int               `json:"index"`
-	ID       string            `json:"id,omitempty"`
-	Type     string            `json:"type,omitempty"`
-	Function FunctionCallDelta `json:"function"`
+	ID       string            `json:"id,omitempty"`   // the call's id, on its first fragment
+	Type     string            `json:"type,omitempty"` // "function", on the call's first fragment
+	Function FunctionCallDelta `json:"function"`       // the name and a piece of the arguments
 }
 
 // FunctionCallDelta is a fragment of a function call: the name once, then pieces of the arguments.
 type FunctionCallDelta struct {
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments,omitempty"`
+	Name      string `json:"name,omitempty"`      // the function's name, on the call's first fragment
+	Arguments string `json:"arguments,omitempty"` // the next piece of the arguments' JSON text, to append
 }
 
 // The wire types below decode chunks into a buffer that lives as long as the stream. Strings that

@@ -123,23 +123,25 @@ func (a *wireArgs) UnmarshalJSON(b []byte) error {
 // Logprobs are the log probabilities of a choice's tokens, when the request asked for them (with
 // the "logprobs" field, set through ChatRequest.Extra).
 type Logprobs struct {
-	Content []TokenLogprob `json:"content"`
-	Refusal []TokenLogprob `json:"refusal,omitempty"`
+	Content []TokenLogprob `json:"content"`           // one per token of the content, in order
+	Refusal []TokenLogprob `json:"refusal,omitempty"` // one per token of a refusal, when the model refused
 }
 
 // TokenLogprob is one generated token with its log probability and the most likely alternatives.
 type TokenLogprob struct {
-	Token       string       `json:"token"`
-	Logprob     float64      `json:"logprob"`
-	Bytes       []int        `json:"bytes"` // the token's UTF-8 bytes; null when the token is not text
+	Token string `json:"token"` // the token's text
+	// Logprob is the natural log of the token's probability: 0 is certain, lower is less likely.
+	Logprob float64 `json:"logprob"`
+	Bytes   []int   `json:"bytes"` // the token's UTF-8 bytes; null when the token is not text
+	// TopLogprobs are the likeliest tokens at this position, as many as top_logprobs asked for.
 	TopLogprobs []TopLogprob `json:"top_logprobs"`
 }
 
 // TopLogprob is one alternative for a token position.
 type TopLogprob struct {
-	Token   string  `json:"token"`
-	Logprob float64 `json:"logprob"`
-	Bytes   []int   `json:"bytes"`
+	Token   string  `json:"token"`   // the alternative token's text
+	Logprob float64 `json:"logprob"` // natural log of its probability
+	Bytes   []int   `json:"bytes"`   // the token's UTF-8 bytes; null when the token is not text
 }
 
 // appendLogprobs adds a delta's log probabilities to those accumulated so far.

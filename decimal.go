@@ -47,7 +47,7 @@ const (
 // ±1000.
 type DecimalError struct {
 	Input  string // the text refused, cut to its first 40 bytes
-	Reason string
+	Reason string // what is wrong with it, e.g. "too many digits"
 }
 
 // Error quotes the start of the input and says what is wrong with it.

@@ -107,9 +107,9 @@ type EmbeddingResponse struct {
 
 // Embedding is the vector of one text.
 type Embedding struct {
-	Object    string    `json:"object"` // "embedding"
-	Index     int       `json:"index"`  // the text's position in EmbeddingRequest.Input
-	Embedding []float32 `json:"embedding"`
+	Object    string    `json:"object"`    // "embedding"
+	Index     int       `json:"index"`     // the text's position in EmbeddingRequest.Input
+	Embedding []float32 `json:"embedding"` // the vector; its length is the model's dimension
 }
 
 // Create embeds the texts of req and returns one vector per text, in the order of req.Input.

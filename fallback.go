@@ -46,7 +46,7 @@ func WithFallbackModels(models ...string) Option {
 // *TimeoutError, …).
 type ModelAttempt struct {
 	Model string // "" for the gateway's choice
-	Err   error
+	Err   error  // what that model's request ended with; never nil
 }
 
 // FallbackError is a call on which every model of its fallback list (WithFallbackModels) failed in

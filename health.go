@@ -21,9 +21,9 @@ type Health struct {
 	Version   string    `json:"version"`   // the deployed gateway's version
 	// Database is "healthy", or "unhealthy: " and the reason.
 	Database     string             `json:"database"`
-	ModelService ModelServiceHealth `json:"model_service"`
-	Uptime       time.Duration      `json:"-"` // how long the gateway has run; zero when not reported
-	Raw          json.RawMessage    `json:"-"` // the report exactly as received
+	ModelService ModelServiceHealth `json:"model_service"` // the model catalogue's state and default models
+	Uptime       time.Duration      `json:"-"`             // how long the gateway has run; zero when not reported
+	Raw          json.RawMessage    `json:"-"`             // the report exactly as received
 }
 
 // UnmarshalJSON reads the report, keeping it whole in Raw.
@@ -59,9 +59,9 @@ type ModelServiceHealth struct {
 	ModelCount int    `json:"model_count"` // models the gateway can route to
 	// The models used when a request names none, per kind of work.
 	DefaultFallbackModel           string `json:"default_fallback_model"`
-	DefaultFallbackTTSModel        string `json:"default_fallback_tts_model"`
-	DefaultFallbackSTTModel        string `json:"default_fallback_stt_model"`
-	DefaultFallbackEmbeddingsModel string `json:"default_fallback_embeddings_model"`
+	DefaultFallbackTTSModel        string `json:"default_fallback_tts_model"`        // for speech (text to speech)
+	DefaultFallbackSTTModel        string `json:"default_fallback_stt_model"`        // for transcriptions (speech to text)
+	DefaultFallbackEmbeddingsModel string `json:"default_fallback_embeddings_model"` // for embeddings
 }
 
 // Healthy reports whether the gateway, its database and its model catalogue all say they are

@@ -27,9 +27,9 @@ const historyPageSize = 50
 
 // StoredChat is a stored conversation.
 type StoredChat struct {
-	ID        string
-	Title     string
-	CreatedAt time.Time
+	ID        string    // the chat's id, a UUID: the chatID of the other methods
+	Title     string    // at most MaxChatTitle characters
+	CreatedAt time.Time // when the chat was created (the gateway sends UTC, with or without an offset)
 	UpdatedAt time.Time // refreshed by the gateway on every change, e.g. a rename
 	// MessageCount is the number of messages in the chat; 0 also when the gateway did not count them.
 	MessageCount int
@@ -39,12 +39,12 @@ type StoredChat struct {
 
 // StoredMessage is a message kept in a chat's history.
 type StoredMessage struct {
-	ID        string
-	Role      Role   // RoleUser or RoleAssistant
-	Content   string // the message text
-	Sequence  int    // position in the chat, counting up from the first message
-	CreatedAt time.Time
-	Tokens    int // tokens the message took, when recorded; 0 otherwise
+	ID        string    // the message's id, as the gateway gave it
+	Role      Role      // RoleUser or RoleAssistant
+	Content   string    // the message text
+	Sequence  int       // position in the chat, counting up from the first message
+	CreatedAt time.Time // when the message was added
+	Tokens    int       // tokens the message took, when recorded; 0 otherwise
 }
 
 // AddMessageRequest is a message to add to a chat's history.

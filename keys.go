@@ -22,10 +22,10 @@ type KeysService struct{ client *Client }
 // APIKey describes one of the account's API keys. The key itself is never shown again after
 // Create; KeyPrefix tells keys apart.
 type APIKey struct {
-	ID        int       `json:"id"`
+	ID        int       `json:"id"`         // the key's number: the id of Delete and SetDefault, and UsageRecord.APIKeyID
 	KeyPrefix string    `json:"key_prefix"` // the key's first characters, e.g. "sk-AbC123"
 	Name      string    `json:"name"`       // the name given at creation; may be empty
-	CreatedAt time.Time `json:"created_at"`
+	CreatedAt time.Time `json:"created_at"` // when the key was created
 	IsActive  bool      `json:"is_active"`  // false once deleted
 	IsDefault bool      `json:"is_default"` // the key the web application uses
 }
@@ -49,9 +49,9 @@ func (k *APIKey) UnmarshalJSON(data []byte) error {
 // CreatedAPIKey is a key just created. Key is the secret itself, shown this once only: store it
 // safely. Printing a CreatedAPIKey with fmt or slog shows the prefix, never the key.
 type CreatedAPIKey struct {
-	Key       string `json:"key"`
-	KeyPrefix string `json:"key_prefix"`
-	Name      string `json:"name"`
+	Key       string `json:"key"`        // the secret, "sk-…": send it as WithAPIKey; shown this once only
+	KeyPrefix string `json:"key_prefix"` // the key's first characters, as APIKey.KeyPrefix lists it
+	Name      string `json:"name"`       // the name given at creation; may be empty
 }
 
 // String describes the key without its secret.

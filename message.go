@@ -32,13 +32,13 @@ const (
 // thinking parts the server used; Parts is set only when the list held a part that is neither text
 // nor thinking (an image, or a type this SDK does not model), so that nothing is lost.
 type Message struct {
-	Role       Role
-	Content    string
-	Parts      []ContentPart
-	Name       string     // optional name of the author
-	ToolCalls  []ToolCall // the calls an assistant asked for
-	ToolCallID string     // for a tool result: the call it answers
-	Refusal    string     // in answers: why the model declined, when it did
+	Role       Role          // who wrote it: RoleSystem, RoleUser, RoleAssistant or RoleTool
+	Content    string        // the text; the whole text in answers, even when sent as parts
+	Parts      []ContentPart // text and image parts, sent instead of Content when set
+	Name       string        // optional name of the author
+	ToolCalls  []ToolCall    // the calls an assistant asked for
+	ToolCallID string        // for a tool result: the call it answers
+	Refusal    string        // in answers: why the model declined, when it did
 	// Reasoning is a reasoning model's thinking. An assistant message that carries it sends it back
 	// as "reasoning_content", which thinking models that call tools need on the next turn.
 	Reasoning string
@@ -90,14 +90,14 @@ func (m Message) Text() string {
 
 // ToolCall is a function call the model asked for.
 type ToolCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"` // "function"
-	Function FunctionCall `json:"function"`
+	ID       string       `json:"id"`       // the call's id, which the tool's answer names as Message.ToolCallID
+	Type     string       `json:"type"`     // "function"
+	Function FunctionCall `json:"function"` // the function to call and its arguments
 }
 
 // FunctionCall names a function and carries its arguments.
 type FunctionCall struct {
-	Name      string `json:"name"`
+	Name      string `json:"name"`      // the function's name, as declared in FunctionDefinition.Name
 	Arguments string `json:"arguments"` // a JSON object as text; decode it with json.Unmarshal
 }
 
@@ -137,10 +137,10 @@ func ToolResultMessage(callID, result string) Message {
 // (thinking, audio, or types this SDK does not model) keep their JSON in Raw and are sent back as
 // they came.
 type ContentPart struct {
-	Type     string          `json:"type"` // "text" or "image_url"; others are kept in Raw
-	Text     string          `json:"text,omitempty"`
-	ImageURL *ImageURL       `json:"image_url,omitempty"`
-	Raw      json.RawMessage `json:"-"` // the part as received, for types other than text and image_url
+	Type     string          `json:"type"`                // "text" or "image_url"; others are kept in Raw
+	Text     string          `json:"text,omitempty"`      // the text, for a "text" part
+	ImageURL *ImageURL       `json:"image_url,omitempty"` // the image, for an "image_url" part
+	Raw      json.RawMessage `json:"-"`                   // the part as received, for types other than text and image_url
 }
 
 type plainContentPart ContentPart
@@ -168,7 +168,7 @@ func (p *ContentPart) UnmarshalJSON(b []byte) error {
 
 // ImageURL locates an image: an https URL or a data URI (data:image/png;base64,...).
 type ImageURL struct {
-	URL    string `json:"url"`
+	URL    string `json:"url"`              // an https URL, or a data URI holding the image
 	Detail string `json:"detail,omitempty"` // "low", "high" or "auto"
 }
 

@@ -15,7 +15,7 @@ import "fmt"
 // JSON as {"amount":"0.45","currency":"MOR"}; inside the SDK's types it keeps the wire's shape, a
 // bare amount whose currency the type or the route gives.
 type Money struct {
-	Amount   Decimal  `json:"amount"`
+	Amount   Decimal  `json:"amount"`   // exact, never a float; negative for a debit or a hold
 	Currency Currency `json:"currency"` // CurrencyUSD, CurrencyMOR, or as the server named it
 }
 

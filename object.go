@@ -62,7 +62,7 @@ type ObjectSpec struct {
 	Name string
 	// Description tells the model what the value is for.
 	Description string
-	Mode        ObjectMode
+	Mode        ObjectMode // how to ask: ObjectModeAuto when zero
 	// MaxAttempts bounds the model turns in all, repair turns included (3 when zero; a negative
 	// bound is refused); 1 means no repair turn.
 	MaxAttempts int
@@ -86,7 +86,7 @@ var ErrNoObject = errors.New("infergate: the model gave no valid object")
 // JSON, or JSON that breaks the schema or does not decode into the type, or the answer was cut
 // short. Errors of the calls themselves (HTTP, the stream) are returned as they are instead.
 type ObjectError struct {
-	Attempts     int
+	Attempts     int          // model turns taken, repair turns included
 	Raw          string       // the last answer's text or call arguments, as the model sent them
 	Err          error        // why the last answer was refused: a decoding or validation error
 	FinishReason FinishReason // why the last answer ended; FinishReasonLength means cut short

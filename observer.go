@@ -71,7 +71,7 @@ type Operation struct {
 	Method, Path string
 	// ServerAddress and ServerPort are where the requests go.
 	ServerAddress string
-	ServerPort    int
+	ServerPort    int // the base URL's port, or its scheme's (443 for https, 80 otherwise)
 	// Model is the model the request names, when it names one.
 	Model string
 	// Stream reports an answer streamed as events.
@@ -110,18 +110,18 @@ type OperationEnd struct {
 	Attempts int
 	// StatusCode and RequestID are from the last response, when there was one.
 	StatusCode int
-	RequestID  string
+	RequestID  string // the X-Request-Id of the last response; empty when none came
 	// ResponseID, ResponseModel, FinishReasons and Usage are from a chat or embeddings answer, each
 	// when the server sent it: a choice cut short has no finish reason, and an embeddings answer
 	// without token counts has no Usage.
 	ResponseID    string
-	ResponseModel string
-	FinishReasons []FinishReason
-	Usage         *Usage
+	ResponseModel string         // the model that answered, as the response names it
+	FinishReasons []FinishReason // one per choice that ended with a reason, in choice order
+	Usage         *Usage         // nil when the answer had no token counts
 	// Chunks is how many chunks a stream handed out; FirstChunk is when the first one came (zero
 	// when none did).
 	Chunks     int
-	FirstChunk time.Time
+	FirstChunk time.Time // zero when no chunk came
 }
 
 // observation follows one operation for its observers. A nil *observation, the usual case, observes

@@ -10,8 +10,8 @@ import (
 // ResponseInfo is what the server said about a call besides its answer. Pass WithResponseInfo to a
 // method to have it filled in.
 type ResponseInfo struct {
-	StatusCode int
-	Header     http.Header
+	StatusCode int         // the HTTP status, e.g. 200
+	Header     http.Header // the response's headers as received
 	RequestID  string      // X-Request-Id: quote it when reporting a problem
 	RateLimits *RateLimits // nil when the response announced none
 	// Fallbacks lists the models that failed, in the order tried, before the one that answered
@@ -30,8 +30,8 @@ func WithResponseInfo(info *ResponseInfo) Option { return func(c *config) { c.re
 // RateLimits are the limits a response announced in its X-RateLimit-* headers. A count the server
 // did not send is -1 (0 is a real count: nothing left); a reset it did not send is the zero time.
 type RateLimits struct {
-	LimitRequests, RemainingRequests int64
-	LimitTokens, RemainingTokens     int64
+	LimitRequests, RemainingRequests int64 // X-RateLimit-Limit-Requests and -Remaining-Requests: requests in the window
+	LimitTokens, RemainingTokens     int64 // X-RateLimit-Limit-Tokens and -Remaining-Tokens: tokens in the window
 	// ResetRequests and ResetTokens are when the windows reset. This gateway sends an ISO-8601
 	// time, OpenAI a duration such as "6m0s", counted from when the response arrived.
 	ResetRequests, ResetTokens time.Time

@@ -90,10 +90,11 @@ const (
 
 // SessionStatus is the answer to a ping.
 type SessionStatus struct {
-	State     SessionState `json:"status"`
-	Message   string       `json:"message,omitempty"`
-	SessionID string       `json:"session_id,omitempty"`
-	Success   bool         `json:"success"`
+	State     SessionState `json:"status"`               // the wire's "status": SessionStateAlive, SessionStateDead, …
+	Message   string       `json:"message,omitempty"`    // the gateway's description of the state
+	SessionID string       `json:"session_id,omitempty"` // the session checked, "0x…"; empty when there is none
+	// Success is the gateway's "success" as sent; State tells whether the session is alive.
+	Success bool `json:"success"`
 }
 
 // Alive reports whether the session can serve requests.

@@ -21,9 +21,9 @@ const (
 // ToolError is a failed tool call. Its Error text is for logs and programs; Feedback is the short,
 // plain text the tool loop sends to the model as the call's result, so that it can correct itself.
 type ToolError struct {
-	Tool  string
-	Stage ToolStage
-	Err   error
+	Tool  string    // the name of the tool the model called
+	Stage ToolStage // where the call failed: ToolStageArguments, ToolStageRun, …
+	Err   error     // the cause, when there is one: the function's error, the schema's, …; may be nil
 	// Available names the tools that exist, for ToolStageNotFound.
 	Available []string
 

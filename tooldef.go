@@ -7,8 +7,8 @@ import (
 
 // Tool is a function the model may call.
 type Tool struct {
-	Type     string             `json:"type"` // "function"; empty is sent as "function"
-	Function FunctionDefinition `json:"function"`
+	Type     string             `json:"type"`     // "function"; empty is sent as "function"
+	Function FunctionDefinition `json:"function"` // the function's name, description and parameters
 }
 
 type plainTool Tool
@@ -23,8 +23,8 @@ func (t Tool) MarshalJSON() ([]byte, error) {
 
 // FunctionDefinition describes a callable function to the model.
 type FunctionDefinition struct {
-	Name        string `json:"name"` // letters, digits, '_' and '-', at most 64
-	Description string `json:"description,omitempty"`
+	Name        string `json:"name"`                  // letters, digits, '_' and '-', at most 64
+	Description string `json:"description,omitempty"` // what the function does, for the model to decide when to call it
 	// Parameters is the JSON Schema of the arguments: a map, a struct, or json.RawMessage. It must
 	// encode to a JSON object.
 	Parameters any   `json:"parameters,omitempty"`

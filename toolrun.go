@@ -30,7 +30,7 @@ var ErrToolTokenLimit = errors.New("infergate: tool loop spent its token budget"
 
 // ToolLoop configures ChatService.RunTools. The zero value runs no tools; set Tools.
 type ToolLoop struct {
-	Tools []*FuncTool
+	Tools []*FuncTool // the functions the model may call: NewTool, NewToolFromSchema, or mcptools' tools
 	// MaxSteps bounds the model turns (10 when zero; a negative bound here or in Goroutines,
 	// MaxToolCalls or MaxTokens is refused before anything is sent). The loop then ends with a
 	// *ToolLimitError (ToolLimitSteps) that keeps the transcript.
@@ -78,7 +78,7 @@ const (
 
 // ToolEvent is one thing that happened in a tool loop.
 type ToolEvent struct {
-	Kind    ToolEventKind
+	Kind    ToolEventKind       // which of Chunk, Message and Result is set
 	Step    int                 // the model turn, from 1
 	Chunk   ChatCompletionChunk // for ToolEventDelta
 	Message *Message            // for ToolEventTurn
@@ -87,7 +87,7 @@ type ToolEvent struct {
 
 // ToolResult is one tool call and what came of it.
 type ToolResult struct {
-	Call     ToolCall
+	Call     ToolCall      // the call as the model asked for it
 	Output   string        // what the model receives: the result, or the *ToolError's Feedback
 	Err      error         // a *ToolError when the call failed; its Error text is the one to log
 	Duration time.Duration // from the call's start to its result, a wait for ToolLoop.Approve included

@@ -19,13 +19,14 @@ import (
 type Transcript struct {
 	Language string  // a full name as the gateway reports it; "english" when empty
 	Duration float64 // seconds; the last segment's end when zero
+	// Segments are the timed pieces, in order; the text, srt and vtt answers are made from them.
 	Segments []Segment
 }
 
 // Segment is one timed piece of a transcript. Times are seconds.
 type Segment struct {
-	Start, End float64
-	Text       string
+	Start, End float64 // seconds from the start of the audio
+	Text       string  // sent as is in verbose_json, trimmed in text, srt and vtt
 	// Speaker labels the segment when the request sets enable_diarization;
 	// "SPEAKER_00" when empty.
 	Speaker string
@@ -36,9 +37,9 @@ type Segment struct {
 
 // Word is one timed word of a transcript. Times are seconds.
 type Word struct {
-	Word  string  `json:"word"`
-	Start float64 `json:"start"`
-	End   float64 `json:"end"`
+	Word  string  `json:"word"`  // the word's text
+	Start float64 `json:"start"` // seconds from the start of the audio
+	End   float64 `json:"end"`   // seconds from the start of the audio
 }
 
 // DefaultTranscript is what a server transcribes unless told otherwise: one

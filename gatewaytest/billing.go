@@ -11,15 +11,15 @@ import (
 // Balance is what GET /billing/balance answers. Amounts are decimal strings,
 // as the gateway sends them.
 type Balance struct {
-	PostedBalance  string
-	PendingHolds   string
-	PaidAvailable  string
-	DailyAmount    string
+	PostedBalance  string // paid.posted_balance: credits booked
+	PendingHolds   string // paid.pending_holds: held by running calls, zero or negative
+	PaidAvailable  string // paid.available
+	DailyAmount    string // staking.daily_amount: the allowance granted each day
 	RefreshDate    string // a calendar date such as 2025-10-15; empty sends null
-	StakeAvailable string
-	TotalAvailable string
-	IsStaker       bool
-	AllowOverage   bool
+	StakeAvailable string // staking.available: what is left of today's allowance
+	TotalAvailable string // total_available; not checked against the parts
+	IsStaker       bool   // is_staker
+	AllowOverage   bool   // allow_overage: a staker's calls go on from paid credits
 }
 
 // DefaultBalance is the balance a server reports unless SetBalance says
@@ -39,19 +39,19 @@ func (s *Server) SetBalance(b Balance) {
 
 // UsageRecord is one billed call as GET /billing/usage lists it.
 type UsageRecord struct {
-	ID                string
-	CreatedAt         time.Time
-	ModelName         string
-	ModelBlockchainID string
-	Endpoint          string
-	InputTokens       int
-	OutputTokens      int
-	TotalTokens       int
-	AmountPaid        string
-	AmountStake       string
-	AmountTotal       string
-	RequestID         string
-	APIKeyID          *int
+	ID                string    // id; AddUsage gives a UUID when empty
+	CreatedAt         time.Time // created_at, sent as UTC in TimeLayout; the from and to filters compare it
+	ModelName         string    // model_name; the model filter matches it exactly
+	ModelBlockchainID string    // model_id; the server's own calls set HexID(ModelName)
+	Endpoint          string    // endpoint, e.g. /v1/embeddings
+	InputTokens       int       // tokens_input
+	OutputTokens      int       // tokens_output
+	TotalTokens       int       // tokens_total; not checked against the parts
+	AmountPaid        string    // amount_paid, a decimal string
+	AmountStake       string    // amount_staking, a decimal string
+	AmountTotal       string    // amount_total, a decimal string
+	RequestID         string    // request_id: the X-Request-Id of the billed call
+	APIKeyID          *int      // api_key_id; nil sends null
 }
 
 // AddUsage appends billed calls to the usage list, as if they had just been

@@ -20,17 +20,17 @@ import (
 // Interaction is one recorded exchange: what was asked and what was answered.
 // It is what a WithCassetteScrubber function edits before the file is written.
 type Interaction struct {
-	Request  CassetteRequest  `json:"request"`
-	Response CassetteResponse `json:"response"`
+	Request  CassetteRequest  `json:"request"`  // what the client sent
+	Response CassetteResponse `json:"response"` // what the server answered, replayed as its bytes
 
 	idempotencyKey string // the request's, blanked out of what the server echoed of it
 }
 
 // CassetteRequest is what of a request the cassette keeps and matches on.
 type CassetteRequest struct {
-	Method string     `json:"method"`
-	Path   string     `json:"path"`
-	Query  url.Values `json:"query,omitempty"`
+	Method string     `json:"method"`          // the HTTP method, e.g. POST
+	Path   string     `json:"path"`            // the URL path, e.g. /api/v1/chat/completions
+	Query  url.Values `json:"query,omitempty"` // the query string's values; nil when there is none
 	// JSON is a JSON body in canonical form: keys sorted, no white space.
 	JSON json.RawMessage `json:"json,omitempty"`
 	// Text is a body that is not JSON nor multipart.
@@ -38,7 +38,7 @@ type CassetteRequest struct {
 	// Form and File describe a multipart upload: its fields, and its file
 	// part by name, size and hash, never its bytes or boundary.
 	Form map[string]string `json:"form,omitempty"`
-	File *UploadedFile     `json:"file,omitempty"`
+	File *UploadedFile     `json:"file,omitempty"` // the multipart "file" part; nil for other bodies
 }
 
 // CassetteResponse is a recorded answer. Its body is in exactly one of JSON,
@@ -49,12 +49,12 @@ type CassetteRequest struct {
 // that are not UTF-8 text, or audio, in Base64; a text/event-stream in
 // Events.
 type CassetteResponse struct {
-	Status int             `json:"status"`
-	Header http.Header     `json:"header,omitempty"`
-	JSON   json.RawMessage `json:"json,omitempty"`
-	Text   *string         `json:"text,omitempty"`
-	Base64 []byte          `json:"base64,omitempty"`
-	Events []CassetteEvent `json:"events,omitempty"`
+	Status int             `json:"status"`           // the HTTP status code
+	Header http.Header     `json:"header,omitempty"` // as sent, less cookies, Date and framing headers
+	JSON   json.RawMessage `json:"json,omitempty"`   // a compact JSON body, stored indented
+	Text   *string         `json:"text,omitempty"`   // any other UTF-8 body, exactly; nil when the body is elsewhere
+	Base64 []byte          `json:"base64,omitempty"` // a body that is not UTF-8 text, or audio
+	Events []CassetteEvent `json:"events,omitempty"` // a text/event-stream body, event by event
 	// Truncated is a body that broke off after what is recorded (the
 	// connection was cut, say): a replay breaks it off there too, reading
 	// then failing with io.ErrUnexpectedEOF.
@@ -67,10 +67,10 @@ type CassetteResponse struct {
 // comments, CRLF endings) in Raw exactly as the server wrote it, blank line
 // included; anything else in Base64.
 type CassetteEvent struct {
-	OffsetMS int64           `json:"offset_ms"` // milliseconds from the response's headers
-	Data     json.RawMessage `json:"data,omitempty"`
-	Raw      string          `json:"raw,omitempty"`
-	Base64   []byte          `json:"base64,omitempty"`
+	OffsetMS int64           `json:"offset_ms"`        // milliseconds from the response's headers
+	Data     json.RawMessage `json:"data,omitempty"`   // a compact JSON data line, stored as readable JSON
+	Raw      string          `json:"raw,omitempty"`    // any other UTF-8 event, exactly, blank line included
+	Base64   []byte          `json:"base64,omitempty"` // an event that is not UTF-8 text
 }
 
 // newEvent keeps raw as JSON data when writing "data: ", the compact JSON and

@@ -19,8 +19,8 @@ import (
 // CassetteReplay mode. Its message names the request and shows how it
 // differs from the closest recorded one.
 type CassetteMissError struct {
-	Path    string // the cassette file
-	Request CassetteRequest
+	Path    string          // the cassette file
+	Request CassetteRequest // the request that found no recording, as it would be recorded
 	// Diff is cmp.Diff of the closest recorded request against this one
 	// (-recorded +sent), empty when nothing comparable was recorded or when
 	// an identical request was recorded but its answers are all used.

@@ -19,11 +19,11 @@ const DefaultModel = "llama-3.3-70b"
 // Reply scripts one chat completion, streamed or not. The zero value is a
 // valid, empty answer.
 type Reply struct {
-	Content string
+	Content string // the answer's text; a stream sends it as Chunks, or cut after each space
 	// Reasoning is the model's thinking, sent before the content as "reasoning_content" (see
 	// Quirks.ReasoningAs for the other spellings).
 	Reasoning string
-	ToolCalls []ToolCall
+	ToolCalls []ToolCall // calls the model asks for; FinishReason then defaults to "tool_calls"
 	// Chunks are the content pieces a stream sends; when empty the stream cuts
 	// Content after each space. Ignored by non-streaming responses.
 	Chunks []string
@@ -36,7 +36,7 @@ type Reply struct {
 	// Usage defaults to word counts of the prompt and the reply. The same
 	// numbers are sent as usage, usage_from_provider and usage_from_consumer.
 	Usage  *Usage
-	Quirks Quirks
+	Quirks Quirks // odd gateway and provider behaviours to reproduce; none when zero
 	// Respond, when set, computes the reply from the conversation the request sent (the tool
 	// results of an earlier turn, say); the Reply it returns is used instead of this one.
 	Respond func(conversation []Turn) Reply
@@ -57,15 +57,15 @@ type Reply struct {
 // ToolCall is one function call in a reply; several make parallel tool calls.
 type ToolCall struct {
 	ID        string // default "call_<n>", unique within the server
-	Name      string
+	Name      string // the function's name
 	Arguments string // a JSON text, sent as a string as the wire requires
 }
 
 // Usage is a token count as sent in usage, usage_from_provider and usage_from_consumer.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens     int `json:"prompt_tokens"`     // prompt_tokens: the request's tokens
+	CompletionTokens int `json:"completion_tokens"` // completion_tokens: the reply's tokens
+	TotalTokens      int `json:"total_tokens"`      // total_tokens, sent as given: not checked against the parts
 }
 
 // Quirks reproduce, on request, the odd things real gateways and providers

@@ -62,8 +62,8 @@ func ValidationErrorReply(field, msg string) ErrorReply {
 
 // OpenAIErrorFields is the inner object of an OpenAI-style {"error":{...}} body.
 type OpenAIErrorFields struct {
-	Message string
-	Type    string
+	Message string         // the human-readable text
+	Type    string         // e.g. invalid_request_error or rate_limit_error
 	Param   any            // a string, or nil for JSON null
 	Code    any            // a string, a number, or nil for JSON null
 	Extra   map[string]any // more keys beside the four, e.g. "available"

@@ -20,22 +20,22 @@ const maxTitle = 200
 
 // StoredChat is a stored chat as Server.Chats reports it.
 type StoredChat struct {
-	ID        string
-	Title     string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	Archived  bool // deleted with archive_only=true: hidden from the list, still readable
-	Messages  []StoredMessage
+	ID        string          // a UUID the server makes
+	Title     string          // at most 200 characters
+	CreatedAt time.Time       // sent in TimeLayout, without a zone, as the gateway does
+	UpdatedAt time.Time       // moved on by a rename or an added message
+	Archived  bool            // deleted with archive_only=true: hidden from the list, still readable
+	Messages  []StoredMessage // in order of Sequence
 }
 
 // StoredMessage is a stored chat message.
 type StoredMessage struct {
-	ID        string
-	Role      string // user or assistant
-	Content   string
-	Sequence  int // 1 for a chat's first message
-	CreatedAt time.Time
-	Tokens    *int
+	ID        string    // a UUID the server makes
+	Role      string    // user or assistant
+	Content   string    // the text as sent
+	Sequence  int       // 1 for a chat's first message
+	CreatedAt time.Time // when the message was added, by the server's clock
+	Tokens    *int      // as the request gave it; nil sends null
 }
 
 type chatRecord struct {

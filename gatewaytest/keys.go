@@ -13,12 +13,12 @@ import (
 // AccountKey is a key the account's key routes manage, as Server.APIKeys reports
 // it. Key is the full secret.
 type AccountKey struct {
-	ID        int
-	Key       string
-	Name      string
-	CreatedAt time.Time
-	IsActive  bool
-	IsDefault bool
+	ID        int       // numbered from 1 in order of creation
+	Key       string    // the secret the server made, "sk-" and 48 hex digits; key_prefix is its first 9 characters
+	Name      string    // as given at creation; empty sends null
+	CreatedAt time.Time // by the server's clock
+	IsActive  bool      // false once deleted
+	IsDefault bool      // set by the set-default route; at most one key has it
 }
 
 // APIKeys returns copies of the keys created through POST /auth/keys, oldest

@@ -12,8 +12,8 @@ type CatalogModel struct {
 	ID           string   `json:"id"`           // the name, e.g. llama-3.3-70b
 	BlockchainID string   `json:"blockchainID"` // 0x and 64 hex digits; HexID(ID) when empty
 	Created      int64    `json:"created"`      // Unix seconds
-	Tags         []string `json:"tags"`
-	ModelType    string   `json:"modelType"` // LLM, EMBEDDING, TTS, STT or UNKNOWN; LLM when empty
+	Tags         []string `json:"tags"`         // sent as [] when nil
+	ModelType    string   `json:"modelType"`    // LLM, EMBEDDING, TTS, STT or UNKNOWN; LLM when empty
 }
 
 // HexID returns the deterministic blockchain id the fake gives a model or

@@ -13,23 +13,23 @@ import (
 // the headers as sent, credentials included: the package never logs them, and
 // tests should not either.
 type Request struct {
-	Method    string
-	Path      string // the URL path, e.g. /api/v1/chat/completions: the form ErrorReply.On takes
-	RawQuery  string
-	Header    http.Header
-	Body      []byte         // raw body; nil for multipart uploads
-	JSON      map[string]any // Body decoded, when it is a JSON object
-	Form      map[string]string
-	File      *UploadedFile // the multipart "file" part, if any
-	RequestID string        // the X-Request-Id the server answered with
-	at        time.Time     // the clock's reading for this request
+	Method    string            // the HTTP method, e.g. POST
+	Path      string            // the URL path, e.g. /api/v1/chat/completions: the form ErrorReply.On takes
+	RawQuery  string            // the query string as sent, without the "?"
+	Header    http.Header       // as sent, credentials included
+	Body      []byte            // raw body; nil for multipart uploads
+	JSON      map[string]any    // Body decoded, when it is a JSON object
+	Form      map[string]string // a multipart upload's other fields, by name; nil for other requests
+	File      *UploadedFile     // the multipart "file" part, if any
+	RequestID string            // the X-Request-Id the server answered with
+	at        time.Time         // the clock's reading for this request
 }
 
 // UploadedFile describes a multipart file part without keeping its bytes.
 type UploadedFile struct {
-	Filename string `json:"filename"`
-	Size     int64  `json:"size"`
-	SHA256   string `json:"sha256"` // lowercase hex
+	Filename string `json:"filename"` // the part's file name as the client gave it
+	Size     int64  `json:"size"`     // bytes
+	SHA256   string `json:"sha256"`   // lowercase hex
 }
 
 // Query returns the parsed query string.

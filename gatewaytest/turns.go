@@ -9,11 +9,11 @@ import (
 // a scripted Reply.Respond decides on, and what tests assert on with Request.Turns (the tool
 // results the model saw, say).
 type Turn struct {
-	Role       string
-	Content    string // the text; text parts are joined
-	Reasoning  string // reasoning_content sent back with an assistant turn
-	ToolCallID string // for a tool result: the call it answers
-	ToolCalls  []ToolCall
+	Role       string     // system, user, assistant or tool, as sent
+	Content    string     // the text; text parts are joined
+	Reasoning  string     // reasoning_content sent back with an assistant turn
+	ToolCallID string     // for a tool result: the call it answers
+	ToolCalls  []ToolCall // the calls an assistant turn asked for, with their ids and arguments
 }
 
 type wireTurn struct {

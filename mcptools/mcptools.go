@@ -117,7 +117,7 @@ func caller(session *mcp.ClientSession, name string) func(context.Context, json.
 // ResultError is a call whose result the server marked as an error (IsError). Its text, sent to the
 // model, is the result's content as FromSession renders it.
 type ResultError struct {
-	Result *mcp.CallToolResult
+	Result *mcp.CallToolResult // the server's result, whole: its content, structured content and metadata
 	text   string
 }
 

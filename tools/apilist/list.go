@@ -13,39 +13,56 @@ import (
 	"strings"
 )
 
-// listPackage returns the sorted lines of the exported API of the package in dir, known to users
-// as importPath. A directory without Go files, or holding a command, has no API and gives nil.
-func listPackage(dir, importPath string) ([]string, error) {
+// packageAPI is what listPackage finds in a package: its API and the exported fields that lack a
+// doc comment.
+type packageAPI struct {
+	lines        []string // sorted, one declaration a line
+	undocumented []undocumented
+}
+
+// undocumented is an exported field of an exported struct type with neither a doc comment nor a
+// line comment, where it is declared.
+type undocumented struct {
+	file string // as the file was opened: dir joined with its name
+	line int
+	name string // Type.Field, or Type.Field.Inner for a field of an anonymous struct
+}
+
+// listPackage lists the exported API of the package in dir, known to users as importPath, and the
+// exported fields it leaves undocumented. A directory without Go files, or holding a command, has
+// no API and gives nothing.
+func listPackage(dir, importPath string) (packageAPI, error) {
 	bp, err := build.Default.ImportDir(dir, 0)
 	var noGo *build.NoGoError
 	if errors.As(err, &noGo) {
-		return nil, nil
+		return packageAPI{}, nil
 	}
 	if err != nil {
-		return nil, err
+		return packageAPI{}, err
 	}
 	if bp.Name == "main" {
-		return nil, nil
+		return packageAPI{}, nil
 	}
-	fset := token.NewFileSet()
-	l := lister{prefix: "pkg " + importPath + ", ", root: bp.Name}
+	l := lister{prefix: "pkg " + importPath + ", ", root: bp.Name, fset: token.NewFileSet()}
 	for _, name := range bp.GoFiles {
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(l.fset, filepath.Join(dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
-			return nil, err
+			return packageAPI{}, err
 		}
 		for _, d := range f.Decls {
 			l.decl(d)
 		}
 	}
 	slices.Sort(l.lines)
-	return slices.Compact(l.lines), nil
+	return packageAPI{lines: slices.Compact(l.lines), undocumented: l.undocumented}, nil
 }
 
 type lister struct {
-	prefix string // "pkg path, "
-	root   string // the package's name
-	lines  []string
+	prefix       string // "pkg path, "
+	root         string // the package's name
+	fset         *token.FileSet
+	lines        []string
+	undocumented []undocumented
 }
 
 func (l *lister) add(format string, args ...any) {
@@ -236,6 +253,7 @@ func (l *lister) typeSpec(s *ast.TypeSpec) {
 	switch t := s.Type.(type) {
 	case *ast.StructType:
 		l.add("%s struct", head)
+		l.findUndocumented(s.Name.Name, t)
 		for _, f := range t.Fields.List {
 			if len(f.Names) == 0 {
 				if token.IsExported(embeddedName(f.Type)) {
@@ -253,6 +271,50 @@ func (l *lister) typeSpec(s *ast.TypeSpec) {
 		l.interfaceType(head, t)
 	default:
 		l.add("%s %s", head, typeString(s.Type))
+	}
+}
+
+// findUndocumented records the exported fields of the struct type t, named name, that have neither a
+// doc comment nor a line comment: go/doc shows either beside the field, so either documents it. A
+// comment holding only directives (//nolint:…, //go:…) documents nothing. An embedded type is
+// documented where it is declared and needs no comment here. The exported fields of an anonymous
+// struct in a field's type (Paid struct{…}, []struct{…}) are API too and are checked the same way.
+func (l *lister) findUndocumented(name string, t *ast.StructType) {
+	for _, f := range t.Fields.List {
+		for _, n := range f.Names {
+			if !n.IsExported() {
+				continue
+			}
+			if f.Doc.Text() == "" && f.Comment.Text() == "" {
+				pos := l.fset.Position(n.Pos())
+				l.undocumented = append(l.undocumented, undocumented{file: pos.Filename, line: pos.Line, name: name + "." + n.Name})
+			}
+			if inner := anonymousStruct(f.Type); inner != nil {
+				l.findUndocumented(name+"."+n.Name, inner)
+			}
+		}
+	}
+}
+
+// anonymousStruct is the struct type literal a field's type is, or holds as its element, or nil.
+func anonymousStruct(e ast.Expr) *ast.StructType {
+	for {
+		switch t := e.(type) {
+		case *ast.StructType:
+			return t
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.ArrayType:
+			e = t.Elt
+		case *ast.MapType:
+			e = t.Value
+		case *ast.ChanType:
+			e = t.Value
+		case *ast.ParenExpr:
+			e = t.X
+		default:
+			return nil
+		}
 	}
 }
 

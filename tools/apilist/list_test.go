@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -82,12 +84,12 @@ func TestListPackage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
 			t.Parallel()
-			lines, err := listPackage("testdata/"+tt.dir, "example.com/"+tt.dir)
+			api, err := listPackage("testdata/"+tt.dir, "example.com/"+tt.dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, l := range lines {
+			for _, l := range api.lines {
 				rest, ok := strings.CutPrefix(l, "pkg example.com/"+tt.dir+", ")
 				if !ok {
 					t.Fatalf("line without its package: %q", l)
@@ -98,6 +100,30 @@ func TestListPackage(t *testing.T) {
 				t.Errorf("listing of testdata/%s:\ngot:\n%s\nwant:\n%s", tt.dir, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+func TestListPackageFindsUndocumentedFields(t *testing.T) {
+	t.Parallel()
+	api, err := listPackage("testdata/fielddocs", "example.com/fielddocs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range api.undocumented {
+		got = append(got, fmt.Sprintf("%s:%d: %s", filepath.ToSlash(u.file), u.line, u.name))
+	}
+	want := []string{
+		"testdata/fielddocs/f.go:23: Undocumented.Bare",
+		"testdata/fielddocs/f.go:25: Undocumented.Directive",
+		"testdata/fielddocs/f.go:28: Undocumented.Detached",
+		"testdata/fielddocs/f.go:30: Undocumented.Items.Hidden",
+		"testdata/fielddocs/f.go:34: Undocumented.C",
+		"testdata/fielddocs/f.go:34: Undocumented.D",
+		"testdata/fielddocs/f.go:43: Generic.Value",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("undocumented fields:\ngot:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

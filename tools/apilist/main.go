@@ -8,7 +8,9 @@
 //
 // -check also reads api/release/<module>.txt, the API at the last release: every line of it that the
 // tree no longer has (a removal, or a changed signature) must have its name under "### Breaking" in
-// the "## [Unreleased]" section of CHANGELOG.md. See api/README.md for the format and the rules.
+// the "## [Unreleased]" section of CHANGELOG.md. It also fails on an exported field of an exported
+// struct type that has neither a doc comment nor a line comment. See api/README.md for the format
+// and the rules.
 package main
 
 import (
@@ -37,7 +39,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	flags.SetOutput(stderr)
 	root := flags.String("root", ".", "the repository's root directory")
 	write := flags.Bool("w", false, "write api/<module>.txt from the tree")
-	check := flags.Bool("check", false, "compare the tree's API with api/ and the changelog; exit 1 when they differ")
+	check := flags.Bool("check", false, "compare the tree's API with api/ and the changelog, and check that exported fields are documented; exit 1 on a difference or an undocumented field")
 	release := flags.Bool("release", false, "write api/release/<module>.txt, the baseline of the next -check")
 	if err := flags.Parse(args); err != nil {
 		return 2
@@ -79,11 +81,13 @@ func btoi(b bool) int {
 	return 0
 }
 
-// module is one published module: its path, its directory and its listing.
+// module is one published module: its path, its directory, its listing and its exported fields
+// without a doc comment.
 type module struct {
-	path  string
-	dir   string
-	lines []string
+	path         string
+	dir          string
+	lines        []string
+	undocumented []undocumented // file names relative to the repository's root
 }
 
 // file is the listing's file name: the module path's last element.
@@ -120,7 +124,7 @@ func modules(root string) ([]module, error) {
 		return nil, fmt.Errorf("no go.mod under %s", root)
 	}
 	for i := range mods {
-		if mods[i].lines, err = listModule(root, mods[i]); err != nil {
+		if mods[i].lines, mods[i].undocumented, err = listModule(root, mods[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -160,9 +164,10 @@ func modulePath(gomod string) (string, error) {
 }
 
 // listModule lists every package of the module, leaving out nested modules' directories and those
-// skipDir leaves out of the repository at root.
-func listModule(root string, m module) ([]string, error) {
+// skipDir leaves out of the repository at root, and finds its exported fields without a doc comment.
+func listModule(root string, m module) ([]string, []undocumented, error) {
 	var all []string
+	var missing []undocumented
 	err := filepath.WalkDir(m.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
@@ -183,12 +188,18 @@ func listModule(root string, m module) ([]string, error) {
 		if rel != "." {
 			ip += "/" + filepath.ToSlash(rel)
 		}
-		lines, err := listPackage(p, ip)
-		all = append(all, lines...)
+		api, err := listPackage(p, ip)
+		all = append(all, api.lines...)
+		for _, u := range api.undocumented {
+			if rel, err := filepath.Rel(root, u.file); err == nil {
+				u.file = filepath.ToSlash(rel)
+			}
+			missing = append(missing, u)
+		}
 		return err
 	})
 	slices.Sort(all)
-	return all, err
+	return all, missing, err
 }
 
 func writeListings(mods []module, dir string) error {
@@ -270,6 +281,7 @@ func checkListings(mods []module, root string, out io.Writer) (bool, error) {
 			}
 		}
 	}
+	documented := checkFieldDocs(mods, out)
 	breakingOK, err := checkBreaking(mods, root, out)
 	if err != nil {
 		return false, err
@@ -280,5 +292,25 @@ func checkListings(mods []module, root string, out io.Writer) (bool, error) {
 	if !ok || !breakingOK {
 		fmt.Fprintln(out, hintBreaking)
 	}
-	return ok && breakingOK, nil
+	return ok && breakingOK && documented, nil
+}
+
+// checkFieldDocs reports every exported field of an exported struct type, in any published module,
+// that has neither a doc comment nor a line comment (see api/README.md), and says whether there
+// was none.
+func checkFieldDocs(mods []module, out io.Writer) bool {
+	n := 0
+	for _, m := range mods {
+		n += len(m.undocumented)
+	}
+	if n == 0 {
+		return true
+	}
+	fmt.Fprintf(out, "%d exported struct fields have no doc comment (a // comment above the field or after it on its line):\n", n)
+	for _, m := range mods {
+		for _, u := range m.undocumented {
+			fmt.Fprintf(out, "%s:%d: %s\n", u.file, u.line, u.name)
+		}
+	}
+	return false
 }

@@ -36,7 +36,7 @@ func repo(t *testing.T) string {
 	return writeTree(t, map[string]string{
 		"go.mod":                  "module example.com/m\n\ngo 1.25\n",
 		"m.go":                    "package m\n\n// Old is renamed below.\nfunc Old() int { return 1 }\n\n// Kept stays.\nfunc Kept() {}\n",
-		"sub/sub.go":              "package sub\n\n// S is in a package of the root module.\ntype S struct{ F int }\n",
+		"sub/sub.go":              "package sub\n\n// S is in a package of the root module.\ntype S struct {\n\tF int // F is documented.\n}\n",
 		"internal/in/in.go":       "package in\n\n// Hidden is internal.\nfunc Hidden() {}\n",
 		"nested/go.mod":           "module example.com/m/nested\n\ngo 1.25\n",
 		"nested/n.go":             "package nested\n\n// N is in a nested module.\nfunc N() {}\n",
@@ -153,6 +153,36 @@ func TestCheckWantsRemovalsUnderBreaking(t *testing.T) {
 	}
 	if code, out := apilist(t, "-root", root, "-check"); code != 0 {
 		t.Errorf("-check with both changes under Breaking exited %d: %s", code, out)
+	}
+}
+
+func TestCheckWantsFieldDocs(t *testing.T) {
+	t.Parallel()
+	root := repo(t)
+	rename(t, filepath.Join(root, "sub", "sub.go"), "\tF int // F is documented.\n", "\tF int // F is documented.\n\tG int\n")
+	rename(t, filepath.Join(root, "nested", "n.go"), "func N() {}\n", "func N() {}\n\n// T is in a nested module.\ntype T struct{ H, h int }\n")
+	if code, out := apilist(t, "-root", root, "-w"); code != 0 {
+		t.Fatalf("-w exited %d: %s", code, out)
+	}
+
+	// The listing matches, but two exported fields have no comment.
+	code, out := apilist(t, "-root", root, "-check")
+	if code != 1 {
+		t.Fatalf("-check with undocumented fields exited %d, want 1: %s", code, out)
+	}
+	for _, want := range []string{"2 exported struct fields have no doc comment", "\nsub/sub.go:6: S.G\n", "\nnested/n.go:7: T.H\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("-check output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "differs from") {
+		t.Errorf("-check reports a listing difference where there is none:\n%s", out)
+	}
+
+	rename(t, filepath.Join(root, "sub", "sub.go"), "\tG int\n", "\t// G is documented above.\n\tG int\n")
+	rename(t, filepath.Join(root, "nested", "n.go"), "struct{ H, h int }", "struct {\n\tH, h int // H is documented beside.\n}")
+	if code, out := apilist(t, "-root", root, "-check"); code != 0 {
+		t.Errorf("-check with every field documented exited %d: %s", code, out)
 	}
 }
 
