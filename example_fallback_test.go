@@ -16,7 +16,7 @@ func ExampleWithFallbackModels() {
 		gatewaytest.WithModelDown("llama-3.3-70b", gatewaytest.OutageRetryFailed),
 		gatewaytest.WithReplies(gatewaytest.Reply{Content: "Hello from the fallback."}))
 	defer gw.Close()
-	client := gw.Client(infergate.WithFallbackModels("qwen3-32b", "deepseek-r1"))
+	client := gw.Client(infergate.WithFallbackModels("qwen2.5-vl-72b", "llama-3.3-70b:web"))
 
 	var info infergate.ResponseInfo
 	req := infergate.ChatRequest{Model: "llama-3.3-70b", Messages: []infergate.Message{infergate.UserMessage("Hi!")}}
@@ -39,5 +39,5 @@ func ExampleWithFallbackModels() {
 	// Output:
 	// Hello from the fallback.
 	// llama-3.3-70b failed: infergate: error in stream (status 502): retry_failed: all providers of the model failed
-	// served by qwen3-32b
+	// served by qwen2.5-vl-72b
 }

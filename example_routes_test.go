@@ -17,7 +17,7 @@ func ExampleEmbeddingsService_Create() {
 	client := gw.Client()
 
 	resp, err := client.Embeddings.Create(context.Background(), infergate.EmbeddingRequest{
-		Model: "bge-m3",
+		Model: "text-embedding-bge-m3",
 		Input: []string{"The cat sat on the mat.", "A dog barked."},
 	})
 	if err != nil {
@@ -156,5 +156,5 @@ func ExampleHealthService_Check() {
 		log.Fatal(err)
 	}
 	fmt.Println(h.Status, h.Healthy(), h.ModelService.ModelCount, "models")
-	// Output: ok true 4 models
+	// Output: ok true 6 models
 }

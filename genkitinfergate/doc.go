@@ -21,8 +21,8 @@
 // models. A stream's chunks carry reasoning and text as they come, and the tool requests whole in
 // a last chunk. Reasoning travels as reasoning parts only: Text, of a chunk or of the answer, is
 // never the reasoning, not even when the model answered with reasoning alone (a lone reasoning
-// part gets an empty text part beside it, since genkit's Text is a lone part's text whatever its
-// kind). The answer has reasoning, text and tool request parts, the finish reason and the
+// part gets an empty reasoning part after it, since genkit's Text is a lone part's text whatever
+// its kind). The answer has reasoning, text and tool request parts, the finish reason and the
 // usage (cached and reasoning tokens included); genkit runs the tools and sends their responses
 // back, and the reasoning parts of the model's messages go back as reasoning_content, as thinking
 // models that call tools need.

@@ -110,10 +110,11 @@ func answer(m infergate.Message, withText bool) *ai.Message {
 
 // keepReasoningOutOfText keeps reasoning out of the text genkit reads: the Text of a message or
 // chunk whose content is a single part is that part's text, whatever its kind, so a lone
-// reasoning part gets an empty text part beside it.
+// reasoning part gets an empty reasoning part after it. Not an empty text part: a reader that
+// joins the chunks' adjacent parts of a kind gets the reasoning in one piece.
 func keepReasoningOutOfText(parts []*ai.Part) []*ai.Part {
 	if len(parts) == 1 && parts[0].IsReasoning() {
-		return append(parts, ai.NewTextPart(""))
+		return append(parts, ai.NewReasoningPart("", nil))
 	}
 	return parts
 }
