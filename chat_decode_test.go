@@ -80,7 +80,8 @@ func TestCompletionOnePassAgreesWithEncodingJSON(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(*objectSeed, 23))
 	took, calls := 0, 0
-	for range 3000 {
+	answers := Scaled(3000) // a tenth under the race detector: one goroutine's parsing
+	for range answers {
 		body := randomToolAnswer(r)
 		if completionsAgree(t, body) {
 			took++
@@ -90,8 +91,8 @@ func TestCompletionOnePassAgreesWithEncodingJSON(t *testing.T) {
 		changed[r.IntN(len(changed))] = "\"\\{}[],:0an \x00\xff"[r.IntN(14)]
 		completionsAgree(t, changed)
 	}
-	if took < 2900 || calls < 1500 {
-		t.Fatalf("the one pass took %d of 3000 answers, with %d calls", took, calls)
+	if took < answers*29/30 || calls < answers/2 {
+		t.Fatalf("the one pass took %d of %d answers, with %d calls", took, answers, calls)
 	}
 }
 

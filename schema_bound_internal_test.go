@@ -250,11 +250,12 @@ func decode(t testing.TB, s map[string]any) *jsonschema.Schema {
 
 // TestCheckedSchemaAgreesWithValidator: on random schemas that are not refused and random values,
 // the bounded validation accepts exactly what the validator accepts, and never finds a small value
-// too costly.
+// too costly. It is one goroutine's logic, whose cost is the reflection over each schema: under the
+// race detector, which finds nothing more in it, it takes a tenth of the schemas.
 func TestCheckedSchemaAgreesWithValidator(t *testing.T) {
 	t.Parallel()
 	compared, cycles := 0, 0
-	for seed := range uint64(1500) {
+	for seed := range uint64(Scaled(1500)) {
 		g := &schemaGen{rng: rand.New(rand.NewPCG(seed, 7)), draft7: seed%4 == 0, refs: 0.15}
 		schema := decode(t, g.root(4))
 		if schema == nil {
@@ -280,7 +281,7 @@ func TestCheckedSchemaAgreesWithValidator(t *testing.T) {
 			compared++
 		}
 	}
-	if compared < 5000 || cycles == 0 {
+	if compared < Scaled(5000) || cycles == 0 {
 		t.Errorf("compared %d values, refused %d cycles: the generator is off", compared, cycles)
 	}
 }
@@ -296,11 +297,12 @@ func libraryValidate(r *jsonschema.Resolved, value any) (err error) {
 
 // TestSchemaGraphResolvesAsValidator: on random schemas full of $ids, anchors and references of
 // every form, every reference the validator resolves reaches the same subschema in the graph; the
-// graph refuses only the references the validator resolves to no schema.
+// graph refuses only the references the validator resolves to no schema. Under the race detector
+// it takes a tenth of the schemas, as TestCheckedSchemaAgreesWithValidator does.
 func TestSchemaGraphResolvesAsValidator(t *testing.T) {
 	t.Parallel()
 	resolved := 0
-	for seed := range uint64(3000) {
+	for seed := range uint64(Scaled(3000)) {
 		g := &schemaGen{rng: rand.New(rand.NewPCG(seed, 11)), draft7: seed%3 == 0, refs: 0.6}
 		schema := decode(t, g.root(3))
 		if schema == nil {
@@ -310,7 +312,7 @@ func TestSchemaGraphResolvesAsValidator(t *testing.T) {
 			resolved++
 		}
 	}
-	if resolved < 1000 {
+	if resolved < Scaled(1000) {
 		t.Errorf("only %d random schemas resolved: the generator is off", resolved)
 	}
 }

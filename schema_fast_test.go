@@ -141,7 +141,7 @@ func TestQuickSchemaAgreesWithTheValidator(t *testing.T) {
 	r := rand.New(rand.NewPCG(*objectSeed, 3))
 	ctx := context.Background()
 	proven, valid := 0, 0
-	for n := range 3000 {
+	for n := range Scaled(3000) { // a tenth under the race detector: one goroutine's parsing
 		var value any
 		var name string
 		switch n % 4 {
@@ -192,7 +192,7 @@ func TestQuickSchemaAgreesWithTheValidator(t *testing.T) {
 	}
 	// The values left valid are proven so in one pass, bar the few written in ways it leaves to
 	// the validator.
-	if valid < 500 || proven < valid*9/10 {
+	if valid < Scaled(500) || proven < valid*9/10 {
 		t.Fatalf("%d values proven valid of %d valid", proven, valid)
 	}
 }
@@ -211,7 +211,9 @@ func TestQuickBoundCoversTheValidatorsWalk(t *testing.T) {
 		schema string
 		value  any
 	}{{"map[string]*infergate.propItem", map[string]any{}}, {"infergate.quickShapes", map[string]any{"maps": map[string]any{}, "small": 1, "any": deep}}}
-	for n := range 100 {
+	// Under the race detector, which finds nothing more in one goroutine's counting, every tenth
+	// size, from the largest down.
+	for n := 99; n >= 0; n -= 100 / Scaled(100) {
 		items := make([]propItem, r.IntN(1+n*n/3))
 		for i := range items {
 			items[i] = genItem(r)

@@ -266,6 +266,9 @@ func checkFolded(f *folded, m infergate.Message, i int) string {
 }
 
 func jsonEqual(a, b string) bool {
+	if a == b { // the common case, without decoding both
+		return json.Valid([]byte(a))
+	}
 	var x, y any
 	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && reflect.DeepEqual(x, y)
 }
