@@ -63,7 +63,7 @@
 // so a WithResponseInfo passed with WithCallOptions is not filled: read the message's Extra.
 //
 //	msg, err := chat.Generate(ctx, input)
-//	fmt.Println(msg.Extra["model"]) // "qwen3-32b" when the model asked for was down
+//	fmt.Println(msg.Extra["model"]) // a fallback's name when the model asked for was down
 //	fallbacks, _ := msg.Extra["fallbacks"].([]map[string]any)
 //	for _, f := range fallbacks {
 //		fmt.Println(f["model"], "failed:", f["error"])

@@ -47,7 +47,7 @@
 // with WithCallOptions is not filled: read the message's Metadata.
 //
 //	resp, err := genkit.Generate(ctx, g, ai.WithModelName("infergate/llama-3.3-70b"), ai.WithPrompt("Hi"))
-//	fmt.Println(resp.Message.Metadata["model"]) // "qwen3-32b" when llama-3.3-70b was down
+//	fmt.Println(resp.Message.Metadata["model"]) // a fallback's name when llama-3.3-70b was down
 //	fallbacks, _ := resp.Message.Metadata["fallbacks"].([]map[string]any)
 //	for _, f := range fallbacks {
 //		fmt.Println(f["model"], "failed:", f["error"])

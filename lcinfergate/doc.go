@@ -48,7 +48,7 @@
 // with WithCallOptions is not filled: read GenerationInfo.
 //
 //	info := resp.Choices[0].GenerationInfo
-//	fmt.Println(info["model"]) // "qwen3-32b" when the model asked for was down
+//	fmt.Println(info["model"]) // a fallback's name when the model asked for was down
 //	fallbacks, _ := info["fallbacks"].([]map[string]any)
 //	for _, f := range fallbacks {
 //		fmt.Println(f["model"], "failed:", f["error"])
