@@ -58,9 +58,9 @@
 //     (a string, "" for the gateway's choice) and "error" (a string, that model's error).
 //
 // Generate's message has them, and a Stream's last message, so that the message
-// schema.ConcatMessages folds has them once. Their values are strings, maps and slices, which
-// eino's checkpoints and JSON carry. The model asks for each call's infergate.ResponseInfo itself,
-// so a WithResponseInfo passed with WithCallOptions is not filled: read the message's Extra.
+// schema.ConcatMessages folds has them once. Their values are plain strings, maps and slices, so
+// that JSON carries them. The model asks for each call's infergate.ResponseInfo itself, so a
+// WithResponseInfo passed with WithCallOptions is not filled: read the message's Extra.
 //
 //	msg, err := chat.Generate(ctx, input)
 //	fmt.Println(msg.Extra["model"]) // a fallback's name when the model asked for was down

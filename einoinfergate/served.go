@@ -15,7 +15,7 @@ func withResponseInfo(opts []infergate.Option, info *infergate.ResponseInfo) []i
 // addServed puts in msg's Extra the model that answered (the completion's model, under "model")
 // and, when others failed before it, each of those with its error (under "fallbacks", a
 // []map[string]any of {"model": string, "error": string}). The values are plain strings, maps and
-// slices so that eino's checkpoints and JSON carry them.
+// slices, so that JSON carries them.
 func addServed(msg *schema.Message, model string, fallbacks []infergate.ModelAttempt) {
 	if model == "" && len(fallbacks) == 0 {
 		return
