@@ -15,7 +15,7 @@ func withResponseInfo(opts []infergate.Option, info *infergate.ResponseInfo) []i
 // addServed puts in msg's Metadata the model that answered (the completion's model, under
 // "model") and, when others failed before it, each of those with its error (under "fallbacks", a
 // []map[string]any of {"model": string, "error": string}). The values are plain strings, maps and
-// slices, which genkit's traces and JSON carry.
+// slices, so that JSON carries them.
 func addServed(msg *ai.Message, model string, fallbacks []infergate.ModelAttempt) {
 	if model == "" && len(fallbacks) == 0 {
 		return
