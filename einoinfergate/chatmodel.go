@@ -99,7 +99,8 @@ func (m *ChatModel) GetType() string { return typeName }
 func (m *ChatModel) IsCallbacksEnabled() bool { return true }
 
 // Generate sends the conversation and returns the model's answer: its content, reasoning
-// (ReasoningContent), tool calls (each with its Index), finish reason and token usage. Errors are
+// (ReasoningContent), tool calls (each with its Index), finish reason and token usage, and in
+// Extra the model that answered and those that failed before it (see the package's doc). Errors are
 // the SDK's, so errors.As finds an *infergate.APIError, *infergate.StreamError or
 // *infergate.ValidationError in them; an answer without any choice is an error too.
 func (m *ChatModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (out *schema.Message, err error) {
@@ -118,7 +119,8 @@ func (m *ChatModel) Generate(ctx context.Context, input []*schema.Message, opts 
 	if err != nil {
 		return nil, err
 	}
-	resp, err := m.client.Chat.Create(ctx, req, m.callOpts...)
+	var info infergate.ResponseInfo
+	resp, err := m.client.Chat.Create(ctx, req, withResponseInfo(m.callOpts, &info)...)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +128,7 @@ func (m *ChatModel) Generate(ctx context.Context, input []*schema.Message, opts 
 		return nil, errNoChoice
 	}
 	out = fromCompletion(resp)
+	addServed(out, resp.Model, info.Fallbacks)
 	callbacks.OnEnd(ctx, &model.CallbackOutput{Message: out, Config: call.config(), TokenUsage: callbackUsage(out)})
 	return out, nil
 }

@@ -47,7 +47,8 @@ func TestGenerate(t *testing.T) {
 		ToolCalls: []schema.ToolCall{{Index: infergate.Ptr(0), ID: "call_a", Type: "function",
 			Function: schema.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
 		ResponseMeta: &schema.ResponseMeta{FinishReason: "tool_calls",
-			Usage: &schema.TokenUsage{PromptTokens: 7, CompletionTokens: 5, TotalTokens: 12}}}
+			Usage: &schema.TokenUsage{PromptTokens: 7, CompletionTokens: 5, TotalTokens: 12}},
+		Extra: map[string]any{"model": gatewaytest.DefaultModel}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("Generate (-want +got):\n%s", d)
 	}

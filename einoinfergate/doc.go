@@ -47,6 +47,42 @@
 // (from Generate, as in eino-ext's model, or the reader's last Recv): an agent would otherwise
 // take the empty message for the model's last word.
 //
+// # Which model answered
+//
+// Every answer's Extra says which model served it, under keys that stay as they are:
+//
+//   - "model", a string: the model the answer names (the provider's, which may differ from the
+//     one asked for, as a fallback's does).
+//   - "fallbacks", a []map[string]any, present only when models failed before the one that
+//     answered (infergate.WithFallbackModels): one map a model, in the order tried, with "model"
+//     (a string, "" for the gateway's choice) and "error" (a string, that model's error).
+//
+// Generate's message has them, and a Stream's last message, so that the message
+// schema.ConcatMessages folds has them once. Their values are plain strings, maps and slices, so
+// that JSON carries them. The model asks for each call's infergate.ResponseInfo itself, so a
+// WithResponseInfo passed with WithCallOptions is not filled: read the message's Extra.
+//
+//	msg, err := chat.Generate(ctx, input)
+//	fmt.Println(msg.Extra["model"]) // a fallback's name when the model asked for was down
+//	fallbacks, _ := msg.Extra["fallbacks"].([]map[string]any)
+//	for _, f := range fallbacks {
+//		fmt.Println(f["model"], "failed:", f["error"])
+//	}
+//
+// # The react agent and text before a tool call
+//
+// eino's react agent, streaming, decides whether the model called a tool with its
+// StreamToolCallChecker, which by default looks at the first message with content only. A model
+// that writes a sentence before its call (Claude does, and others when told to explain
+// themselves) has that sentence returned as the agent's answer, and the tool never runs. Give the
+// agent StreamToolCallChecker, which finds a call anywhere in the answer:
+//
+//	agent, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: chat,
+//		ToolsConfig: tools, StreamToolCallChecker: einoinfergate.StreamToolCallChecker})
+//
+// The agent's Generate is not affected: the checker sees the whole answer as one message, calls
+// included.
+//
 // # Callbacks
 //
 // Both components fire eino's callbacks themselves (IsCallbacksEnabled is true, GetType is

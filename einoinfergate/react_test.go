@@ -2,8 +2,10 @@ package einoinfergate_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cloudwego/eino/components/tool"
@@ -124,5 +126,95 @@ func TestReactAgentRunsToolsOverSeveralSteps(t *testing.T) {
 		if turns[1].Reasoning != "I need both forecasts." {
 			t.Fatalf("stream %v: reasoning sent back %q", streaming, turns[1].Reasoning)
 		}
+	}
+}
+
+// preambleModel writes a sentence before its tool call, as Claude-like models do, then answers
+// with the tool's result.
+func preambleModel(r gatewaytest.Request) gatewaytest.Reply {
+	for _, turn := range r.Turns() {
+		if turn.Role == "tool" {
+			return gatewaytest.Reply{Content: "It is " + turn.Content + "."}
+		}
+	}
+	return gatewaytest.Reply{Content: "Let me look that up.",
+		ToolCalls: []gatewaytest.ToolCall{{ID: "call_rome", Name: "weather", Arguments: `{"city":"Rome"}`}}}
+}
+
+// preambleAgent has a react agent over preambleModel answer, streaming or not, checking for tool
+// calls with checker (eino's default when nil), and reports how often the tool ran.
+func preambleAgent(t *testing.T, streaming bool, checker func(context.Context, *schema.StreamReader[*schema.Message]) (bool, error)) (string, int) {
+	t.Helper()
+	srv := gatewaytest.New(t, gatewaytest.WithResponder(preambleModel))
+	chat, err := einoinfergate.NewChatModel(srv.Client(), gatewaytest.DefaultModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int32
+	weather, err := utils.InferTool("weather", "The weather in a city.", func(_ context.Context, in cityInput) (string, error) {
+		runs.Add(1)
+		return in.City + " 24 °C", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := react.NewAgent(context.Background(), &react.AgentConfig{ToolCallingModel: chat,
+		ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{weather}}, StreamToolCallChecker: checker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer *schema.Message
+	if streaming {
+		var sr *schema.StreamReader[*schema.Message]
+		if sr, err = agent.Stream(context.Background(), question("Weather in Rome?")); err == nil {
+			answer, err = schema.ConcatMessageStream(sr)
+		}
+	} else {
+		answer, err = agent.Generate(context.Background(), question("Weather in Rome?"))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer.Content, int(runs.Load())
+}
+
+// eino's default checker looks at the first chunk with content only: a model that writes before
+// its call has its preamble returned as the streamed answer, and the tool never runs, while
+// Generate runs it. The package's doc says so; this test tells when eino changes it.
+func TestReactDefaultCheckerStopsAtPreamble(t *testing.T) {
+	t.Parallel()
+	if answer, runs := preambleAgent(t, true, nil); answer != "Let me look that up." || runs != 0 {
+		t.Fatalf("Stream: answer %q after %d tool runs, want the preamble and none", answer, runs)
+	}
+	if answer, runs := preambleAgent(t, false, nil); answer != "It is Rome 24 °C." || runs != 1 {
+		t.Fatalf("Generate: answer %q after %d tool runs, want the tool's answer after one", answer, runs)
+	}
+}
+
+func TestStreamToolCallCheckerFindsCallAfterText(t *testing.T) {
+	t.Parallel()
+	answer, runs := preambleAgent(t, true, einoinfergate.StreamToolCallChecker)
+	if answer != "It is Rome 24 °C." || runs != 1 {
+		t.Fatalf("answer %q after %d tool runs, want the tool's answer after one", answer, runs)
+	}
+}
+
+// The checker reports a stream without calls as none, and a failed stream as its error.
+func TestStreamToolCallCheckerWithoutCalls(t *testing.T) {
+	t.Parallel()
+	sr, sw := schema.Pipe[*schema.Message](3)
+	sw.Send(schema.AssistantMessage("just text", nil), nil)
+	sw.Send(nil, nil)
+	sw.Close()
+	if calls, err := einoinfergate.StreamToolCallChecker(context.Background(), sr); calls || err != nil {
+		t.Fatalf("text alone: %v, %v", calls, err)
+	}
+	boom := errors.New("boom")
+	sr, sw = schema.Pipe[*schema.Message](2)
+	sw.Send(schema.AssistantMessage("text", nil), nil)
+	sw.Send(nil, boom)
+	sw.Close()
+	if calls, err := einoinfergate.StreamToolCallChecker(context.Background(), sr); calls || !errors.Is(err, boom) {
+		t.Fatalf("failed stream: %v, %v", calls, err)
 	}
 }

@@ -19,7 +19,8 @@ const pipeSize = 64
 // Stream sends the conversation and returns the answer as it arrives, one message per chunk that
 // adds something to the first choice: content, reasoning, a fragment of a tool call (with its
 // Index, and its ID, type and name on the first fragment), the finish reason; then, once the
-// stream has ended, a message that carries the token usage (nil when the answer reported none).
+// stream has ended, a message that carries the token usage (nil when the answer reported none)
+// and, in Extra, the model that answered and those that failed before it (see the package's doc).
 // schema.ConcatMessages folds them into the message Generate returns for the same answer, except
 // for the reasoning token count, which ConcatMessages does not carry over: the last message and
 // the OnEndWithStreamOutput callbacks have it.
@@ -50,12 +51,13 @@ func (m *ChatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 	if err != nil {
 		return nil, err
 	}
-	s, err := m.client.Chat.Stream(ctx, req, m.callOpts...)
+	var info infergate.ResponseInfo
+	s, err := m.client.Chat.Stream(ctx, req, withResponseInfo(m.callOpts, &info)...)
 	if err != nil {
 		return nil, err
 	}
 	sr, sw := schema.Pipe[*model.CallbackOutput](pipeSize)
-	go pump(s, sw, call.config())
+	go pump(s, sw, call.config(), info.Fallbacks)
 	_, out := callbacks.OnEndWithStreamOutput(ctx, schema.StreamReaderWithConvert(sr,
 		func(o *model.CallbackOutput) (callbacks.CallbackOutput, error) { return o, nil }))
 	return schema.StreamReaderWithConvert(out, func(o callbacks.CallbackOutput) (*schema.Message, error) {
@@ -63,8 +65,9 @@ func (m *ChatModel) Stream(ctx context.Context, input []*schema.Message, opts ..
 	}), nil
 }
 
-// pump forwards the stream's chunks as messages until the stream ends or the reader is closed.
-func pump(s *infergate.ChatStream, sw *schema.StreamWriter[*model.CallbackOutput], cfg *model.Config) {
+// pump forwards the stream's chunks as messages until the stream ends or the reader is closed;
+// fallbacks are the models that failed before the one answering.
+func pump(s *infergate.ChatStream, sw *schema.StreamWriter[*model.CallbackOutput], cfg *model.Config, fallbacks []infergate.ModelAttempt) {
 	defer sw.Close()
 	defer s.Close()
 	var f follower
@@ -85,8 +88,10 @@ func pump(s *infergate.ChatStream, sw *schema.StreamWriter[*model.CallbackOutput
 		return
 	}
 	// The last message is sent even without usage: it gives every answer, an empty one too, the
-	// role and the ResponseMeta that Generate's has.
+	// role, the ResponseMeta and the Extra that Generate's has. Extra is on this message alone,
+	// as ConcatMessages would join the values of a key that several messages carry.
 	msg := &schema.Message{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{Usage: tokenUsage(c)}}
+	addServed(msg, c.Model, fallbacks)
 	sw.Send(&model.CallbackOutput{Message: msg, Config: cfg, TokenUsage: callbackUsage(msg)}, nil)
 }
 

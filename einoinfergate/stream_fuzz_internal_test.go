@@ -53,6 +53,7 @@ func FuzzStreamMessages(f *testing.F) {
 			}
 			sdkErr = s.Err()
 			want = fromCompletion(s.Completion())
+			addServed(want, s.Completion().Model, nil)
 			choices = len(s.Completion().Choices)
 			s.Close()
 			if sdkErr == nil && choices == 0 {

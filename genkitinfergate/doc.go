@@ -35,6 +35,27 @@
 // object): MaxOutputTokens, Temperature, TopP, TopK (sent as top_k) and StopSequences map onto
 // the request; zero means unset, as GenerationCommonConfig cannot say otherwise.
 //
+// # Which model answered
+//
+// The response's message (ModelResponse.Message, and each model turn of its History) says in its
+// Metadata which model served it, under keys that stay as they are, streamed or not:
+//
+//   - "model", a string: the model the answer names (the provider's, which may differ from the
+//     one asked for, as a fallback's does).
+//   - "fallbacks", a []map[string]any, present only when models failed before the one that
+//     answered (infergate.WithFallbackModels): one map a model, in the order tried, with "model"
+//     (a string, "" for the gateway's choice) and "error" (a string, that model's error).
+//
+// The plugin asks for each call's infergate.ResponseInfo itself, so a WithResponseInfo passed
+// with WithCallOptions is not filled: read the message's Metadata.
+//
+//	resp, err := genkit.Generate(ctx, g, ai.WithModelName("infergate/llama-3.3-70b"), ai.WithPrompt("Hi"))
+//	fmt.Println(resp.Message.Metadata["model"]) // a fallback's name when llama-3.3-70b was down
+//	fallbacks, _ := resp.Message.Metadata["fallbacks"].([]map[string]any)
+//	for _, f := range fallbacks {
+//		fmt.Println(f["model"], "failed:", f["error"])
+//	}
+//
 // # Retries and errors
 //
 // The client's retries apply by default. When the application retries itself, give the plugin

@@ -25,11 +25,13 @@ func (p *Plugin) generate(ctx context.Context, id string, in *ai.ModelRequest, c
 	if err != nil {
 		return nil, err
 	}
+	var info infergate.ResponseInfo
+	opts := withResponseInfo(p.callOpts, &info)
 	var c *infergate.ChatCompletion
 	if cb == nil {
-		c, err = p.client.Chat.Create(ctx, req, p.callOpts...)
+		c, err = p.client.Chat.Create(ctx, req, opts...)
 	} else {
-		c, err = p.stream(ctx, req, cb)
+		c, err = p.stream(ctx, req, opts, cb)
 	}
 	if err != nil {
 		return nil, err
@@ -38,16 +40,17 @@ func (p *Plugin) generate(ctx context.Context, id string, in *ai.ModelRequest, c
 		return nil, errNoChoice
 	}
 	resp := &ai.ModelResponse{Request: in, Message: answer(c.Message(), true), Usage: usage(c)}
+	addServed(resp.Message, c.Model, info.Fallbacks)
 	resp.FinishReason, resp.FinishMessage = finish(c)
 	return resp, nil
 }
 
-// stream sends the request with Chat.Stream and hands genkit each chunk's reasoning and text as
+// stream sends the request with Chat.Stream, with the call's options, and hands genkit each chunk's reasoning and text as
 // they come; tool requests go in one last chunk, whole, once the SDK has put their fragments
 // together (ids and indexes missing, "{}" placeholders before the arguments). It returns the
 // answer the chunks add up to.
-func (p *Plugin) stream(ctx context.Context, req infergate.ChatRequest, cb ai.ModelStreamCallback) (*infergate.ChatCompletion, error) {
-	s, err := p.client.Chat.Stream(ctx, req, p.callOpts...)
+func (p *Plugin) stream(ctx context.Context, req infergate.ChatRequest, opts []infergate.Option, cb ai.ModelStreamCallback) (*infergate.ChatCompletion, error) {
+	s, err := p.client.Chat.Stream(ctx, req, opts...)
 	if err != nil {
 		return nil, err
 	}

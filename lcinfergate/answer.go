@@ -12,7 +12,7 @@ import (
 var errNoChoices = errors.New("the answer has no choices")
 
 // response converts an answer's choices, with usage in GenerationInfo under the keys of
-// langchaingo's OpenAI adapter, and keeps the reasoning of those that call tools for the next turn
+// langchaingo's OpenAI adapter and the model that answered under "model", and keeps the reasoning of those that call tools for the next turn
 // of conv, the conversation the answer follows.
 func (l *LLM) response(conv conversation, c *infergate.ChatCompletion) (*llms.ContentResponse, error) {
 	if c == nil || len(c.Choices) == 0 {
@@ -38,6 +38,7 @@ func (l *LLM) response(conv conversation, c *infergate.ChatCompletion) (*llms.Co
 		}
 		out.Choices[i] = choice
 	}
+	addModel(out, c.Model)
 	return out, nil
 }
 

@@ -32,6 +32,28 @@
 // ThinkingTokens, ThinkingContent, PromptCachedTokens and the rest). When the provider reports no
 // usage, the gateway's own estimate fills it.
 //
+// # Which model answered
+//
+// Each choice's GenerationInfo also says which model served the call, under keys that stay as
+// they are, whether the answer was streamed, whole or in JSON mode:
+//
+//   - "model", a string: the model the answer names (the provider's, which may differ from the
+//     one asked for, as a fallback's does).
+//   - "fallbacks", a []map[string]any, present only when models failed before the one that
+//     answered (infergate.WithFallbackModels): one map a model, in the order tried, with "model"
+//     (a string, "" for the gateway's choice) and "error" (a string, that model's error). In JSON
+//     mode, these are the last turn's.
+//
+// The adapter asks for each call's infergate.ResponseInfo itself, so a WithResponseInfo passed
+// with WithCallOptions is not filled: read GenerationInfo.
+//
+//	info := resp.Choices[0].GenerationInfo
+//	fmt.Println(info["model"]) // a fallback's name when the model asked for was down
+//	fallbacks, _ := info["fallbacks"].([]map[string]any)
+//	for _, f := range fallbacks {
+//		fmt.Println(f["model"], "failed:", f["error"])
+//	}
+//
 // Streaming: with llms.WithStreamingFunc (or StreamingReasoningFunc) the answer is streamed;
 // the first choice's content goes to StreamingFunc and its reasoning and content to
 // StreamingReasoningFunc as they arrive, and the response holds the choices the SDK reassembled.

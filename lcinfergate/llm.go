@@ -84,7 +84,8 @@ func (l *LLM) GenerateContent(ctx context.Context, messages []llms.MessageConten
 		}
 	}
 	req, conv, err := l.request(messages, &opts)
-	callOpts := l.callOpts
+	var info infergate.ResponseInfo
+	callOpts := withResponseInfo(l.callOpts, &info)
 	var resp *llms.ContentResponse
 	switch {
 	case err != nil:
@@ -102,6 +103,7 @@ func (l *LLM) GenerateContent(ctx context.Context, messages []llms.MessageConten
 	if err != nil {
 		return nil, fmt.Errorf("lcinfergate: %w", err)
 	}
+	addFallbacks(resp, info.Fallbacks)
 	return resp, nil
 }
 
