@@ -45,7 +45,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	if err := cfg.finish(); err != nil {
 		return nil, err
 	}
-	if cfg.responseInfo != nil {
+	if len(cfg.responseInfos) > 0 {
 		return nil, invalid("ResponseInfo", "WithResponseInfo is an option for one call: pass it to the method")
 	}
 	if cfg.maxConcurrency > 0 {

@@ -41,7 +41,7 @@ type config struct {
 	observers           []Observer
 	atMostOnce          bool
 	catalogTTL          time.Duration
-	responseInfo        *ResponseInfo
+	responseInfos       []*ResponseInfo
 	maxConcurrency      int
 	concurrencyGiven    bool          // WithMaxConcurrency was applied, which only a client may be given
 	slots               chan struct{} // the client's places for calls in flight; nil for no bound

@@ -157,8 +157,10 @@ func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, 
 // served records the models that failed and, for a loop's next turn, the one at index i that
 // ended the call (-1 when none did).
 func (c *config) served(failed []ModelAttempt, i int) {
-	if c.responseInfo != nil && len(failed) > 0 {
-		c.responseInfo.Fallbacks = failed
+	if len(failed) > 0 {
+		for _, info := range c.responseInfos {
+			info.Fallbacks = failed
+		}
 	}
 	if c.sticky != nil && i > 0 {
 		c.sticky.start += i

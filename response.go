@@ -24,8 +24,15 @@ type ResponseInfo struct {
 // the call has its answer: for a stream, once Stream returns. It is an option for one call: NewClient
 // refuses it, because concurrent calls would write the same struct. After a failed attempt that was
 // retried, info describes the last response; after a fallback (WithFallbackModels), the serving
-// model's, with the models that failed before it in Fallbacks.
-func WithResponseInfo(info *ResponseInfo) Option { return func(c *config) { c.responseInfo = info } }
+// model's, with the models that failed before it in Fallbacks. Given more than once (say, by a
+// framework adapter and by its caller), every info given is filled.
+func WithResponseInfo(info *ResponseInfo) Option {
+	return func(c *config) {
+		if info != nil {
+			c.responseInfos = append(c.responseInfos[:len(c.responseInfos):len(c.responseInfos)], info)
+		}
+	}
+}
 
 // RateLimits are the limits a response announced in its X-RateLimit-* headers. A count the server
 // did not send is -1 (0 is a real count: nothing left); a reset it did not send is the zero time.
@@ -92,10 +99,16 @@ func headerReset(h http.Header, name string, now time.Time) time.Time {
 
 // record fills the call's ResponseInfo, when it asked for one.
 func (c *config) record(resp *http.Response) {
-	if c.responseInfo == nil {
+	if len(c.responseInfos) == 0 {
 		return
 	}
 	header := c.redactHeader(resp.Header)
-	*c.responseInfo = ResponseInfo{StatusCode: resp.StatusCode, Header: header,
+	info := ResponseInfo{StatusCode: resp.StatusCode, Header: header,
 		RequestID: header.Get("X-Request-Id"), RateLimits: parseRateLimits(header, time.Now())}
+	for i, dst := range c.responseInfos {
+		if i > 0 {
+			info.Header = header.Clone()
+		}
+		*dst = info
+	}
 }

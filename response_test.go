@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
 	"github.com/jarcoal/httpmock"
 )
 
@@ -74,5 +75,34 @@ func TestRateLimitedErrorCarriesLimits(t *testing.T) {
 	}
 	if rl := apiErr.RateLimits; rl == nil || rl.RemainingTokens != 0 || rl.LimitTokens != -1 || rl.ResetTokens.IsZero() {
 		t.Errorf("rate limits = %+v", apiErr.RateLimits)
+	}
+}
+
+// A framework adapter asks for the call's ResponseInfo itself; its caller's own request must still
+// be filled, fallbacks included.
+func TestResponseInfoGivenTwiceFillsBoth(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.NewServer(
+		gatewaytest.WithModelDown(gatewaytest.DefaultModel, gatewaytest.OutageRetryFailed),
+		gatewaytest.WithReplies(gatewaytest.Reply{Content: "hi"}))
+	defer gw.Close()
+	client := gw.Client(infergate.WithFallbackModels("qwen2.5-vl-72b"))
+	var mine, adapters infergate.ResponseInfo
+	req := infergate.ChatRequest{Model: gatewaytest.DefaultModel, Messages: []infergate.Message{infergate.UserMessage("Hi")}}
+	if _, err := client.Chat.Create(context.Background(), req,
+		infergate.WithResponseInfo(&mine), infergate.WithResponseInfo(nil), infergate.WithResponseInfo(&adapters)); err != nil {
+		t.Fatal(err)
+	}
+	for name, info := range map[string]*infergate.ResponseInfo{"first": &mine, "second": &adapters} {
+		if info.StatusCode != http.StatusOK || info.RequestID == "" {
+			t.Errorf("%s info not filled: %+v", name, info)
+		}
+		if len(info.Fallbacks) != 1 || info.Fallbacks[0].Model != gatewaytest.DefaultModel {
+			t.Errorf("%s info's fallbacks = %+v, want the down default model", name, info.Fallbacks)
+		}
+	}
+	mine.Header.Set("X-Changed", "1")
+	if adapters.Header.Get("X-Changed") != "" {
+		t.Error("the two infos share one header map")
 	}
 }
