@@ -59,8 +59,7 @@
 //
 // Generate's message has them, and a Stream's last message, so that the message
 // schema.ConcatMessages folds has them once. Their values are plain strings, maps and slices, so
-// that JSON carries them. The model asks for each call's infergate.ResponseInfo itself, so a
-// WithResponseInfo passed with WithCallOptions is not filled: read the message's Extra.
+// that JSON carries them. A WithResponseInfo passed with WithCallOptions is filled as well.
 //
 //	msg, err := chat.Generate(ctx, input)
 //	fmt.Println(msg.Extra["model"]) // a fallback's name when the model asked for was down

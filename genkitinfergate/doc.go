@@ -46,8 +46,7 @@
 //     answered (infergate.WithFallbackModels): one map a model, in the order tried, with "model"
 //     (a string, "" for the gateway's choice) and "error" (a string, that model's error).
 //
-// The plugin asks for each call's infergate.ResponseInfo itself, so a WithResponseInfo passed
-// with WithCallOptions is not filled: read the message's Metadata.
+// A WithResponseInfo passed with WithCallOptions is filled as well.
 //
 //	resp, err := genkit.Generate(ctx, g, ai.WithModelName("infergate/llama-3.3-70b"), ai.WithPrompt("Hi"))
 //	fmt.Println(resp.Message.Metadata["model"]) // a fallback's name when llama-3.3-70b was down

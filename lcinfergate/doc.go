@@ -44,8 +44,7 @@
 //     (a string, "" for the gateway's choice) and "error" (a string, that model's error). In JSON
 //     mode, these are the last turn's.
 //
-// The adapter asks for each call's infergate.ResponseInfo itself, so a WithResponseInfo passed
-// with WithCallOptions is not filled: read GenerationInfo.
+// A WithResponseInfo passed with WithCallOptions is filled as well.
 //
 //	info := resp.Choices[0].GenerationInfo
 //	fmt.Println(info["model"]) // a fallback's name when the model asked for was down
