@@ -53,6 +53,7 @@
 // spans and metrics, mcptools turns the tools of MCP servers into FuncTools, einoinfergate makes a
 // client an eino chat model and embedder, lcinfergate makes it a langchaingo model, and
 // genkitinfergate offers the gateway's models and embedders to firebase genkit as a plugin. The
-// command cmd/infergate explores the gateway from a terminal. The repository's README is the guide,
-// with installation, the compatibility promise and a page for users of other OpenAI clients.
+// command cmd/infergate explores the gateway from a terminal. The repository's README and its docs/
+// pages are the guide: installation, a page per topic, the compatibility promise and a page for
+// users of other OpenAI clients.
 package infergate

@@ -27,7 +27,7 @@ type EmbeddingFormat string
 // The wire encodings of embeddings.
 const (
 	// EmbeddingFormatBase64 sends each vector as base64 of little-endian float32s: about a third of the
-	// bytes of EmbeddingFormatFloat and many times faster to decode (see the README's figures). It is
+	// bytes of EmbeddingFormatFloat and many times faster to decode (see the figures in docs/chat.md). It is
 	// what an empty EncodingFormat asks for.
 	EmbeddingFormatBase64 EmbeddingFormat = "base64"
 	// EmbeddingFormatFloat sends each vector as a JSON array of numbers, the gateway's own default.

@@ -48,7 +48,9 @@ func Connect(w io.Writer, getenv func(string) string, fake ...ServerOption) (cli
 		return nil, nil, err
 	}
 	if key == "" {
-		fmt.Fprintln(w, "using the gateway at", baseURL, "without an API key (set INFERGATE_API_KEY for the calls that need one)")
+		// An address exported for another program is easy to forget: say how to get the fake back.
+		fmt.Fprintln(w, "using the gateway at", baseURL, "without an API key (set INFERGATE_API_KEY for the calls"+
+			" that need one; with neither a key nor an address, an in-process fake answers)")
 	} else {
 		fmt.Fprintln(w, "using the real gateway at", baseURL)
 	}

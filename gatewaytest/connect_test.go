@@ -88,7 +88,7 @@ func TestConnectAddressWithoutAKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	if want := "using the gateway at " + real.URL() + " without an API key (set INFERGATE_API_KEY for the calls that need one)\n"; out.String() != want {
+	if want := "using the gateway at " + real.URL() + " without an API key (set INFERGATE_API_KEY for the calls that need one; with neither a key nor an address, an in-process fake answers)\n"; out.String() != want {
 		t.Errorf("output = %q, want %q", out.String(), want)
 	}
 	if _, err := client.Health.Check(context.Background()); err != nil {

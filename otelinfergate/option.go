@@ -59,7 +59,7 @@ func WithContentCapture(capture bool) Option {
 // WithChunkTiming records gen_ai.client.operation.time_per_output_chunk: for a streamed chat, the
 // time from each chunk to the next. It is off by default because it is the only work done for
 // every chunk: one histogram record in the OpenTelemetry SDK costs about as much as decoding the
-// chunk, so it roughly doubles the CPU time a stream takes to read (the README has the figures),
+// chunk, so it roughly doubles the CPU time a stream takes to read (docs/performance.md has the figures),
 // while the other metrics and the span cost a few percent. Turn it on where the gaps between
 // chunks matter more than that.
 func WithChunkTiming(record bool) Option {

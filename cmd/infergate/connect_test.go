@@ -14,7 +14,7 @@ import (
 )
 
 // keyless is the line a command run with an address and no key starts with on stderr.
-const keyless = "using the gateway at GATEWAY without an API key (set INFERGATE_API_KEY for the calls that need one)\n"
+const keyless = "using the gateway at GATEWAY without an API key (set INFERGATE_API_KEY for the calls that need one; with neither a key nor an address, an in-process fake answers)\n"
 
 // TestAddressWithoutAKey: an address given by INFERGATE_BASE_URL or --base-url is the one called
 // even without a key, as a health probe of a self-hosted gateway is: health needs no key, and a

@@ -4,10 +4,10 @@
 //
 //	go run ./examples/extract
 //
-// It talks to the real gateway when INFERGATE_API_KEY is set (gatewaytest.Connect), and otherwise
-// to an in-process fake
-// whose model answers the way some providers do: it ignores the forced tool call and writes the
-// JSON in a Markdown fence after its thinking, which ObjectModeAuto reads all the same.
+// It talks to the gateway at INFERGATE_BASE_URL (else the real one) when INFERGATE_API_KEY or
+// INFERGATE_BASE_URL is set (gatewaytest.Connect), and otherwise to an in-process fake whose model
+// answers the way some providers do: it ignores the forced tool call and writes the JSON in a
+// Markdown fence after its thinking, which ObjectModeAuto reads all the same.
 package main
 
 import (

@@ -5,8 +5,8 @@
 //
 // Without arguments it creates a chat, renames it and deletes it again, leaving the history as it
 // was. Chat-history routes take INFERGATE_ACCESS_TOKEN (a JWT from the web app's login) when it is
-// set, and the API key otherwise. It talks to the real gateway when INFERGATE_API_KEY is set, and
-// otherwise to an in-process fake.
+// set, and the API key otherwise. It talks to the gateway at INFERGATE_BASE_URL (else the real one)
+// when INFERGATE_API_KEY or INFERGATE_BASE_URL is set, and otherwise to an in-process fake.
 package main
 
 import (

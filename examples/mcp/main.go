@@ -6,8 +6,9 @@
 //
 //	go run .    (from examples/mcp, a module of its own so that the SDK's root needs no MCP)
 //
-// It talks to the real gateway when INFERGATE_API_KEY is set (gatewaytest.Connect), and otherwise
-// to an in-process fake whose model is scripted below.
+// It talks to the gateway at INFERGATE_BASE_URL (else the real one) when INFERGATE_API_KEY or
+// INFERGATE_BASE_URL is set (gatewaytest.Connect), and otherwise to an in-process fake whose model
+// is scripted below.
 package main
 
 import (

@@ -2,7 +2,8 @@
 //
 //	go run ./examples/quickstart
 //
-// It talks to the real gateway when INFERGATE_API_KEY is set, and otherwise to an in-process fake.
+// It talks to the gateway at INFERGATE_BASE_URL (else the real one) when INFERGATE_API_KEY or
+// INFERGATE_BASE_URL is set, and otherwise to an in-process fake.
 package main
 
 import (

@@ -67,3 +67,30 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
+
+// TestAddressWithoutAKey: with INFERGATE_BASE_URL set and no key, the quickstart calls that address,
+// says on its first line that it has no key and how to run on the fake instead, and fails before
+// sending anything, its chat call needing a key.
+func TestAddressWithoutAKey(t *testing.T) {
+	t.Parallel()
+	gw := gatewaytest.New(t)
+	env := map[string]string{"INFERGATE_BASE_URL": gw.URL()}
+	var out strings.Builder
+	client, stop, err := gatewaytest.Connect(&out, func(name string) string { return env[name] }, fake...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	err = run(context.Background(), &out, client)
+	var invalid *infergate.ValidationError
+	if !errors.As(err, &invalid) || invalid.Field != "APIKey" {
+		t.Fatalf("err = %v, want a *ValidationError on the API key", err)
+	}
+	want := "using the gateway at " + gw.URL() + " without an API key (set INFERGATE_API_KEY for the calls that need one; with neither a key nor an address, an in-process fake answers)\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	if reqs := gw.Requests(); len(reqs) != 0 {
+		t.Errorf("%d requests reached the address, want none without a key", len(reqs))
+	}
+}

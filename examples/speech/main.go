@@ -4,8 +4,9 @@
 //	go run ./examples/speech [file.mp3]
 //
 // The file's extension picks the format (mp3, opus, aac, flac, wav or pcm; speech.mp3 by default).
-// It talks to the real gateway when INFERGATE_API_KEY is set, and otherwise to an in-process fake,
-// which answers a short tone or silence.
+// It talks to the gateway at INFERGATE_BASE_URL (else the real one) when INFERGATE_API_KEY or
+// INFERGATE_BASE_URL is set, and otherwise to an in-process fake, which answers a short tone or
+// silence.
 package main
 
 import (

@@ -3,7 +3,8 @@
 //	go run ./examples/transcribe [audio.mp3|.m4a|.wav|.webm|.flac|.ogg|.opus|...]
 //
 // Without an argument it writes a one-second tone to a temporary WAV file and transcribes that. It
-// talks to the real gateway when INFERGATE_API_KEY is set, and otherwise to an in-process fake.
+// talks to the gateway at INFERGATE_BASE_URL (else the real one) when INFERGATE_API_KEY or
+// INFERGATE_BASE_URL is set, and otherwise to an in-process fake.
 package main
 
 import (

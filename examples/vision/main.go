@@ -3,8 +3,9 @@
 //
 //	go run ./examples/vision [image.png|.jpg|.gif|.webp]
 //
-// Without an argument it draws a small PNG to send. It talks to the real gateway when
-// INFERGATE_API_KEY is set, and otherwise to an in-process fake.
+// Without an argument it draws a small PNG to send. It talks to the gateway at INFERGATE_BASE_URL
+// (else the real one) when INFERGATE_API_KEY or INFERGATE_BASE_URL is set, and otherwise to an
+// in-process fake.
 package main
 
 import (
