@@ -27,6 +27,16 @@ type scanner struct {
 	grew   bool
 	slots  []slot
 	raws   []rawRef
+
+	// extra is set once a value was handed over as a Field: it aliases the text, and a
+	// ChunkDecoder keeps no template of a text that has one.
+	extra bool
+}
+
+// Field is a key a decoder does not model and its value's JSON text, as it came (null too). Key is
+// unescaped; both alias the input or the decoder's memory, as the decoder's strings do.
+type Field struct {
+	Key, Value []byte
 }
 
 // maxDepth bounds the nesting of skipped values; deeper input goes to encoding/json.
@@ -413,6 +423,24 @@ func (s *scanner) unknown(key []byte, known []string) bool {
 		}
 	}
 	return s.skip(1)
+}
+
+// field hands over the value of a key the decoder does not model, raw, in *dst. A key that might be
+// one of known in disguise is declined, as unknown declines it.
+func (s *scanner) field(key []byte, known []string, dst *[]Field) bool {
+	for _, k := range known {
+		if resembles(key, k) {
+			return false
+		}
+	}
+	s.ws()
+	start, record := s.i, s.record
+	s.record = false // strings inside the value are no slots: the value goes over whole
+	ok := s.skip(1)
+	s.record = record
+	*dst = append(*dst, Field{Key: key, Value: s.b[start:s.i]})
+	s.extra = true
+	return ok
 }
 
 // resembles reports whether key could match name under a case-insensitive match that ignores
