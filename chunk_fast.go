@@ -98,7 +98,7 @@ func (m *streamMemory) decode(data []byte, out *ChatCompletionChunk) bool {
 // emptyDelta tells a delta that adds nothing, which a "message" sent beside it replaces.
 func emptyDelta(d *jsonscan.Delta) bool {
 	return !d.Role.Set && len(d.Content.B) == 0 && len(d.ReasoningContent) == 0 && len(d.Reasoning) == 0 &&
-		len(d.Refusal) == 0 && len(d.ToolCalls) == 0
+		len(d.Refusal) == 0 && len(d.ToolCalls) == 0 && len(fieldsOf(d.Extra, messageKeys)) == 0
 }
 
 // fillDelta fills out, fresh from a block, from d: "reasoning_content" wins over "reasoning".
@@ -119,6 +119,9 @@ func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
 	if len(d.Refusal) > 0 {
 		out.Refusal = m.string(d.Refusal)
 	}
+	if len(d.Extra) > 0 {
+		out.Extra = fieldsOf(d.Extra, messageKeys)
+	}
 	if len(d.ToolCalls) == 0 {
 		return
 	}
@@ -131,6 +134,9 @@ func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
 		}
 		t.ID, t.Type = m.string(f.ID.B), m.string(f.Type.B)
 		t.Function.Name, t.Function.Arguments = m.string(f.Name.B), m.string(f.Arguments)
+		if len(f.Extra) > 0 {
+			t.Extra = fieldsOf(f.Extra, toolCallKeys)
+		}
 	}
 }
 
@@ -284,6 +290,9 @@ func resetChoice(c *ChunkChoice) {
 	if d.Parts != nil {
 		d.Parts = nil
 	}
+	if d.Extra != nil {
+		d.Extra = nil
+	}
 	resetString(&c.FinishReason)
 	if c.Logprobs != nil {
 		c.Logprobs = nil
@@ -297,6 +306,9 @@ func resetCall(t *ToolCallDelta) {
 	resetString(&t.Type)
 	resetString(&t.Function.Name)
 	resetString(&t.Function.Arguments)
+	if t.Extra != nil {
+		t.Extra = nil
+	}
 }
 
 func resetString[S ~string](s *S) {

@@ -490,3 +490,21 @@ func Unquote(b []byte) (string, bool) {
 	}
 	return string(v), true
 }
+
+// Fields calls fn with each key of the JSON object b (unescaped) and the text of its value, in
+// order; both alias b or memory of Fields' own. It declines (false) what the scanner declines:
+// invalid JSON, invalid UTF-8 or lone surrogate escapes in a string, nesting deeper than maxDepth.
+func Fields(b []byte, fn func(key, value []byte)) bool {
+	s := scanner{b: b}
+	ok := s.object(func(key []byte) bool {
+		s.ws()
+		start := s.i
+		if !s.skip(1) {
+			return false
+		}
+		fn(key, b[start:s.i])
+		return true
+	})
+	s.ws()
+	return ok && s.end()
+}
