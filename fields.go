@@ -3,7 +3,6 @@ package infergate
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -44,12 +43,15 @@ func (f *RawFields) UnmarshalJSON(b []byte) error {
 		*f = nil
 		return nil
 	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
+	if err := json.Unmarshal(b, new(json.RawMessage)); err != nil {
+		return err // not JSON: the syntax error, with its offset
 	}
-	if _, ok := v.(map[string]any); !ok {
-		return &json.UnmarshalTypeError{Value: fmt.Sprintf("%T", v), Type: reflect.TypeFor[RawFields]()}
+	if b[0] != '{' {
+		kind := map[byte]string{'"': "string", '[': "array", 't': "bool", 'f': "bool"}[b[0]]
+		if kind == "" {
+			kind = "number"
+		}
+		return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[RawFields]()}
 	}
 	*f = unmodelled(b, nil)
 	return nil

@@ -2,12 +2,16 @@ package infergate_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	infergate "github.com/infergate/infergate-go"
 )
@@ -194,4 +198,159 @@ func TestObjectRepairSendsVendorFieldsBack(t *testing.T) {
 
 func completionBody(text string) string {
 	return `{"id":"gen-2","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"` + text + `"},"finish_reason":"stop"}]}`
+}
+
+// TestVendorFieldsOnEveryPath reads the vendor fields through each way an answer is decoded: the
+// one-pass decoders and encoding/json (which answers with content parts or a name go through), in
+// whole answers, in chunks, and with json.Unmarshal. Each keeps the values' text; null is left out,
+// and so is a key that names a modelled field in another spelling.
+func TestVendorFieldsOnEveryPath(t *testing.T) {
+	t.Parallel()
+	odd := `"audio":null,"annotations":[],"Reasoning_Content":"r",`
+	parts := strings.Replace(vendorAnswer, `"content":null,`, odd+`"content":[{"type":"text","text":"Hi"}],`, 1)
+	named := strings.Replace(vendorAnswer, `"content":null,`, odd+`"name":"bot",`, 1)
+	check := func(t *testing.T, m infergate.Message) {
+		t.Helper()
+		if got := string(m.Extra["reasoning_details"]); got != openRouterValue {
+			t.Errorf("message's reasoning_details = %s, want %s", got, openRouterValue)
+		}
+		if len(m.ToolCalls) != 1 || string(m.ToolCalls[0].Extra["extra_content"]) != geminiCallValue {
+			t.Errorf("tool calls = %+v, want one with extra_content %s", m.ToolCalls, geminiCallValue)
+		}
+		for k := range m.Extra {
+			if k != "reasoning_details" && k != "annotations" {
+				t.Errorf("message's Extra has %q", k)
+			}
+		}
+	}
+	for name, body := range map[string]string{"one pass": vendorAnswer, "content parts": parts, "name": named} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			client, _ := fieldsClient(t, body)
+			c, err := client.Chat.Create(context.Background(), weatherRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, c.Message())
+			var whole infergate.ChatCompletion
+			if err := json.Unmarshal([]byte(body), &whole); err != nil {
+				t.Fatal(err)
+			}
+			check(t, whole.Message())
+			if body != vendorAnswer && string(c.Message().Extra["annotations"]) != "[]" {
+				t.Errorf("annotations = %s, want []", c.Message().Extra["annotations"])
+			}
+			// The same message as one chunk's delta, through the fast decoder or past it.
+			msg := body[strings.Index(body, `"message":`)+len(`"message":`) : strings.LastIndex(body, `,"finish_reason"`)]
+			msg = strings.Replace(msg, `"tool_calls":[{`, `"tool_calls":[{"index":0,`, 1)
+			chunk := `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + msg + `}]}`
+			client, _ = fieldsClient(t, sseBody(chunk))
+			s, err := client.Chat.Stream(context.Background(), weatherRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for s.Next() {
+			}
+			if err := s.Err(); err != nil {
+				t.Fatal(err)
+			}
+			check(t, s.Completion().Message())
+		})
+	}
+}
+
+// TestRawFieldsJSON: RawFields read and write each value's text as it is.
+func TestRawFieldsJSON(t *testing.T) {
+	t.Parallel()
+	var f infergate.RawFields
+	in := `{ "b" : {"z":1, "a":"<&>\u00e9"}, "a":[1, 2], "gone":null, "n":1e400 }`
+	if err := json.Unmarshal([]byte(in), &f); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// encoding/json escapes HTML characters in what MarshalJSON returns; MarshalJSON itself does not.
+	direct, _ := f.MarshalJSON()
+	if want := `{"a":[1, 2],"b":{"z":1, "a":"<&>\u00e9"},"n":1e400}`; string(direct) != want {
+		t.Errorf("MarshalJSON = %s, want %s", direct, want)
+	}
+	if !sameJSON(string(out), string(direct)) {
+		t.Errorf("json.Marshal = %s, MarshalJSON = %s", out, direct)
+	}
+	for _, bad := range []string{`[1]`, `"x"`, `{"a":}`} {
+		if err := json.Unmarshal([]byte(bad), &f); err == nil {
+			t.Errorf("%s: read as %v", bad, f)
+		}
+	}
+	if err := json.Unmarshal([]byte(`null`), &f); err != nil || f != nil {
+		t.Errorf("null: %v, %v", f, err)
+	}
+	if _, err := (infergate.RawFields{"a": json.RawMessage(`{`)}).MarshalJSON(); err == nil {
+		t.Error("a value that is not JSON was written")
+	}
+}
+
+// TestExtraRefusedBeforeSending: fields that cannot be sent as they are (a key of a modelled
+// field in any spelling, an empty key, a value that is not JSON) are a *ValidationError, and
+// nothing is sent.
+func TestExtraRefusedBeforeSending(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		msg   infergate.Message
+		field string
+	}{
+		{infergate.Message{Role: "user", Content: "x", Extra: infergate.RawFields{"content": json.RawMessage(`"y"`)}}, `Messages[0].Extra["content"]`},
+		{infergate.Message{Role: "user", Extra: infergate.RawFields{"Reasoning-Content": json.RawMessage(`"y"`)}}, `Messages[0].Extra["Reasoning-Content"]`},
+		{infergate.Message{Role: "user", Extra: infergate.RawFields{"": json.RawMessage(`1`)}}, `Messages[0].Extra`},
+		{infergate.Message{Role: "user", Extra: infergate.RawFields{"x": json.RawMessage(`{`)}}, `Messages[0].Extra["x"]`},
+		{infergate.Message{Role: "assistant", ToolCalls: []infergate.ToolCall{{ID: "c", Type: "function",
+			Extra: infergate.RawFields{"index": json.RawMessage(`0`)}}}}, `Messages[0].ToolCalls[0].Extra["index"]`},
+		{infergate.Message{Role: "assistant", ToolCalls: []infergate.ToolCall{{ID: "c", Type: "function",
+			Extra: infergate.RawFields{"sig": nil}}}}, `Messages[0].ToolCalls[0].Extra["sig"]`},
+	} {
+		client, sent := fieldsClient(t, completionBody("x"))
+		_, err := client.Chat.Create(context.Background(), infergate.ChatRequest{Messages: []infergate.Message{c.msg}})
+		var ve *infergate.ValidationError
+		if !errors.As(err, &ve) || ve.Field != c.field {
+			t.Errorf("%+v: err = %v, want a *ValidationError of %s", c.msg, err, c.field)
+		}
+		if sent.request(0) != "" {
+			t.Errorf("%+v: sent %s", c.msg, sent.request(0))
+		}
+	}
+	// Fields of one's own go out as they are.
+	client, sent := fieldsClient(t, completionBody("x"))
+	msg := infergate.UserMessage("hi")
+	msg.Extra = infergate.RawFields{"cache_control": json.RawMessage(`{"type":"ephemeral"}`)}
+	if _, err := client.Chat.Create(context.Background(), infergate.ChatRequest{Messages: []infergate.Message{msg}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hasFields(sent.request(0), `{"role":"user","content":"hi","cache_control":{"type":"ephemeral"}}`); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestChunkMarshalKeepsFields: a chunk marshals back to the wire's JSON with its fields, so that a
+// proxy forwards them.
+func TestChunkMarshalKeepsFields(t *testing.T) {
+	t.Parallel()
+	in := `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning_details":[{"text":"a"}],"tool_calls":[{"index":0,"extra_content":{"google":{"thought_signature":"c2ln"}},"function":{"arguments":"{}"}}]}}]}`
+	var chunk infergate.ChatCompletionChunk
+	if err := json.Unmarshal([]byte(in), &chunk); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again infergate.ChatCompletionChunk
+	if err := json.Unmarshal(out, &again); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(chunk, again); diff != "" || !strings.Contains(string(out), `"reasoning_details":[{"text":"a"}]`) ||
+		!strings.Contains(string(out), `"extra_content":{"google":{"thought_signature":"c2ln"}}`) {
+		t.Errorf("marshalled as %s; read back (-before +after):\n%s", out, diff)
+	}
 }
