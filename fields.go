@@ -61,7 +61,7 @@ func (f *RawFields) UnmarshalJSON(b []byte) error {
 func (f RawFields) check() error {
 	for _, k := range slices.Sorted(maps.Keys(f)) {
 		if !json.Valid(f[k]) {
-			return invalid("Extra["+k+"]", "is not valid JSON")
+			return invalid("Extra["+strconv.Quote(k)+"]", "is not valid JSON")
 		}
 	}
 	return nil

@@ -74,13 +74,13 @@ func (w *wireAnswerMessage) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes the wire form: Parts as a list when set, otherwise Content as a string; then
-// Extra's fields.
+// Extra's fields. Extra fields that ChatRequest.Validate refuses are an error.
 func (m Message) MarshalJSON() ([]byte, error) {
-	if err := m.Extra.check(); err != nil {
+	if err := m.Extra.validate("", messageKeys); err != nil {
 		return nil, err
 	}
-	for _, c := range m.ToolCalls {
-		if err := c.Extra.check(); err != nil {
+	for i, c := range m.ToolCalls {
+		if err := c.Extra.validate("ToolCalls["+strconv.Itoa(i)+"].", toolCallKeys); err != nil {
 			return nil, err
 		}
 	}
@@ -127,9 +127,10 @@ type ToolCall struct {
 	Extra    RawFields    `json:"-"`
 }
 
-// MarshalJSON writes the call's wire form, Extra's fields included.
+// MarshalJSON writes the call's wire form, Extra's fields included. Extra fields that
+// ChatRequest.Validate refuses are an error.
 func (c ToolCall) MarshalJSON() ([]byte, error) {
-	if err := c.Extra.check(); err != nil {
+	if err := c.Extra.validate("", toolCallKeys); err != nil {
 		return nil, err
 	}
 	return appendToolCall(nil, &c), nil
