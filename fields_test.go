@@ -237,6 +237,17 @@ func TestVendorFieldsOnEveryPath(t *testing.T) {
 				t.Fatal(err)
 			}
 			check(t, whole.Message())
+			// A whole answer where a stream was asked for is the stream's one chunk.
+			s, err := client.Chat.Stream(context.Background(), weatherRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for s.Next() {
+			}
+			if err := s.Err(); err != nil {
+				t.Fatal(err)
+			}
+			check(t, s.Completion().Message())
 			if body != vendorAnswer && string(c.Message().Extra["annotations"]) != "[]" {
 				t.Errorf("annotations = %s, want []", c.Message().Extra["annotations"])
 			}
@@ -245,7 +256,7 @@ func TestVendorFieldsOnEveryPath(t *testing.T) {
 			msg = strings.Replace(msg, `"tool_calls":[{`, `"tool_calls":[{"index":0,`, 1)
 			chunk := `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + msg + `}]}`
 			client, _ = fieldsClient(t, sseBody(chunk))
-			s, err := client.Chat.Stream(context.Background(), weatherRequest())
+			s, err = client.Chat.Stream(context.Background(), weatherRequest())
 			if err != nil {
 				t.Fatal(err)
 			}
