@@ -32,6 +32,7 @@ type accChoice struct {
 	reasoning joined
 	refusal   joined
 	parts     []ContentPart // built only once a delta brings parts the SDK does not fold
+	fields    fieldFold     // the fragments of the message's Extra
 	logprobs  *Logprobs
 	finish    FinishReason
 	calls     map[int]*accCall // by resolved index
@@ -45,7 +46,8 @@ type accCall struct {
 	index         int
 	id, typ, name string
 	args          joined
-	placeholder   bool // a lone "{}" was held back; it stands unless real arguments follow
+	fields        fieldFold // the fragments of the call's Extra
+	placeholder   bool      // a lone "{}" was held back; it stands unless real arguments follow
 }
 
 // Add folds one chunk in and returns it cleaned: every tool-call fragment has its resolved index,
@@ -128,6 +130,9 @@ func (ch *accChoice) add(pc *ChunkChoice, thinkTags bool) {
 	ch.addContent(d)
 	ch.reasoning.WriteString(d.Reasoning)
 	ch.refusal.WriteString(d.Refusal)
+	if len(d.Extra) > 0 {
+		ch.fields = ch.fields.add(d.Extra)
+	}
 	if pc.Logprobs != nil {
 		ch.logprobs = appendLogprobs(ch.logprobs, pc.Logprobs)
 	}
@@ -170,7 +175,10 @@ func (ch *accChoice) addContent(d *Delta) {
 // addCall merges one fragment and returns what it really adds.
 func (ch *accChoice) addCall(f *ToolCallDelta) ToolCallDelta {
 	index, call := ch.callFor(f.Index, f.ID)
-	out := ToolCallDelta{Index: index}
+	out := ToolCallDelta{Index: index, Extra: f.Extra}
+	if len(f.Extra) > 0 {
+		call.fields = call.fields.add(f.Extra)
+	}
 	if f.ID != "" && call.id == "" {
 		call.id, out.ID = f.ID, f.ID
 	}
@@ -299,7 +307,8 @@ func (ch *accChoice) holding() bool {
 }
 
 // Completion returns everything accumulated so far as one answer: choices in index order, content
-// and reasoning joined, tool calls reassembled in index order.
+// and reasoning joined, tool calls reassembled in index order, the Extra fields of each message and
+// call merged from their fragments as RawFields says.
 func (a *ChatAccumulator) Completion() *ChatCompletion {
 	out := &ChatCompletion{
 		ID: a.id, Object: "chat.completion", Created: a.created, Model: a.model,
@@ -333,7 +342,8 @@ func (ch *accChoice) message() Message {
 	// Text still held back goes where it would if the answer ended now.
 	heldReasoning, heldContent := ch.think.pending()
 	msg := Message{Role: ch.role, Content: ch.content.String() + heldContent,
-		Reasoning: ch.reasoning.String() + heldReasoning, Refusal: ch.refusal.String(), Parts: slices.Clone(ch.parts)}
+		Reasoning: ch.reasoning.String() + heldReasoning, Refusal: ch.refusal.String(), Parts: slices.Clone(ch.parts),
+		Extra: ch.fields.fields()}
 	if msg.Parts != nil && heldContent != "" {
 		msg.Parts = append(msg.Parts, TextPart(heldContent))
 	}
@@ -350,7 +360,8 @@ func (ch *accChoice) message() Message {
 		if typ == "" {
 			typ = "function"
 		}
-		msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: call.id, Type: typ, Function: FunctionCall{Name: call.name, Arguments: args}})
+		msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: call.id, Type: typ, Function: FunctionCall{Name: call.name, Arguments: args},
+			Extra: call.fields.fields()})
 	}
 	return msg
 }

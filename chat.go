@@ -100,8 +100,8 @@ func (c *ChatCompletion) Text() string {
 
 // Message returns the first choice's assistant message (content, reasoning, tool calls), ready to
 // append to the conversation for the next turn. It is an empty assistant message (Role
-// RoleAssistant) when there is no choice, and on a nil completion; it never panics. Its lists are
-// its own: changing them leaves the completion as it is.
+// RoleAssistant) when there is no choice, and on a nil completion; it never panics. Its lists and
+// Extra maps are its own: changing them leaves the completion as it is.
 func (c *ChatCompletion) Message() Message {
 	if c == nil || len(c.Choices) == 0 {
 		return Message{Role: RoleAssistant}
@@ -110,7 +110,10 @@ func (c *ChatCompletion) Message() Message {
 	if m.Role == "" {
 		m.Role = RoleAssistant
 	}
-	m.ToolCalls, m.Parts = slices.Clone(m.ToolCalls), slices.Clone(m.Parts)
+	m.ToolCalls, m.Parts, m.Extra = slices.Clone(m.ToolCalls), slices.Clone(m.Parts), m.Extra.clone()
+	for i := range m.ToolCalls {
+		m.ToolCalls[i].Extra = m.ToolCalls[i].Extra.clone()
+	}
 	return m
 }
 
@@ -286,11 +289,17 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 		m := &wc.Message
 		m.Role, m.Content.text, m.Refusal = Role(meta.fromString(fc.Role)), fc.Content, fc.Refusal
 		m.Reasoning1, m.Reasoning2 = fc.Reasoning1, fc.Reasoning2
+		if len(fc.Extra) > 0 {
+			m.Extra = fieldsOf(fc.Extra, messageKeys)
+		}
 		if fc.ToolCalls != nil {
 			m.ToolCalls = make([]ToolCall, len(fc.ToolCalls))
 			for j, call := range fc.ToolCalls {
 				m.ToolCalls[j] = ToolCall{ID: meta.fromString(call.ID), Type: meta.fromString(call.Type),
 					Function: FunctionCall{Name: meta.fromString(call.Name), Arguments: call.Arguments}}
+				if len(call.Extra) > 0 {
+					m.ToolCalls[j].Extra = fieldsOf(call.Extra, toolCallKeys)
+				}
 			}
 		}
 	}
@@ -359,9 +368,9 @@ func encodedSize(msgs []Message) int {
 	n := 16
 	for i := range msgs {
 		m := &msgs[i]
-		n += 64 + len(m.Content) + len(m.Reasoning) + len(m.Name) + len(m.ToolCallID)
+		n += 64 + len(m.Content) + len(m.Reasoning) + len(m.Name) + len(m.ToolCallID) + fieldsSize(m.Extra)
 		for _, tc := range m.ToolCalls {
-			n += 64 + len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments)
+			n += 64 + len(tc.ID) + len(tc.Function.Name) + len(tc.Function.Arguments) + fieldsSize(tc.Extra)
 		}
 	}
 	return n + n/16 + 256 // room for escapes and the other fields

@@ -83,6 +83,20 @@ type Delta struct {
 	// Parts is the content list as received, when it held a part that is neither text nor thinking
 	// (whose text is already in Content and Reasoning). It is nil for ordinary deltas.
 	Parts []ContentPart `json:"-"`
+	// Extra holds the delta's fields that it does not model, as received (OpenRouter's
+	// "reasoning_details", say): the fragments of the message's Extra, which merge as RawFields says.
+	Extra RawFields `json:"-"`
+}
+
+type plainDelta Delta
+
+// MarshalJSON writes the delta's wire form, Extra's fields included.
+func (d Delta) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(plainDelta(d))
+	if err != nil {
+		return nil, err
+	}
+	return withFields(b, d.Extra)
 }
 
 // ToolCallDelta is a fragment of a tool call. Index tells which call of the choice it extends. A
@@ -94,6 +108,20 @@ type ToolCallDelta struct {
 	ID       string            `json:"id,omitempty"`   // the call's id, on its first fragment
 	Type     string            `json:"type,omitempty"` // "function", on the call's first fragment
 	Function FunctionCallDelta `json:"function"`       // the name and a piece of the arguments
+	// Extra holds the fragment's fields that it does not model, as received (Gemini's
+	// "extra_content"): the fragments of the call's Extra.
+	Extra RawFields `json:"-"`
+}
+
+type plainToolCallDelta ToolCallDelta
+
+// MarshalJSON writes the fragment's wire form, Extra's fields included.
+func (t ToolCallDelta) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(plainToolCallDelta(t))
+	if err != nil {
+		return nil, err
+	}
+	return withFields(b, t.Extra)
 }
 
 // FunctionCallDelta is a fragment of a function call: the name once, then pieces of the arguments.
@@ -134,6 +162,7 @@ type wireDelta struct {
 	Reasoning2 string         `json:"reasoning"`
 	Refusal    string         `json:"refusal"`
 	ToolCalls  []wireToolCall `json:"tool_calls"`
+	Extra      RawFields      `json:"-"`
 }
 
 type wireToolCall struct {
@@ -144,6 +173,28 @@ type wireToolCall struct {
 		Name      istr     `json:"name"`
 		Arguments wireArgs `json:"arguments"`
 	} `json:"function"`
+	Extra RawFields `json:"-"`
+}
+
+// UnmarshalJSON reads the delta's modelled fields, then keeps the others. A value of the wrong
+// type is no error here: the chunk's decoder goes on past it, as it does everywhere else.
+func (d *wireDelta) UnmarshalJSON(b []byte) error {
+	type plain wireDelta
+	if err := json.Unmarshal(b, (*plain)(d)); err != nil && !isTypeError(err) {
+		return err
+	}
+	d.Extra = unmodelled(b, messageKeys)
+	return nil
+}
+
+// UnmarshalJSON is wireDelta's for a tool-call fragment.
+func (t *wireToolCall) UnmarshalJSON(b []byte) error {
+	type plain wireToolCall
+	if err := json.Unmarshal(b, (*plain)(t)); err != nil && !isTypeError(err) {
+		return err
+	}
+	t.Extra = unmodelled(b, toolCallKeys)
+	return nil
 }
 
 // reset prepares the buffer for the next chunk: fields the next chunk leaves out must read as
@@ -161,12 +212,13 @@ func (w *wireChunk) reset() {
 }
 
 func (d *wireDelta) reset() {
-	d.Role.set, d.Reasoning1, d.Reasoning2, d.Refusal = false, "", "", ""
+	d.Role.set, d.Reasoning1, d.Reasoning2, d.Refusal, d.Extra = false, "", "", "", nil
 	d.Content.reset()
 	calls := d.ToolCalls[:cap(d.ToolCalls)]
 	for j := range calls {
 		t := &calls[j]
 		t.Index, t.ID.set, t.Type.set, t.Function.Name.set, t.Function.Arguments = optInt{}, false, false, false, ""
+		t.Extra = nil
 	}
 	d.ToolCalls = d.ToolCalls[:0]
 }
@@ -203,13 +255,13 @@ func (w *wireChunk) carriesAnswer() bool {
 
 func (d *wireDelta) empty() bool {
 	return !d.Role.set && d.Content.text == "" && d.Content.reasoning == "" && d.Content.parts == nil &&
-		d.Reasoning1 == "" && d.Reasoning2 == "" && d.Refusal == "" && len(d.ToolCalls) == 0
+		d.Reasoning1 == "" && d.Reasoning2 == "" && d.Refusal == "" && len(d.ToolCalls) == 0 && len(d.Extra) == 0
 }
 
 func (d *wireDelta) public(mem *streamMemory) Delta {
 	out := Delta{
 		Role: Role(d.Role.get()), Content: d.Content.text, Refusal: d.Refusal, Parts: d.Content.parts,
-		Reasoning: joinReasoning(d.Reasoning1, d.Reasoning2, d.Content.reasoning),
+		Reasoning: joinReasoning(d.Reasoning1, d.Reasoning2, d.Content.reasoning), Extra: d.Extra,
 	}
 	if len(d.ToolCalls) > 0 {
 		out.ToolCalls = mem.callList(len(d.ToolCalls))
@@ -220,7 +272,7 @@ func (d *wireDelta) public(mem *streamMemory) Delta {
 				index = t.Index.v
 			}
 			out.ToolCalls[j] = ToolCallDelta{Index: index, ID: t.ID.get(), Type: t.Type.get(),
-				Function: FunctionCallDelta{Name: t.Function.Name.get(), Arguments: string(t.Function.Arguments)}}
+				Function: FunctionCallDelta{Name: t.Function.Name.get(), Arguments: string(t.Function.Arguments)}, Extra: t.Extra}
 		}
 	}
 	return out

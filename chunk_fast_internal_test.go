@@ -125,6 +125,8 @@ func fillEveryField(v reflect.Value) {
 		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
 	case reflect.Pointer:
 		v.Set(reflect.New(v.Type().Elem()))
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
 	default:
 		panic("fillEveryField: add the kind " + v.Kind().String())
 	}

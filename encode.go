@@ -13,7 +13,8 @@ import (
 // through Message.MarshalJSON and then scan the result again to check it, which for a long history
 // is most of the cost of a call; here each string is escaped once, straight into the body.
 
-// appendMessage appends m's wire form: content as a string, or as a list of parts when Parts is set.
+// appendMessage appends m's wire form: content as a string, or as a list of parts when Parts is set;
+// then Extra's fields, each value as it is (Validate or MarshalJSON has checked them).
 func appendMessage(b []byte, m *Message) ([]byte, error) {
 	b = append(b, `{"role":`...)
 	b = appendString(b, string(m.Role))
@@ -41,6 +42,7 @@ func appendMessage(b []byte, m *Message) ([]byte, error) {
 	b = appendField(b, "tool_call_id", m.ToolCallID)
 	b = appendField(b, "refusal", m.Refusal)
 	b = appendField(b, "reasoning_content", m.Reasoning)
+	b = appendFields(b, m.Extra)
 	return append(b, '}'), nil
 }
 
@@ -53,7 +55,9 @@ func appendToolCall(b []byte, c *ToolCall) []byte {
 	b = appendString(b, c.Function.Name)
 	b = append(b, `,"arguments":`...)
 	b = appendString(b, c.Function.Arguments)
-	return append(b, "}}"...)
+	b = append(b, '}')
+	b = appendFields(b, c.Extra)
+	return append(b, '}')
 }
 
 // appendField appends ,"name":"value" when value is not empty.

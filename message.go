@@ -30,7 +30,8 @@ const (
 // In answers, Content is always the whole text, even when the server sent the content as a list of
 // parts; Reasoning is the model's thinking, from whichever of "reasoning_content", "reasoning" or
 // thinking parts the server used; Parts is set only when the list held a part that is neither text
-// nor thinking (an image, or a type this SDK does not model), so that nothing is lost.
+// nor thinking (an image, or a type this SDK does not model), so that nothing is lost; Extra holds
+// the message's other fields.
 type Message struct {
 	Role       Role          // who wrote it: RoleSystem, RoleUser, RoleAssistant or RoleTool
 	Content    string        // the text; the whole text in answers, even when sent as parts
@@ -42,6 +43,11 @@ type Message struct {
 	// Reasoning is a reasoning model's thinking. An assistant message that carries it sends it back
 	// as "reasoning_content", which thinking models that call tools need on the next turn.
 	Reasoning string
+	// Extra holds the fields of an answer's message that this type does not model, as the server
+	// sent them (OpenRouter's "reasoning_details", say; a streamed answer's merged as RawFields
+	// says), and sends them back with the message. Set it to send fields of your own; a key that
+	// names a field of Message is refused.
+	Extra RawFields
 }
 
 // wireAnswerMessage reads every spelling a server may use for a message.
@@ -54,16 +60,38 @@ type wireAnswerMessage struct {
 	Refusal    string      `json:"refusal"`
 	Reasoning1 string      `json:"reasoning_content"`
 	Reasoning2 string      `json:"reasoning"`
+	Extra      RawFields   `json:"-"`
 }
 
-// MarshalJSON writes the wire form: Parts as a list when set, otherwise Content as a string.
-func (m Message) MarshalJSON() ([]byte, error) { return appendMessage(nil, &m) }
+// UnmarshalJSON reads the modelled fields, then keeps the others.
+func (w *wireAnswerMessage) UnmarshalJSON(b []byte) error {
+	type plain wireAnswerMessage
+	if err := json.Unmarshal(b, (*plain)(w)); err != nil {
+		return err
+	}
+	w.Extra = unmodelled(b, messageKeys)
+	return nil
+}
 
-// UnmarshalJSON reads content given as a string, a list of parts, or null, and reasoning in any of
-// its spellings.
+// MarshalJSON writes the wire form: Parts as a list when set, otherwise Content as a string; then
+// Extra's fields. Extra fields that ChatRequest.Validate refuses are an error.
+func (m Message) MarshalJSON() ([]byte, error) {
+	if err := m.Extra.validate("", messageKeys); err != nil {
+		return nil, err
+	}
+	for i, c := range m.ToolCalls {
+		if err := c.Extra.validate("ToolCalls["+strconv.Itoa(i)+"].", toolCallKeys); err != nil {
+			return nil, err
+		}
+	}
+	return appendMessage(nil, &m)
+}
+
+// UnmarshalJSON reads content given as a string, a list of parts, or null, reasoning in any of its
+// spellings, and keeps the fields Message does not model in Extra.
 func (m *Message) UnmarshalJSON(b []byte) error {
 	var w wireAnswerMessage
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := w.UnmarshalJSON(b); err != nil {
 		return err
 	}
 	*m = w.message()
@@ -73,7 +101,7 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 func (w *wireAnswerMessage) message() Message {
 	return Message{Role: w.Role, Content: w.Content.text, Parts: w.Content.parts, Name: w.Name,
 		ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID, Refusal: w.Refusal,
-		Reasoning: joinReasoning(w.Reasoning1, w.Reasoning2, w.Content.reasoning)}
+		Reasoning: joinReasoning(w.Reasoning1, w.Reasoning2, w.Content.reasoning), Extra: w.Extra}
 }
 
 // Text returns the message's text: Content, or the text parts joined when it has parts.
@@ -88,11 +116,36 @@ func (m Message) Text() string {
 	return b.String()
 }
 
-// ToolCall is a function call the model asked for.
+// ToolCall is a function call the model asked for. Extra holds the call's fields that it does not
+// model, as the server sent them (Gemini's "extra_content", which carries the call's thought
+// signature), and sends them back with the call; a key that names a field of ToolCall, or
+// "index", is refused.
 type ToolCall struct {
 	ID       string       `json:"id"`       // the call's id, which the tool's answer names as Message.ToolCallID
 	Type     string       `json:"type"`     // "function"
 	Function FunctionCall `json:"function"` // the function to call and its arguments
+	// Extra holds the call's fields that ToolCall does not model (Gemini's "extra_content"), as
+	// received, and sends them back.
+	Extra RawFields `json:"-"`
+}
+
+// MarshalJSON writes the call's wire form, Extra's fields included. Extra fields that
+// ChatRequest.Validate refuses are an error.
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	if err := c.Extra.validate("", toolCallKeys); err != nil {
+		return nil, err
+	}
+	return appendToolCall(nil, &c), nil
+}
+
+// UnmarshalJSON reads the call's fields and keeps those ToolCall does not model in Extra.
+func (c *ToolCall) UnmarshalJSON(b []byte) error {
+	type plain ToolCall
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	c.Extra = unmodelled(b, toolCallKeys)
+	return nil
 }
 
 // FunctionCall names a function and carries its arguments.
@@ -240,6 +293,18 @@ func (m *Message) validate(index int) error {
 	}
 	if m.Role == RoleTool && m.ToolCallID == "" {
 		return invalid(field("ToolCallID"), "a tool result must name the call it answers")
+	}
+	if len(m.Extra) > 0 {
+		if err := m.Extra.validate(field(""), messageKeys); err != nil {
+			return err
+		}
+	}
+	for i := range m.ToolCalls {
+		if c := &m.ToolCalls[i]; len(c.Extra) > 0 {
+			if err := c.Extra.validate(field("ToolCalls["+strconv.Itoa(i)+"]."), toolCallKeys); err != nil {
+				return err
+			}
+		}
 	}
 	for i, p := range m.Parts {
 		if err := p.validate(field("Parts[" + strconv.Itoa(i) + "]")); err != nil {

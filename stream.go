@@ -108,10 +108,10 @@ func chunkOf(c *ChatCompletion) ChatCompletionChunk {
 		Choices: make([]ChunkChoice, len(c.Choices))}
 	for i, ch := range c.Choices {
 		m := ch.Message
-		d := Delta{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, Refusal: m.Refusal, Parts: m.Parts}
+		d := Delta{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, Refusal: m.Refusal, Parts: m.Parts, Extra: m.Extra}
 		for j, tc := range m.ToolCalls {
 			d.ToolCalls = append(d.ToolCalls, ToolCallDelta{Index: j, ID: tc.ID, Type: tc.Type,
-				Function: FunctionCallDelta{Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
+				Function: FunctionCallDelta{Name: tc.Function.Name, Arguments: tc.Function.Arguments}, Extra: tc.Extra})
 		}
 		out.Choices[i] = ChunkChoice{Index: ch.Index, Delta: d, FinishReason: ch.FinishReason, Logprobs: ch.Logprobs}
 	}

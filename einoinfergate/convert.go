@@ -172,7 +172,8 @@ func jsonSchema(p *schema.ParamsOneOf) (_ json.RawMessage, err error) {
 }
 
 // toMessage converts one message of the conversation. Reasoning goes back with an assistant
-// message, as the SDK sends it, for thinking models that call tools.
+// message, as the SDK sends it, for thinking models that call tools, and so do the fields of the
+// message and its calls that the SDK does not model, from their Extra.
 func toMessage(i int, m *schema.Message) (infergate.Message, error) {
 	field := fmt.Sprintf("input[%d]", i)
 	if m == nil {
@@ -180,6 +181,14 @@ func toMessage(i int, m *schema.Message) (infergate.Message, error) {
 	}
 	out := infergate.Message{Role: infergate.Role(m.Role), Content: m.Content, Name: m.Name,
 		ToolCallID: m.ToolCallID, Reasoning: m.ReasoningContent}
+	var err error
+	if out.Extra, err = readFields(field+".Extra["+strconv.Quote(ExtraFields)+"]", m.Extra[ExtraFields]); err != nil {
+		return out, err
+	}
+	byIndex, err := readCallFields(field+".Extra["+strconv.Quote(ExtraToolCallFields)+"]", m.Extra)
+	if err != nil {
+		return out, err
+	}
 	if len(m.ToolCalls) > 0 {
 		out.ToolCalls = make([]infergate.ToolCall, len(m.ToolCalls))
 		for j, tc := range m.ToolCalls {
@@ -189,9 +198,11 @@ func toMessage(i int, m *schema.Message) (infergate.Message, error) {
 			}
 			out.ToolCalls[j] = infergate.ToolCall{ID: tc.ID, Type: typ,
 				Function: infergate.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}}
+			if out.ToolCalls[j].Extra, err = toolCallFields(fmt.Sprintf("%s.ToolCalls[%d]", field, j), &tc, j, byIndex); err != nil {
+				return out, err
+			}
 		}
 	}
-	var err error
 	switch {
 	case len(m.UserInputMultiContent) > 0:
 		out.Parts, err = inputParts(field+".UserInputMultiContent", m.UserInputMultiContent)
@@ -293,12 +304,14 @@ func imagePart(u, detail string) infergate.ContentPart {
 func fromCompletion(c *infergate.ChatCompletion) *schema.Message {
 	m := c.Message()
 	out := &schema.Message{Role: schema.Assistant, Content: m.Content, ReasoningContent: m.Reasoning,
-		ResponseMeta: &schema.ResponseMeta{FinishReason: string(c.FinishReason()), Usage: tokenUsage(c)}}
+		ResponseMeta: &schema.ResponseMeta{FinishReason: string(c.FinishReason()), Usage: tokenUsage(c)},
+		Extra:        withFields(nil, m.Extra)}
 	if len(m.ToolCalls) > 0 {
 		out.ToolCalls = make([]schema.ToolCall, len(m.ToolCalls))
 		for i, tc := range m.ToolCalls {
 			out.ToolCalls[i] = schema.ToolCall{Index: infergate.Ptr(i), ID: tc.ID, Type: tc.Type,
-				Function: schema.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}}
+				Function: schema.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
+				Extra:    withFields(nil, tc.Extra)}
 		}
 	}
 	return out

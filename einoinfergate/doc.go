@@ -22,6 +22,15 @@
 // to what Generate returns, but for the reasoning token count, which ConcatMessages drops (the
 // stream's last message has it).
 //
+// The fields of an answer's message and tool calls that the SDK does not model
+// (infergate.RawFields: Gemini's thought signatures, OpenRouter's reasoning details, which those
+// providers want back on the next turn) travel in eino's Extra maps as the text of a JSON object,
+// which any copy of the message keeps to the byte: under ExtraFields in schema.Message.Extra and
+// schema.ToolCall.Extra. ConcatMessages keeps a streamed tool call's Extra from its first
+// fragment only, so Stream's last message carries the calls' fields under ExtraToolCallFields in
+// its own Extra, which ConcatMessages keeps. An assistant message in the conversation sends them
+// back as they came.
+//
 // eino's common options apply per call: model.WithTemperature, WithTopP, WithMaxTokens,
 // WithModel, WithStop, WithTools (replacing the tools of WithTools for the call) and
 // WithToolChoice (forbidden is "none", allowed "auto", forced "required", or the one function

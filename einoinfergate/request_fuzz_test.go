@@ -52,6 +52,11 @@ func fuzzMessage(role, kind byte, text string) *schema.Message {
 		m.ReasoningContent = text
 	case 7:
 		m.ToolCallID, m.ToolName = text, "f"
+	case 8: // vendor fields in every form Extra may hold them
+		m.ToolCalls = []schema.ToolCall{{ID: text, Function: schema.FunctionCall{Name: "f", Arguments: "{}"},
+			Extra: map[string]any{einoinfergate.ExtraFields: text}}, {ID: "b"}}
+		m.Extra = map[string]any{einoinfergate.ExtraFields: []byte(text),
+			einoinfergate.ExtraToolCallFields: map[string]any{"1": text, text: []any{text}}}
 	}
 	return m
 }
@@ -89,6 +94,7 @@ func FuzzRequest(f *testing.F) {
 	f.Add([]byte{0, 1}, []byte{1}, "hello", "allowed", false)
 	f.Add([]byte{1, 6, 3, 7, 0, 2}, []byte{2, 3}, "image/png", "forced", true)
 	f.Add([]byte{2, 4, 0, 5, 4, 0}, []byte{0, 4}, "", "sometimes", true)
+	f.Add([]byte{1, 8}, []byte{}, `{"x":[1,"<&>"]}`, "", false)
 	f.Fuzz(func(t *testing.T, shape, tools []byte, text, choice string, stream bool) {
 		var input []*schema.Message
 		for i := 0; i+1 < len(shape) && len(input) < 16; i += 2 {

@@ -2,6 +2,8 @@ package einoinfergate
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components"
@@ -90,7 +92,8 @@ func pump(s *infergate.ChatStream, sw *schema.StreamWriter[*model.CallbackOutput
 	// The last message is sent even without usage: it gives every answer, an empty one too, the
 	// role, the ResponseMeta and the Extra that Generate's has. Extra is on this message alone,
 	// as ConcatMessages would join the values of a key that several messages carry.
-	msg := &schema.Message{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{Usage: tokenUsage(c)}}
+	msg := &schema.Message{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{Usage: tokenUsage(c)},
+		Extra: f.fields(c)}
 	addServed(msg, c.Model, fallbacks)
 	sw.Send(&model.CallbackOutput{Message: msg, Config: cfg, TokenUsage: callbackUsage(msg)}, nil)
 }
@@ -101,6 +104,17 @@ type follower struct {
 	choice  int
 	started bool
 	calls   map[int]bool // the tool calls begun, by index
+}
+
+// fields is the Extra of the last message: the fields of the followed choice's message and calls.
+func (f *follower) fields(c *infergate.ChatCompletion) map[string]any {
+	for _, ch := range c.Choices {
+		if ch.Index == f.choice {
+			// The completion's calls are in the order of the indexes the fragments had.
+			return streamFields(ch.Message, slices.Sorted(maps.Keys(f.calls)))
+		}
+	}
+	return nil
 }
 
 // message is what a chunk adds to the choice; nil when it adds nothing (a chunk of another

@@ -25,7 +25,11 @@
 // its kind). The answer has reasoning, text and tool request parts, the finish reason and the
 // usage (cached and reasoning tokens included); genkit runs the tools and sends their responses
 // back, and the reasoning parts of the model's messages go back as reasoning_content, as thinking
-// models that call tools need.
+// models that call tools need. The fields of the answer's message and tool calls that the SDK
+// does not model (infergate.RawFields: Gemini's thought signatures, OpenRouter's reasoning
+// details), which those providers want back, travel as the text of a JSON object under
+// MetadataFields in the Metadata of the model's message and of each tool request part, and go
+// back with the message.
 //
 // Messages carry text, data and images (a media part with an https or data URL); other media,
 // and parts of kinds the chat API has no place for, are refused with a *infergate.ValidationError

@@ -55,7 +55,7 @@ func fuzzModel(f *testing.F, t http.RoundTripper) ai.Model {
 // fuzzPart is a part of each shape genkit has, odd ones included (nil, a tool request without its
 // request, media of any type), built from text.
 func fuzzPart(kind byte, text string) *ai.Part {
-	switch kind % 12 {
+	switch kind % 13 {
 	case 0:
 		return nil
 	case 1:
@@ -78,6 +78,10 @@ func fuzzPart(kind byte, text string) *ai.Part {
 		return ai.NewCustomPart(map[string]any{text: text})
 	case 10:
 		return ai.NewToolRequestPart(&ai.ToolRequest{Ref: text, Name: "f", Input: text})
+	case 11:
+		p := ai.NewToolRequestPart(&ai.ToolRequest{Ref: text, Name: "f"})
+		p.Metadata = map[string]any{genkitinfergate.MetadataFields: text}
+		return p
 	}
 	return ai.NewTextPart(text)
 }
@@ -92,6 +96,7 @@ func FuzzModelRequest(f *testing.F) {
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"text":"hi"}]}],"config":{"temperature":0.5}}`), []byte{0, 11}, "x", false)
 	f.Add([]byte(`{"tools":[{"name":"f","inputSchema":{"type":"object"}}],"toolChoice":"required"}`), []byte{1, 3, 3, 5, 0, 1}, "image/png", true)
 	f.Add([]byte(`{"config":{"topK":3,"stopSequences":["a"]},"toolChoice":"sometimes"}`), []byte{1, 4, 3, 6, 4, 9}, "", false)
+	f.Add([]byte(`{"messages":[{"role":"model","content":[{"text":"hi"}],"metadata":{"infergate_fields":{"x":[1,"<&>"]}}}]}`), []byte{1, 11}, `{"sig":"c2ln"}`, false)
 	f.Fuzz(func(t *testing.T, raw, shape []byte, text string, stream bool) {
 		var req ai.ModelRequest
 		if json.Unmarshal(raw, &req) != nil {

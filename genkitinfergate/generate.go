@@ -92,10 +92,11 @@ func (p *Plugin) stream(ctx context.Context, req infergate.ChatRequest, opts []i
 }
 
 // answer converts the model's message: its reasoning, text and tool requests, in that order, or
-// the tool requests alone (withText false).
+// the tool requests alone (withText false); the fields the SDK does not model go in Metadata.
 func answer(m infergate.Message, withText bool) *ai.Message {
 	out := &ai.Message{Role: ai.RoleModel}
 	if withText {
+		out.Metadata = withFields(nil, m.Extra)
 		if m.Reasoning != "" {
 			out.Content = append(out.Content, ai.NewReasoningPart(m.Reasoning, nil))
 		}
@@ -104,8 +105,9 @@ func answer(m infergate.Message, withText bool) *ai.Message {
 		}
 	}
 	for _, tc := range m.ToolCalls {
-		out.Content = append(out.Content, ai.NewToolRequestPart(&ai.ToolRequest{Ref: tc.ID, Name: tc.Function.Name,
-			Input: toolInput(tc.Function.Arguments)}))
+		p := ai.NewToolRequestPart(&ai.ToolRequest{Ref: tc.ID, Name: tc.Function.Name, Input: toolInput(tc.Function.Arguments)})
+		p.Metadata = withFields(p.Metadata, tc.Extra)
+		out.Content = append(out.Content, p)
 	}
 	out.Content = keepReasoningOutOfText(out.Content)
 	return out

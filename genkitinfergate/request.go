@@ -3,6 +3,7 @@ package genkitinfergate
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/firebase/genkit/go/ai"
@@ -118,6 +119,10 @@ func toMessages(field string, m *ai.Message) ([]infergate.Message, error) {
 	out := infergate.Message{Role: infergate.Role(m.Role)}
 	if m.Role == ai.RoleModel {
 		out.Role = infergate.RoleAssistant
+		var err error
+		if out.Extra, err = readFields(field+".Metadata["+strconv.Quote(MetadataFields)+"]", m.Metadata); err != nil {
+			return nil, err
+		}
 	}
 	var text, reasoning strings.Builder
 	var parts []infergate.ContentPart
@@ -149,8 +154,12 @@ func toMessages(field string, m *ai.Message) ([]infergate.Message, error) {
 			if err != nil {
 				return nil, invalid(f+".ToolRequest.Input", "%v", err)
 			}
+			fields, err := readFields(f+".Metadata["+strconv.Quote(MetadataFields)+"]", p.Metadata)
+			if err != nil {
+				return nil, err
+			}
 			out.ToolCalls = append(out.ToolCalls, infergate.ToolCall{ID: p.ToolRequest.Ref, Type: "function",
-				Function: infergate.FunctionCall{Name: p.ToolRequest.Name, Arguments: args}})
+				Function: infergate.FunctionCall{Name: p.ToolRequest.Name, Arguments: args}, Extra: fields})
 		default:
 			return nil, invalid(f, "a %s part cannot be sent in a %s message", partKind(p), m.Role)
 		}

@@ -96,6 +96,9 @@ func TestRequestRefused(t *testing.T) {
 		"config type":  {ai.WithPrompt("q"), ai.WithConfig(42)},
 		"config field": {ai.WithPrompt("q"), ai.WithConfig(map[string]any{"temprature": 0.5})},
 		"config value": {ai.WithPrompt("q"), ai.WithConfig(map[string]any{"temperature": "hot"})},
+		"fields":       {ai.WithMessages(&ai.Message{Role: ai.RoleModel, Content: []*ai.Part{ai.NewTextPart("x")}, Metadata: map[string]any{genkitinfergate.MetadataFields: "not JSON"}})},
+		"call fields": {ai.WithMessages(&ai.Message{Role: ai.RoleModel, Content: []*ai.Part{{Kind: ai.PartToolRequest,
+			ToolRequest: &ai.ToolRequest{Name: "f"}, Metadata: map[string]any{genkitinfergate.MetadataFields: `{"index":0}`}}}})},
 	}
 	for name, opts := range cases {
 		_, err := generate(g, opts...)

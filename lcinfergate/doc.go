@@ -60,15 +60,20 @@
 // raw fragments there as JSON): they are in the response, whole and cleaned. An error a streaming
 // function returns ends the stream and is the call's error.
 //
-// Reasoning on tool turns: thinking models want their reasoning back with the tool calls it led
-// to, and llms.MessageContent has no place for it. The LLM therefore remembers the reasoning of
-// its recent answers that called tools (the last 1024, and no more than 8 MiB of reasoning in all:
-// the oldest go first, and a reasoning larger than that is not kept), keyed by the messages the
-// answer followed and by its calls, and when an AI message sent back after the same messages holds
-// the same calls (same ids, names and arguments, as callers copy them from the ContentChoice), the
-// assistant message carries that reasoning again. The messages are part of the key so that conversations
-// sharing an LLM never receive one another's reasoning, even when their calls look alike; a
-// history trimmed or rewritten before the AI message sends it without.
+// Reasoning on tool turns, and vendor fields: thinking models want their reasoning back with the
+// tool calls it led to, and some providers want back the fields of an answer that the SDK does not
+// model (infergate.RawFields: Gemini's thought signature on each tool call, OpenRouter's
+// reasoning details on the message). llms.MessageContent has no place for either, nor has
+// llms.ToolCall. The LLM therefore remembers them for its recent answers (the last 1024, and no more
+// than 8 MiB in all: the oldest go first, and an answer larger than that is not kept; the reasoning
+// of those that called tools, the fields of any; copies, so that the answers' text is not kept),
+// keyed by the messages the answer followed and by its calls (by its text, when it has none), and when an AI message sent back
+// after the same messages holds the same calls (same ids, names and arguments, as callers copy them
+// from the ContentChoice) or the same text, the assistant message carries them again. The messages
+// are part of the key so that conversations sharing an LLM never receive one another's, even when
+// their calls look alike; a history trimmed or rewritten before the AI message sends it without.
+// GenerationInfo shows the fields as JSON text: "ExtraFields" the message's object,
+// "ToolCallExtraFields" a list of the calls' objects in their order.
 //
 // # JSON mode
 //

@@ -90,7 +90,7 @@ func (l *LLM) GenerateContent(ctx context.Context, messages []llms.MessageConten
 	switch {
 	case err != nil:
 	case opts.JSONMode:
-		resp, err = l.jsonAnswer(ctx, req, &opts, callOpts)
+		resp, err = l.jsonAnswer(ctx, req, conv, &opts, callOpts)
 	case opts.StreamingFunc != nil || opts.StreamingReasoningFunc != nil:
 		resp, err = l.stream(ctx, req, conv, &opts, callOpts)
 	default:

@@ -202,9 +202,10 @@ func userMessage(parts []llms.ContentPart) (infergate.Message, error) {
 	return infergate.UserMessageParts(out...), nil
 }
 
-// assistantMessage is an earlier answer sent back: its text, its tool calls, and the reasoning the
-// adapter kept for those calls after the same messages, which thinking models need on the turn
-// after a tool call.
+// assistantMessage is an earlier answer sent back: its text, its tool calls, and what the adapter
+// kept of the answer after the same messages: the reasoning of its calls, which thinking models
+// need on the turn after a tool call, and the fields of its message and calls that the SDK does
+// not model, which vendors want back.
 func (l *LLM) assistantMessage(before conversation, parts []llms.ContentPart) (infergate.Message, error) {
 	m := infergate.Message{Role: infergate.RoleAssistant}
 	var text strings.Builder
@@ -223,6 +224,6 @@ func (l *LLM) assistantMessage(before conversation, parts []llms.ContentPart) (i
 		}
 	}
 	m.Content = text.String()
-	m.Reasoning = l.memo.get(before, m.ToolCalls)
+	l.memo.get(before, &m)
 	return m, nil
 }

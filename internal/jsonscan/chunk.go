@@ -32,6 +32,7 @@ type Delta struct {
 	Role, Content                        Str
 	ReasoningContent, Reasoning, Refusal []byte
 	ToolCalls                            []ToolCall
+	Extra                                []Field // the keys the decoder does not model, in order
 }
 
 // ToolCall is one fragment of a tool call; HasIndex is false when "index" was absent or null.
@@ -41,6 +42,7 @@ type ToolCall struct {
 	ID, Type  Str
 	Name      Str
 	Arguments []byte
+	Extra     []Field // the keys the decoder does not model, in order
 }
 
 // ChunkDecoder decodes chat completion chunks, reusing its memory from one chunk to the next.
@@ -58,7 +60,11 @@ type ToolCall struct {
 //     null, "tool_calls" as a list of objects or null;
 //   - a tool call's "index" as a non-negative integer or null, "id" and "type" as strings or null,
 //     "function" as an object or null with "name" and "arguments" as strings or null;
-//   - any other key, whose value is validated and skipped (the caller keeps the raw event).
+//   - any other key of a delta, a message or a tool call as any value, handed over raw in Extra
+//     (a chunk that has one is never kept as the template: its values would have to be compared
+//     byte for byte, and vendors' values change from chunk to chunk);
+//   - any other key elsewhere, whose value is validated and skipped (the caller keeps the raw
+//     event).
 //
 // Anything else is declined: content as a list of parts, arguments as an object, a value of an
 // unexpected type, a duplicate key, a key that matches a known one only without regard to case, a
@@ -96,7 +102,7 @@ func (d *ChunkDecoder) Decode(data []byte) (*Chunk, bool) {
 	if s.slots == nil {
 		s.slots, s.raws, d.tmpl.text = d.slotBuf[:0], d.rawBuf[:0], d.textBuf[:0]
 	}
-	s.slots, s.raws, s.grew, s.record = s.slots[:0], s.raws[:0], false, d.began
+	s.slots, s.raws, s.grew, s.extra, s.record = s.slots[:0], s.raws[:0], false, false, d.began
 	ok := d.decode()
 	d.began = true
 	if !ok {
@@ -305,7 +311,7 @@ func (s *scanner) delta(d *Delta) bool {
 				return s.toolCall(&calls[len(calls)-1])
 			}))
 		}
-		return s.unknown(key, deltaKeys)
+		return s.field(key, deltaKeys, &d.Extra)
 	})
 	d.ToolCalls = calls
 	return ok
@@ -336,7 +342,7 @@ func (s *scanner) toolCall(t *ToolCall) bool {
 		case "function":
 			return once(&seen, 3) && (s.null() || s.function(t))
 		}
-		return s.unknown(key, toolCallKeys)
+		return s.field(key, toolCallKeys, &t.Extra)
 	})
 }
 

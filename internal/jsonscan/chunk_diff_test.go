@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,7 @@ type flatDelta struct {
 	Role, Content                        *string
 	ReasoningContent, Reasoning, Refusal string
 	ToolCalls                            []flatCall
+	Extra                                []string // key, then compact value, of each field handed over
 }
 
 type flatCall struct {
@@ -41,6 +43,7 @@ type flatCall struct {
 	HasIndex       bool
 	ID, Type, Name *string
 	Arguments      string
+	Extra          []string
 }
 
 // flatten copies a decoded chunk, which is only valid until the next Decode.
@@ -60,12 +63,54 @@ func flatten(c *Chunk) flatChunk {
 
 func flattenDelta(d *Delta) flatDelta {
 	out := flatDelta{Role: strOf(d.Role), Content: strOf(d.Content),
-		ReasoningContent: string(d.ReasoningContent), Reasoning: string(d.Reasoning), Refusal: string(d.Refusal)}
+		ReasoningContent: string(d.ReasoningContent), Reasoning: string(d.Reasoning), Refusal: string(d.Refusal),
+		Extra: flattenFields(d.Extra)}
 	for _, t := range d.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, flatCall{Index: t.Index, HasIndex: t.HasIndex, ID: strOf(t.ID), Type: strOf(t.Type),
-			Name: strOf(t.Name), Arguments: string(t.Arguments)})
+			Name: strOf(t.Name), Arguments: string(t.Arguments), Extra: flattenFields(t.Extra)})
 	}
 	return out
+}
+
+func flattenFields(fields []Field) []string {
+	var out []string
+	for _, f := range fields {
+		out = append(out, string(f.Key), compactValue(f.Value))
+	}
+	return out
+}
+
+// compactValue is the compact text of a JSON value, null included.
+func compactValue(raw []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return "invalid: " + err.Error()
+	}
+	return b.String()
+}
+
+// refFields is what encoding/json's decoder reads of the object b's keys other than known, in
+// order: the reference of the fields a decoder hands over.
+func refFields(b []byte, known []string) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, err
+	}
+	var out []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, err
+		}
+		if key := tok.(string); !slices.Contains(known, key) {
+			out = append(out, key, compactValue(value))
+		}
+	}
+	return out, nil
 }
 
 func strOf(s Str) *string {
@@ -113,6 +158,17 @@ type refDelta struct {
 	Reasoning        *string   `json:"reasoning"`
 	Refusal          *string   `json:"refusal"`
 	ToolCalls        []refCall `json:"tool_calls"`
+	extra            []string
+}
+
+func (d *refDelta) UnmarshalJSON(b []byte) error {
+	type plain refDelta
+	if err := json.Unmarshal(b, (*plain)(d)); err != nil {
+		return err
+	}
+	var err error
+	d.extra, err = refFields(b, deltaKeys)
+	return err
 }
 
 type refCall struct {
@@ -123,6 +179,17 @@ type refCall struct {
 		Name      *string `json:"name"`
 		Arguments *string `json:"arguments"`
 	} `json:"function"`
+	extra []string
+}
+
+func (c *refCall) UnmarshalJSON(b []byte) error {
+	type plain refCall
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	var err error
+	c.extra, err = refFields(b, toolCallKeys)
+	return err
 }
 
 func (r *refChunk) flat() flatChunk {
@@ -143,9 +210,10 @@ func (r *refChunk) flat() flatChunk {
 }
 
 func (d *refDelta) flat() flatDelta {
-	out := flatDelta{Role: d.Role, Content: d.Content, ReasoningContent: deref(d.ReasoningContent), Reasoning: deref(d.Reasoning), Refusal: deref(d.Refusal)}
+	out := flatDelta{Role: d.Role, Content: d.Content, ReasoningContent: deref(d.ReasoningContent), Reasoning: deref(d.Reasoning), Refusal: deref(d.Refusal),
+		Extra: d.extra}
 	for _, t := range d.ToolCalls {
-		fc := flatCall{Index: deref(t.Index), HasIndex: t.Index != nil, ID: t.ID, Type: t.Type}
+		fc := flatCall{Index: deref(t.Index), HasIndex: t.Index != nil, ID: t.ID, Type: t.Type, Extra: t.extra}
 		if t.Function != nil {
 			fc.Name, fc.Arguments = t.Function.Name, deref(t.Function.Arguments)
 		}
@@ -255,13 +323,13 @@ func (g *chunkGen) choice() {
 func (g *chunkGen) deltaFields() map[string]func() {
 	return map[string]func(){
 		"role": g.str, "content": g.str, "reasoning_content": g.str, "reasoning": g.str, "refusal": g.str,
-		"tool_calls": func() { g.list(3, g.call) },
+		"tool_calls": func() { g.list(3, g.call) }, "reasoning_details": g.any, "x-vendor": g.any,
 	}
 }
 
 func (g *chunkGen) call() {
 	g.object(map[string]func(){
-		"index": func() { g.num(4) }, "id": g.str, "type": g.str,
+		"index": func() { g.num(4) }, "id": g.str, "type": g.str, "extra_content": g.any,
 		"function": func() { g.objectOrNull(map[string]func(){"name": g.str, "arguments": g.str}, true) },
 	})
 }

@@ -37,10 +37,10 @@ func (s *scanner) note(start int, str *Str, bytes *[]byte) {
 // keep makes data, just decoded the slow way, the template of the chunks to come: the decoded
 // strings and raw values are pointed into a copy of data. It keeps nothing when a list moved while
 // it was decoded (the noted fields are no longer the chunk's; the next chunk, whose lists have
-// room, is kept instead) or when nothing was noted (the first chunk).
+// room, is kept instead), when nothing was noted (the first chunk), or when a field went over raw.
 func (d *ChunkDecoder) keep(data []byte) {
 	s := &d.s
-	if !s.record || s.grew {
+	if !s.record || s.grew || s.extra {
 		return
 	}
 	t := &d.tmpl

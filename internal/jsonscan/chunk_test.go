@@ -37,6 +37,42 @@ func TestDecodeKeepsTemplate(t *testing.T) {
 	}
 }
 
+// TestDecodeKeepsNoTemplateWithFields checks that a chunk whose fields go over raw is read right
+// between chunks read through a template, from the same reused buffer, and is never kept as one:
+// its fields alias the buffer, which the next chunk overwrites.
+func TestDecodeKeepsNoTemplateWithFields(t *testing.T) {
+	t.Parallel()
+	vendor := strings.Replace(textChunk, `"delta":{`, `"delta":{"reasoning_details":[{"text":"a\u00e9"}],`, 1)
+	call := strings.Replace(toolChunk, `"index":0,"function"`, `"index":0,"extra_content":{"google":{"thought_signature":"c2ln"}},"function"`, 1)
+	var d ChunkDecoder
+	buf := make([]byte, 0, 512)
+	for i, text := range []string{textChunk, textChunk, vendor, vendor, textChunk, call, textChunk, textChunk, call} {
+		buf = append(buf[:0], text...)
+		got, ok := d.Decode(buf)
+		if !ok {
+			t.Fatalf("chunk %d declined: %s", i, text)
+		}
+		fields := strings.Contains(text, "reasoning_details") || strings.Contains(text, "extra_content")
+		if fields && d.tmpl.ok {
+			t.Fatalf("chunk %d, whose fields alias the buffer, was kept as the template", i)
+		}
+		flat := flatten(got)
+		var fresh ChunkDecoder
+		want, _ := fresh.Decode([]byte(text))
+		if diff := diffOf(flatten(want), flat); diff != "" {
+			t.Fatalf("chunk %d: differs from a fresh decoder (-fresh +kept):\n%s", i, diff)
+		}
+		delta := flat.Choices[0].Delta
+		n := len(delta.Extra)
+		for _, c := range delta.ToolCalls {
+			n += len(c.Extra)
+		}
+		if fields != (n > 0) {
+			t.Fatalf("chunk %d: %d fields went over", i, n/2)
+		}
+	}
+}
+
 func benchDecode(b *testing.B, text string) {
 	data := []byte(text)
 	var d ChunkDecoder

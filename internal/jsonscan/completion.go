@@ -19,11 +19,13 @@ type CompletionChoice struct {
 	ContentSet                            bool   // content was a string, not null
 	// ToolCalls are the message's calls: nil when absent or null, empty when an empty list.
 	ToolCalls []CompletionCall
+	Extra     []Field // the message's keys the decoder does not model, in order
 }
 
 // CompletionCall is one tool call of a CompletionChoice, its arguments sent as a string (or null).
 type CompletionCall struct {
 	ID, Type, Name, Arguments string
+	Extra                     []Field // the keys the decoder does not model, "index" aside, in order
 }
 
 var (
@@ -31,13 +33,15 @@ var (
 	answerKeys     = []string{"index", "message", "finish_reason", "logprobs"}
 	// messageKeys are the keys a message may have; those DecodeCompletion does not read decline.
 	messageKeys = []string{"role", "content", "reasoning_content", "reasoning", "refusal", "tool_calls", "name", "tool_call_id"}
-	callKeys    = []string{"id", "type", "function"}
+	callKeys    = []string{"id", "type", "function", "index"}
 )
 
 // DecodeCompletion reads the usual answer of the chat completion route in one pass: scalars and
 // usage at the top, and choices whose message has a role, content as a string or null, reasoning,
-// a refusal and tool calls whose arguments are a string. Keys it does not know are skipped (the
-// caller keeps the raw body). It declines anything else: content as a list of parts, arguments
+// a refusal and tool calls whose arguments are a string. The keys of a message or a tool call that
+// it does not model are handed over raw in Extra (a call's "index", its place in the list, is
+// skipped); other keys it does not know are skipped (the caller keeps the raw body). It declines
+// anything else: content as a list of parts, arguments
 // sent as an object, a name, a value of an unexpected type, a duplicate key, invalid JSON.
 func DecodeCompletion(b []byte) (Completion, bool) {
 	var c Completion
@@ -128,7 +132,7 @@ func (s *scanner) message(ch *CompletionChoice, t *texts) bool {
 				return s.call(&ch.ToolCalls[len(ch.ToolCalls)-1], t)
 			})
 		}
-		return s.unknown(key, messageKeys)
+		return s.field(key, messageKeys, &ch.Extra)
 	})
 }
 
@@ -143,8 +147,10 @@ func (s *scanner) call(c *CompletionCall, t *texts) bool {
 			return once(&seen, 1) && s.text(t, &c.Type)
 		case "function":
 			return once(&seen, 2) && s.callFunction(c, t)
+		case "index":
+			return s.skip(1)
 		}
-		return s.unknown(key, callKeys)
+		return s.field(key, callKeys, &c.Extra)
 	})
 }
 

@@ -18,25 +18,67 @@ type refCompletion struct {
 	UsageFromProvider json.RawMessage `json:"usage_from_provider"`
 	UsageFromConsumer json.RawMessage `json:"usage_from_consumer"`
 	Choices           []struct {
-		Index   *int64 `json:"index"`
-		Message struct {
-			Role             *string `json:"role"`
-			Content          *string `json:"content"`
-			ReasoningContent *string `json:"reasoning_content"`
-			Reasoning        *string `json:"reasoning"`
-			Refusal          *string `json:"refusal"`
-			ToolCalls        []struct {
-				ID       *string `json:"id"`
-				Type     *string `json:"type"`
-				Function struct {
-					Name      *string `json:"name"`
-					Arguments *string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"message"`
+		Index        *int64          `json:"index"`
+		Message      refMessage      `json:"message"`
 		FinishReason *string         `json:"finish_reason"`
 		Logprobs     json.RawMessage `json:"logprobs"`
 	} `json:"choices"`
+}
+
+type refMessage struct {
+	Role             *string             `json:"role"`
+	Content          *string             `json:"content"`
+	ReasoningContent *string             `json:"reasoning_content"`
+	Reasoning        *string             `json:"reasoning"`
+	Refusal          *string             `json:"refusal"`
+	ToolCalls        []refCompletionCall `json:"-"`
+	extra            []Field
+}
+
+func (m *refMessage) UnmarshalJSON(b []byte) error {
+	type plain refMessage
+	var w struct {
+		plain
+		ToolCalls []refCompletionCall `json:"tool_calls"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = refMessage(w.plain)
+	m.ToolCalls = w.ToolCalls
+	var err error
+	m.extra, err = refFieldList(b, messageKeys)
+	return err
+}
+
+type refCompletionCall struct {
+	ID       *string `json:"id"`
+	Type     *string `json:"type"`
+	Function struct {
+		Name      *string `json:"name"`
+		Arguments *string `json:"arguments"`
+	} `json:"function"`
+	extra []Field
+}
+
+func (c *refCompletionCall) UnmarshalJSON(b []byte) error {
+	type plain refCompletionCall
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	var err error
+	c.extra, err = refFieldList(b, callKeys)
+	return err
+}
+
+// refFieldList is refFields as the fields a decoder hands over.
+func refFieldList(b []byte, known []string) ([]Field, error) {
+	flat, err := refFields(b, known)
+	var out []Field
+	for i := 0; i+1 < len(flat); i += 2 {
+		out = append(out, Field{Key: []byte(flat[i]), Value: []byte(flat[i+1])})
+	}
+	return out, err
 }
 
 // completion turns the reference into DecodeCompletion's result.
@@ -54,11 +96,12 @@ func (r *refCompletion) completion() Completion {
 		m := ch.Message
 		c.Choices = append(c.Choices, CompletionChoice{Index: deref(ch.Index), Role: text(m.Role), Content: text(m.Content),
 			ContentSet: m.Content != nil, Reasoning1: text(m.ReasoningContent), Reasoning2: text(m.Reasoning),
-			Refusal: text(m.Refusal), FinishReason: text(ch.FinishReason), Logprobs: raw(ch.Logprobs)})
+			Refusal: text(m.Refusal), FinishReason: text(ch.FinishReason), Logprobs: raw(ch.Logprobs), Extra: m.extra})
 		if m.ToolCalls != nil {
 			calls := []CompletionCall{}
 			for _, tc := range m.ToolCalls {
-				calls = append(calls, CompletionCall{ID: text(tc.ID), Type: text(tc.Type), Name: text(tc.Function.Name), Arguments: text(tc.Function.Arguments)})
+				calls = append(calls, CompletionCall{ID: text(tc.ID), Type: text(tc.Type), Name: text(tc.Function.Name),
+					Arguments: text(tc.Function.Arguments), Extra: tc.extra})
 			}
 			c.Choices[len(c.Choices)-1].ToolCalls = calls
 		}
@@ -75,8 +118,19 @@ func compactCompletion(c Completion) Completion {
 		return nil
 	}
 	c.Usage, c.UsageFromProvider, c.UsageFromConsumer = raw(c.Usage), raw(c.UsageFromProvider), raw(c.UsageFromConsumer)
+	fields := func(list []Field) []Field {
+		var out []Field
+		for _, f := range list {
+			out = append(out, Field{Key: f.Key, Value: []byte(compactValue(f.Value))})
+		}
+		return out
+	}
 	for i := range c.Choices {
-		c.Choices[i].Logprobs = raw(c.Choices[i].Logprobs)
+		ch := &c.Choices[i]
+		ch.Logprobs, ch.Extra = raw(ch.Logprobs), fields(ch.Extra)
+		for j := range ch.ToolCalls {
+			ch.ToolCalls[j].Extra = fields(ch.ToolCalls[j].Extra)
+		}
 	}
 	return c
 }
@@ -100,6 +154,7 @@ var completionSeeds = []string{
 	`{"choices":[{"message":{"content":null,"reasoning":"x"},"logprobs":{"content":[{"token":"a","logprob":-1,"bytes":[97],"top_logprobs":[]}]}}],"prompt_filter_results":[1,{"a":null}]}`,
 	`{"choices":[]}`,
 	`{"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\",\"note\":\"\\u00e9\"}"}},{"id":"call_2","type":"function","function":{"name":"f","arguments":null},"extra":[1]}]},"finish_reason":"tool_calls"}]}`,
+	`{"choices":[{"message":{"role":"assistant","reasoning_details": [{"type":"reasoning.text","text":"<\u00e9>"}],"tool_calls":[{"extra_content":{"google":{"thought_signature":"c2ln"}},"index":"0","x":null,"function":{"name":"f","arguments":"{}"},"id":"c"}],"annotations":[],"audio":null}}]}`,
 }
 
 func TestDecodeCompletion(t *testing.T) {
@@ -111,6 +166,9 @@ func TestDecodeCompletion(t *testing.T) {
 		{` {"id":"c"} `, false},
 		{`{"choices":[{"message":{"content":[{"type":"text","text":"parts"}]}}]}`, true},
 		{completionSeeds[3], false},
+		{completionSeeds[4], false},
+		{`{"choices":[{"message":{"Reasoning_Details":[],"reasoning-content":"r"}}]}`, true},
+		{`{"choices":[{"message":{"tool_calls":[{"Index":0}]}}]}`, true},
 		{`{"choices":[{"message":{"tool_calls":[]}}]}`, false},
 		{`{"choices":[{"message":{"tool_calls":null}}]}`, false},
 		{`{"choices":[{"message":{"tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]}}]}`, true},

@@ -27,6 +27,16 @@ type scanner struct {
 	grew   bool
 	slots  []slot
 	raws   []rawRef
+
+	// extra is set once a value was handed over as a Field: it aliases the text, and a
+	// ChunkDecoder keeps no template of a text that has one.
+	extra bool
+}
+
+// Field is a key a decoder does not model and its value's JSON text, as it came (null too). Key is
+// unescaped; both alias the input or the decoder's memory, as the decoder's strings do.
+type Field struct {
+	Key, Value []byte
 }
 
 // maxDepth bounds the nesting of skipped values; deeper input goes to encoding/json.
@@ -415,6 +425,24 @@ func (s *scanner) unknown(key []byte, known []string) bool {
 	return s.skip(1)
 }
 
+// field hands over the value of a key the decoder does not model, raw, in *dst. A key that might be
+// one of known in disguise is declined, as unknown declines it.
+func (s *scanner) field(key []byte, known []string, dst *[]Field) bool {
+	for _, k := range known {
+		if resembles(key, k) {
+			return false
+		}
+	}
+	s.ws()
+	start, record := s.i, s.record
+	s.record = false // strings inside the value are no slots: the value goes over whole
+	ok := s.skip(1)
+	s.record = record
+	*dst = append(*dst, Field{Key: key, Value: s.b[start:s.i]})
+	s.extra = true
+	return ok
+}
+
 // resembles reports whether key could match name under a case-insensitive match that ignores
 // '_' and '-'. Non-ASCII keys resemble everything, as Unicode folding has its surprises.
 func resembles(key []byte, name string) bool {
@@ -461,4 +489,22 @@ func Unquote(b []byte) (string, bool) {
 		return "", false
 	}
 	return string(v), true
+}
+
+// Fields calls fn with each key of the JSON object b (unescaped) and the text of its value, in
+// order; both alias b or memory of Fields' own. It declines (false) what the scanner declines:
+// invalid JSON, invalid UTF-8 or lone surrogate escapes in a string, nesting deeper than maxDepth.
+func Fields(b []byte, fn func(key, value []byte)) bool {
+	s := scanner{b: b}
+	ok := s.object(func(key []byte) bool {
+		s.ws()
+		start := s.i
+		if !s.skip(1) {
+			return false
+		}
+		fn(key, b[start:s.i])
+		return true
+	})
+	s.ws()
+	return ok && s.end()
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -286,6 +287,70 @@ func FuzzSkip(f *testing.F) {
 		s.ws()
 		if ok && s.end() && !json.Valid([]byte(raw)) {
 			t.Fatalf("skip took %q whole, which is not valid JSON", raw)
+		}
+	})
+}
+
+// TestFields checks that Fields hands over each key and its value's text as encoding/json's decoder
+// reads them, and declines what is not one object.
+func TestFields(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text string
+		ok   bool
+	}{
+		{`{}`, true},
+		{` { "a" : [1, {"b":"\u00e9"}] , "\u0041":null,"a":"x" } `, true},
+		{`{"a":1,}`, false},
+		{`{"a":1} x`, false},
+		{`[1]`, false},
+		{`{"a":"\ud800"}`, false},
+	} {
+		var got []string
+		ok := Fields([]byte(c.text), func(key, value []byte) { got = append(got, string(key), compactValue(value)) })
+		if ok != c.ok {
+			t.Errorf("%s: ok = %v, want %v", c.text, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		want, err := refFields([]byte(strings.TrimSpace(c.text)), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.text, err)
+		}
+		if diff := diffOf(want, got); diff != "" {
+			t.Errorf("%s: differs from encoding/json (-json +Fields):\n%s", c.text, diff)
+		}
+	}
+}
+
+// FuzzFields holds Fields to encoding/json: what it accepts, encoding/json's decoder reads as the
+// same keys and values, and what encoding/json reads as an object of plain text Fields accepts.
+func FuzzFields(f *testing.F) {
+	for _, seed := range []string{`{}`, `{"a":[1,{"b":"\u00e9"}],"a":null}`, `{"x":{"y":[true,false,-1.5e3]}} `, `{"\u0041":"\"<&>"}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got []string
+		ok := Fields(b, func(key, value []byte) { got = append(got, string(key), compactValue(value)) })
+		var obj map[string]json.RawMessage
+		valid := json.Unmarshal(b, &obj) == nil && obj != nil
+		if ok && !valid {
+			t.Fatalf("%q: accepted, but encoding/json reads no object", b)
+		}
+		if !ok {
+			if valid && utf8.Valid(b) && !strings.Contains(string(b), `\u`) && !strings.Contains(string(b), `\U`) && len(b) < 64 {
+				t.Fatalf("%q: declined an object of plain text", b)
+			}
+			return
+		}
+		want, err := refFields([]byte(strings.TrimSpace(string(b))), nil)
+		if err != nil {
+			t.Fatalf("%q: %v", b, err)
+		}
+		if diff := diffOf(want, got); diff != "" {
+			t.Fatalf("%q: differs from encoding/json (-json +Fields):\n%s", b, diff)
 		}
 	})
 }
