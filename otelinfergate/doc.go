@@ -38,8 +38,8 @@
 // The metrics are gen_ai.client.operation.duration (s), gen_ai.client.token.usage ({token}, by
 // gen_ai.token.type) and, for streams, gen_ai.client.operation.time_to_first_chunk, for the GenAI
 // routes: tool loops and tool calls are spans only, so that no token is counted twice. Their names,
-// units, attributes and bucket boundaries are the conventions' (below). Nothing is done for each chunk of a stream beyond counting it, so instrumenting a stream costs a few percent
-// of reading it. gen_ai.client.operation.time_per_output_chunk, which times every chunk, is
+// units, attributes and bucket boundaries are the conventions' (below). Nothing is done for each
+// chunk of a stream beyond counting it, so instrumenting a stream costs a few percent of reading it. gen_ai.client.operation.time_per_output_chunk, which times every chunk, is
 // recorded with WithChunkTiming(true): one histogram record per chunk costs about as much as
 // decoding the chunk.
 //
