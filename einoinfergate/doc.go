@@ -20,7 +20,7 @@
 // assistant message's ReasoningContent is sent back as reasoning_content on later turns, as
 // thinking models that call tools need. Stream's messages concatenate with schema.ConcatMessages
 // to what Generate returns, but for the reasoning token count, which ConcatMessages drops (the
-// stream's last message has it).
+// stream's last message has it), and for where the tool calls' fields are (below).
 //
 // The fields of an answer's message and tool calls that the SDK does not model
 // (infergate.RawFields: Gemini's thought signatures, OpenRouter's reasoning details, which those

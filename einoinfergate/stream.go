@@ -24,8 +24,10 @@ const pipeSize = 64
 // stream has ended, a message that carries the token usage (nil when the answer reported none)
 // and, in Extra, the model that answered and those that failed before it (see the package's doc).
 // schema.ConcatMessages folds them into the message Generate returns for the same answer, except
-// for the reasoning token count, which ConcatMessages does not carry over: the last message and
-// the OnEndWithStreamOutput callbacks have it.
+// for the reasoning token count, which ConcatMessages does not carry over (the last message and
+// the OnEndWithStreamOutput callbacks have it), and for the tool calls' fields, which the last
+// message carries under ExtraToolCallFields rather than each call under ExtraFields (either goes
+// back the same).
 //
 // The chunks are read by the SDK's Chat.Stream, which already mends what providers send (placeholder
 // "{}" arguments, fragments without ids or indexes, reasoning in its three spellings). A failure

@@ -107,6 +107,23 @@ func FuzzStreamMessages(f *testing.F) {
 			// an answer's are their positions.
 			got.ToolCalls[i].Index = infergate.Ptr(i)
 		}
+		// The calls' fields are in the last message's Extra rather than each call's: both send
+		// the same back.
+		wantSent, err1 := toMessage(0, want)
+		gotSent, err2 := toMessage(0, got)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("sending back: %v, %v", err1, err2)
+		}
+		if d := cmp.Diff(wantSent, gotSent); d != "" {
+			t.Fatalf("sent back (-Generate +Stream):\n%s", d)
+		}
+		delete(got.Extra, ExtraToolCallFields)
+		if len(got.Extra) == 0 {
+			got.Extra = nil
+		}
+		for i := range want.ToolCalls {
+			want.ToolCalls[i].Extra = nil
+		}
 		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("concatenated stream (-Generate +Stream):\n%s", d)
 		}
