@@ -71,12 +71,12 @@ func WithModels(models ...CatalogModel) ServerOption {
 }
 
 // WithAnyModel makes the chat and embeddings routes serve every model name
-// as that model, as the fake did before it resolved names the way the
-// gateway does: no near-miss 400, no type check, and no unknown name routed
-// to the default model; a reply reports the name the request gave. The
-// model-session route takes any name too. It is for tests about something
-// other than model names; tests of code that names models should use the
-// catalogue's names (DefaultModels, or their own with WithModels).
+// as that model, unlike the gateway: no near-miss 400, no type check, and no
+// unknown name routed to the default model; a reply reports the name the
+// request gave. The model-session route takes any name too. It is for tests
+// about something other than model names; tests of code that names models
+// should use the catalogue's names (DefaultModels, or their own with
+// WithModels).
 func WithAnyModel() ServerOption { return func(c *config) { c.anyModel = true } }
 
 // WithChatModelsRoute also serves the catalogue at the contract's
