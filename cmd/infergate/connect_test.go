@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 
@@ -71,7 +72,8 @@ func TestAddressWithoutAKeyUnhealthy(t *testing.T) {
 }
 
 // TestUnreachableAddress: an address where nothing listens fails the command with the transport's
-// error, with a key or without. (The retries' waits pass on synctest's clock.)
+// error, with a key or without. (The retries' waits pass on synctest's clock.) The dial is refused
+// by the transport itself: a port merely closed may be taken by another test's server meanwhile.
 func TestUnreachableAddress(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -90,7 +92,9 @@ func TestUnreachableAddress(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				// A transport of the bubble's own: another test's httptest.Server.Close closes the
 				// idle connections of http.DefaultTransport, which would reach into the bubble.
-				tr := &http.Transport{}
+				tr := &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) {
+					return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+				}}
 				defer tr.CloseIdleConnections()
 				c.clientOpts = []infergate.Option{infergate.WithHTTPClient(&http.Client{Transport: tr})}
 				r := c.run(context.Background(), "health")
