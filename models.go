@@ -134,6 +134,37 @@ type Model struct {
 	Type ModelType `json:"modelType,omitempty"`
 	// OwnedBy is the owner named by OpenAI-style listings; the gateway itself leaves it empty.
 	OwnedBy string `json:"owned_by,omitempty"`
+	// ContextLength is the model's context window in tokens, prompt and answer together; 0 when
+	// unknown.
+	ContextLength int `json:"context_length,omitempty"`
+	// Capabilities are what the model can do besides plain chat; Can asks about one.
+	Capabilities []Capability `json:"capabilities,omitempty"`
+	// Prices are what the model's tokens cost; nil when unknown.
+	Prices *ModelPrices `json:"prices,omitempty"`
+	// TEE reports whether the model runs in a trusted execution environment (its "tee" tag).
+	TEE bool `json:"tee,omitempty"`
+}
+
+// Capability is something a model can do besides plain chat.
+type Capability string
+
+// The capabilities the gateway's model lists name.
+const (
+	CapabilityTools         Capability = "tools"         // function calling
+	CapabilityReasoning     Capability = "reasoning"     // thinks before it answers
+	CapabilityVision        Capability = "vision"        // reads images
+	CapabilityWebSearch     Capability = "web_search"    // searches the web (the ":web" variants)
+	CapabilityEmbeddings    Capability = "embeddings"    // turns text into vectors
+	CapabilitySpeech        Capability = "speech"        // turns text into speech
+	CapabilityTranscription Capability = "transcription" // turns speech into text
+)
+
+// Can reports whether the model has capability c.
+func (m Model) Can(c Capability) bool { return slices.Contains(m.Capabilities, c) }
+
+// ModelPrices are what a model's tokens cost, per million tokens.
+type ModelPrices struct {
+	Input, Output Money
 }
 
 // IsWebSearch reports whether the model is a web-search variant (its name ends in ":web").
