@@ -284,3 +284,32 @@ func TestRateLimitGroupOfNameAndOfServedModel(t *testing.T) {
 	}
 	checkHeaders(t, "L", info.Header, map[string]string{"Limit-Requests": "5", "Remaining-Requests": "3", "Remaining-Tokens": "1000"})
 }
+
+// Requests racing for a window's last places get exactly as many as there are.
+func TestRateLimitConcurrentAdmission(t *testing.T) {
+	t.Parallel()
+	_, client, _ := limitedAt(t, infergate.Quotas{Default: infergate.Quota{Requests: 20}})
+	ctx := context.Background()
+	var mu sync.Mutex
+	admitted, refused := 0, 0
+	var wg sync.WaitGroup
+	for range 60 {
+		wg.Go(func() {
+			_, err := client.Chat.Create(ctx, chatTo("", "hi"))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				admitted++
+			case errors.Is(err, infergate.ErrRateLimited):
+				refused++
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if admitted != 20 || refused != 40 {
+		t.Errorf("%d admitted and %d refused, want 20 and 40", admitted, refused)
+	}
+}

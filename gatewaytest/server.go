@@ -32,7 +32,8 @@ const (
 	healthPath = "/health"
 )
 
-// Rate-limit values sent on every response; fixed so tests can assert them.
+// Rate-limit values sent on every response unless WithRateLimits enforces limits; fixed so tests
+// can assert them.
 const (
 	rateLimitRequests = 500
 	rateLimitTokens   = 100000
@@ -100,7 +101,7 @@ func WithAcceptedAccessToken(token string) ServerOption {
 func WithChunkSize(n int) ServerOption { return func(c *config) { c.chunkSize = n } }
 
 // WithClock sets the clock behind every timestamp (created, created_at,
-// updated_at, rate-limit resets). It is read once per request, so a clock
+// updated_at, rate-limit resets) and WithRateLimits' windows. It is read once per request, so a clock
 // that advances on each reading gives each request its own instant. The
 // default always returns FixedTime(), so output is deterministic.
 func WithClock(now func() time.Time) ServerOption { return func(c *config) { c.clock = now } }
