@@ -38,10 +38,10 @@ type Permit interface {
 
 // LimitReport is what the server said about an attempt, for the limiter to correct its counts.
 type LimitReport struct {
-	StatusCode int         // the HTTP status; 0 when no answer arrived
-	RateLimits *RateLimits // the X-RateLimit-* headers; nil when none were sent
-	RetryAfter time.Duration
-	Usage      *Usage // the tokens the answer used, when it said
+	StatusCode int           // the HTTP status; 0 when no answer arrived
+	RateLimits *RateLimits   // the X-RateLimit-* headers; nil when none were sent
+	RetryAfter time.Duration // a 429's Retry-After; 0 when not sent
+	Usage      *Usage        // the tokens the answer used, when it said
 }
 
 // Quota bounds the calls of one key to one group of models. A count of 0 means no bound.
@@ -54,18 +54,18 @@ type Quota struct {
 
 // QuotaGroup is a quota shared by a group of models.
 type QuotaGroup struct {
-	Name string
+	Name string // the group's name, e.g. "L"
 	// Models are the group's model names. A name ending in "*" is a prefix. As the gateway matches
 	// them, letter case is ignored, and a name also matches a model whose name contains it or is
 	// contained in it ("glm" matches "glm-5.1", and "glm-5.1" matches "glm-5.1:web").
 	Models []string
-	Quota  Quota
+	Quota  Quota // the quota the group's models share
 }
 
 // Quotas are the quotas of a key: one per group, and Default for models no group matches.
 type Quotas struct {
 	Groups  []QuotaGroup // tried in order; the first group one of whose names matches wins
-	Default Quota
+	Default Quota        // the quota of the models no group matches
 }
 
 // Group returns the group whose quota applies to model, as the gateway picks it: the first group

@@ -164,7 +164,7 @@ func (m Model) Can(c Capability) bool { return slices.Contains(m.Capabilities, c
 
 // ModelPrices are what a model's tokens cost, per million tokens.
 type ModelPrices struct {
-	Input, Output Money
+	Input, Output Money // per million input (prompt) tokens, and per million output (completion) tokens
 }
 
 // IsWebSearch reports whether the model is a web-search variant (its name ends in ":web").
