@@ -12,6 +12,7 @@
 // from cl100k_base sees a different number, but the bill follows the node.
 //
 // It is a module of its own, so that infergate-go itself depends on no tokenizer: the encoding's
-// vocabulary is about 4 MB of code, built into a program that imports this package and loaded into
-// memory on the first count.
+// vocabulary adds about 4 MB to a program that imports this package, and the first count builds it,
+// which takes tens of milliseconds and keeps about 3.5 MB of heap for good. Counting is safe from
+// any number of goroutines.
 package tokens

@@ -5,35 +5,26 @@ import (
 	"sync"
 
 	"github.com/infergate/infergate-go"
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // A message adds 1 for its role and 3 for its framing, whatever it holds, as the node counts it.
 const perMessage = 1 + 3
 
-// codec is loaded on the first count: building cl100k_base's vocabulary takes tens of
-// milliseconds and holds it in memory for good. The node builds a codec on every count; one shared
-// codec counts the same, as its state is read-only once built.
-var codec = sync.OnceValue(func() tokenizer.Codec {
-	c, err := tokenizer.Get(tokenizer.Cl100kBase)
-	if err != nil {
-		return nil
-	}
-	return c
-})
+// cl100k is built on the first count: building cl100k_base's vocabulary takes tens of
+// milliseconds and holds it in memory for good. It is the codec the node's tokenizer.Get returns
+// for Cl100kBase, taken from its package so that a program carries this one vocabulary, not those
+// of every encoding. The node builds a codec on every count; one shared codec counts the same, as
+// nothing in it changes once built.
+var cl100k = sync.OnceValue(codec.NewCl100kBase)
 
 // CountText returns the number of cl100k_base tokens in text, as the gateway's nodes count a
 // message's text and a completion. Text that spells a special token, such as "<|endoftext|>", is
 // counted as ordinary text, and a byte that is not UTF-8 as U+FFFD, as the request's JSON carries
 // it.
 func CountText(text string) int {
-	c := codec()
-	if c == nil {
-		// The node's estimate when its codec cannot be built; the built-in one always can be.
-		return (len(text) + 3) / 4
-	}
 	// A text the splitter gives up on counts the tokens found before, as the node's does.
-	n, _ := c.Count(text)
+	n, _ := cl100k().Count(text)
 	return n
 }
 
