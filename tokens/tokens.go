@@ -44,7 +44,7 @@ func CountPrompt(msgs []infergate.Message) int {
 		case m.Parts == nil:
 			n += CountText(m.Content)
 		}
-		// Parts set but empty are sent as an empty list, which the node reads as no content.
+		// Parts set but empty are sent as an empty list, in place of Content: no content to the node.
 		if m.Name != "" {
 			n += CountText(m.Name)
 		}

@@ -81,6 +81,8 @@ func TestCountPromptAddsPerMessageAndName(t *testing.T) {
 		{"one", []infergate.Message{infergate.UserMessage("hello world")}, 4 + tokensOf(t, "hello world")},
 		{"empty content", []infergate.Message{infergate.AssistantMessage("")}, 4},
 		{"empty parts", []infergate.Message{{Role: infergate.RoleUser, Parts: []infergate.ContentPart{}}}, 4},
+		{"empty parts are sent instead of content", []infergate.Message{{Role: infergate.RoleUser, Content: "hello world",
+			Parts: []infergate.ContentPart{}}}, 4},
 		{"named", []infergate.Message{{Role: infergate.RoleUser, Content: "hello world", Name: "bob"}},
 			4 + tokensOf(t, "hello world") + tokensOf(t, "bob")},
 		{"text parts, images count nothing", []infergate.Message{infergate.UserMessageParts(
