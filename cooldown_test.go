@@ -336,3 +336,47 @@ func TestModelCooldownNegative(t *testing.T) {
 		t.Errorf("a call: err %v, %d requests; want a *ValidationError, nothing sent", err, len(gw.Requests()))
 	}
 }
+
+// BenchmarkModelCooldown times a Create whose model is down, falling back to one that serves: on a
+// client that has not seen the model fail ("first"), which spends the call's retries on it, and on
+// one that has ("later"), which skips it. "default" has the default client's retries and backoff
+// (2 retries, waits from 500 ms), "quick" gatewaytest's client's waits (1 to 10 ms), what is left
+// being the cost of the requests themselves.
+func BenchmarkModelCooldown(b *testing.B) {
+	gw := gatewaytest.NewServer(gatewaytest.WithModelDown("a", gatewaytest.OutageProviderError))
+	defer gw.Close()
+	hc := &http.Client{Transport: &http.Transport{}} // one connection pool for every client
+	defer hc.CloseIdleConnections()
+	for _, backoff := range []struct {
+		name      string
+		base, max time.Duration
+	}{{"default", 500 * time.Millisecond, 8 * time.Second}, {"quick", time.Millisecond, 10 * time.Millisecond}} {
+		newClient := func() *infergate.Client {
+			c, err := infergate.NewClient(infergate.WithBaseURL(gw.URL()), infergate.WithAPIKey(gatewaytest.DefaultAPIKey),
+				infergate.WithHTTPClient(hc), infergate.WithRetryBackoff(backoff.base, backoff.max),
+				infergate.WithFallbackModels("b"), infergate.WithModelCooldown(time.Hour))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return c
+		}
+		run := func(b *testing.B, c *infergate.Client, want string) {
+			fallbacks, err := callA(c, false)
+			if err != nil || tried(fallbacks) != want {
+				b.Fatalf("err %v, Fallbacks %q; want %s", err, tried(fallbacks), want)
+			}
+		}
+		b.Run(backoff.name+"/first", func(b *testing.B) {
+			for b.Loop() {
+				run(b, newClient(), "a:failed")
+			}
+		})
+		b.Run(backoff.name+"/later", func(b *testing.B) {
+			c := newClient()
+			run(b, c, "a:failed")
+			for b.Loop() {
+				run(b, c, "a:skipped")
+			}
+		})
+	}
+}
