@@ -43,16 +43,17 @@ type config struct {
 	catalogTTL          time.Duration
 	responseInfos       []*ResponseInfo
 	maxConcurrency      int
-	concurrencyGiven    bool            // WithMaxConcurrency was applied, which only a client may be given
-	slots               chan struct{}   // the client's places for calls in flight; nil for no bound
-	fallbackModels      []string        // tried after the request's model; see WithFallbackModels
-	sticky              *stickyModel    // a loop's turns start at the model that served the previous one
-	cooldown            time.Duration   // how long a failed model is skipped; see WithModelCooldown
-	cooldownStore       CooldownStore   // WithCooldownStore's; nil for localCooldowns
-	localCooldowns      *localCooldowns // the client's own store, which its calls share
-	optionErrs          []error         // values an Option refused, reported by NewClient
-	redactor            redact.Set      // blanks the credentials out of what a server writes back; see redact
-	thinkTags           bool            // reasoning written inline as <think>…</think>; see WithThinkTags
+	concurrencyGiven    bool          // WithMaxConcurrency was applied, which only a client may be given
+	slots               chan struct{} // the client's places for calls in flight; nil for no bound
+	fallbackModels      []string      // tried after the request's model; see WithFallbackModels
+	sticky              *stickyModel  // a loop's turns start at the model that served the previous one
+	optionErrs          []error       // values an Option refused, reported by NewClient
+	redactor            redact.Set    // blanks the credentials out of what a server writes back; see redact
+	thinkTags           bool          // reasoning written inline as <think>…</think>; see WithThinkTags
+
+	cooldown       time.Duration   // how long a failed model is skipped; see WithModelCooldown
+	cooldownStore  CooldownStore   // WithCooldownStore's; nil for localCooldowns
+	localCooldowns *localCooldowns // the client's own store, which its calls share
 
 	// retrier carries the requests: made once per client from httpClient and the client's
 	// middleware, and shared by every call that does not bring its own HTTP client.
