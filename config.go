@@ -51,6 +51,10 @@ type config struct {
 	redactor            redact.Set    // blanks the credentials out of what a server writes back; see redact
 	thinkTags           bool          // reasoning written inline as <think>…</think>; see WithThinkTags
 
+	cooldown       time.Duration   // how long a failed model is skipped; see WithModelCooldown
+	cooldownStore  CooldownStore   // WithCooldownStore's; nil for localCooldowns
+	localCooldowns *localCooldowns // the client's own store, which its calls share
+
 	// retrier carries the requests: made once per client from httpClient and the client's
 	// middleware, and shared by every call that does not bring its own HTTP client.
 	retrier *transport.Retrier
@@ -71,6 +75,7 @@ func defaultConfig() *config {
 		idleTimeout:      2 * time.Minute,
 		timeout:          DefaultTimeout,
 		catalogTTL:       defaultCatalogTTL,
+		localCooldowns:   &localCooldowns{},
 	}
 }
 
@@ -276,6 +281,8 @@ func (c *config) check() error {
 		return invalid("CatalogTTL", "must not be negative, got %v", c.catalogTTL)
 	case c.maxConcurrency < 0:
 		return invalid("MaxConcurrency", "must not be negative, got %d", c.maxConcurrency)
+	case c.cooldown < 0:
+		return invalid("ModelCooldown", "must not be negative, got %v", c.cooldown)
 	}
 	if !validHeaderValue(c.apiKey.reveal()) {
 		return invalid("APIKey", "holds a control character such as a line break; it cannot be sent in a header")

@@ -37,20 +37,23 @@ import (
 // previous turn, the list rotated to start there. No other route falls back. WithResponseInfo's
 // Fallbacks lists the models that failed before the one that served; when every model failed, the
 // error is a *FallbackError. Observers see each model's request as an operation of its own.
+// WithModelCooldown makes the calls that follow a failure skip the model that failed.
 func WithFallbackModels(models ...string) Option {
 	return func(c *config) { c.fallbackModels = append([]string(nil), models...) }
 }
 
 // ModelAttempt is one model a call tried and the error that model's request ended with, the error
 // the call would have returned with that model alone (an *APIError, *StreamError, *TransportError,
-// *TimeoutError, …).
+// *TimeoutError, …), or a model the call skipped because it was cooling (WithModelCooldown), whose
+// Err is ErrModelCooling.
 type ModelAttempt struct {
 	Model string // "" for the gateway's choice
-	Err   error  // what that model's request ended with; never nil
+	Err   error  // what that model's request ended with, or ErrModelCooling; never nil
 }
 
 // FallbackError is a call on which every model of its fallback list (WithFallbackModels) failed in
-// a way that falls back. errors.As reaches each model's error through Unwrap.
+// a way that falls back, or was skipped as cooling (WithModelCooldown), at least one having been
+// tried. errors.As reaches each model's error through Unwrap.
 type FallbackError struct {
 	Attempts []ModelAttempt // in the order tried
 }
@@ -111,16 +114,22 @@ func distinctModels(models []string) []string {
 	seen := make(map[string]struct{}, len(models))
 	out := models[:0]
 	for _, m := range models {
-		key := m
-		if !IsBlockchainID(m) {
-			key = strings.ToLower(m)
-		}
+		key := modelKey(m)
 		if _, again := seen[key]; !again {
 			seen[key] = struct{}{}
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// modelKey is model's name as the gateway matches it: letter case aside, but for a hex id, which
+// it matches as spelt.
+func modelKey(model string) string {
+	if IsBlockchainID(model) {
+		return model
+	}
+	return strings.ToLower(model)
 }
 
 // chatModels runs a chat request on each of its models in turn, through try, until one serves or
@@ -136,10 +145,18 @@ func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, 
 		if err != nil {
 			return err
 		}
-		return try(ctx, r)
+		if err = try(ctx, r); err != nil && fallsBack(ctx, err) {
+			c.cool(ctx, req.Model)
+		}
+		return err
 	}
+	cooling := c.cooling(ctx, models)
 	var failed []ModelAttempt
 	for i, model := range models {
+		if cooling != nil && cooling[i] {
+			failed = append(failed, ModelAttempt{Model: model, Err: ErrModelCooling})
+			continue
+		}
 		r, err := c.chatRoute(req, model, stream)
 		if err != nil {
 			return err
@@ -148,6 +165,7 @@ func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, 
 			c.served(failed, i)
 			return err
 		}
+		c.cool(ctx, model)
 		failed = append(failed, ModelAttempt{Model: model, Err: err})
 	}
 	c.served(failed, -1)

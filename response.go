@@ -15,8 +15,9 @@ type ResponseInfo struct {
 	RequestID  string      // X-Request-Id: quote it when reporting a problem
 	RateLimits *RateLimits // nil when the response announced none
 	// Fallbacks lists the models that failed, in the order tried, before the one that answered
-	// (WithFallbackModels); the other fields describe that one's response. Nil when the first
-	// model answered.
+	// (WithFallbackModels), and those skipped because they were cooling (WithModelCooldown), whose
+	// Err is ErrModelCooling, at their place in the list; the other fields describe the answering
+	// model's response. Nil when the first model answered.
 	Fallbacks []ModelAttempt
 }
 
