@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go"
 )
 
 // The vendor fields of the tests, as Gemini's OpenAI-compatible endpoint and OpenRouter send them:
