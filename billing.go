@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/infergate/infergate-go/internal/pagination"
 )
 
 // BillingService reports the account's balance and what its calls cost. Get it as Client.Billing.
@@ -145,19 +147,19 @@ func (s *BillingService) UsageForMonth(ctx context.Context, year int, month time
 // usage lists usage records through the SDK's one pagination loop; invalid is the filter's error,
 // reported as the first item.
 func (s *BillingService) usage(ctx context.Context, path string, query url.Values, invalid error, opts []Option) iter.Seq2[UsageRecord, error] {
-	return paginate(pager[UsageRecord]{
-		path: path, pageSize: usagePageSize,
-		key: func(r UsageRecord) string { return itemKey(r.ID, r) },
-		fetch: func(skip, limit int) (page[UsageRecord], error) {
+	return listPages(path, pagination.Pager[UsageRecord]{
+		PageSize: usagePageSize,
+		Key:      func(r UsageRecord) string { return pagination.Key(r.ID, r) },
+		Fetch: func(skip, limit int) (pagination.Page[UsageRecord], error) {
 			if invalid != nil {
-				return page[UsageRecord]{}, invalid
+				return pagination.Page[UsageRecord]{}, invalid
 			}
 			p, err := s.fetchUsage(ctx, path, query, skip, limit, opts)
 			if err != nil {
-				return page[UsageRecord]{}, err
+				return pagination.Page[UsageRecord]{}, err
 			}
 			done := !p.HasMore || (p.Total > 0 && skip+len(p.Items) >= p.Total)
-			return page[UsageRecord]{items: p.Items, done: done, more: !done}, nil
+			return pagination.Page[UsageRecord]{Items: p.Items, Done: done, More: !done}, nil
 		},
 	})
 }
