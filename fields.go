@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/infergate/infergate-go/internal/jsonscan"
+	"github.com/infergate/infergate-go/internal/jsonwrite"
 )
 
 // RawFields are fields of a JSON object that the SDK does not model, each value kept as the JSON
@@ -218,7 +219,7 @@ func appendFields(b []byte, f RawFields) []byte {
 	}
 	for _, k := range slices.Sorted(maps.Keys(f)) {
 		b = append(b, ',')
-		b = appendString(b, k)
+		b = jsonwrite.String(b, k)
 		b = append(b, ':')
 		b = append(b, f[k]...)
 	}
@@ -377,7 +378,7 @@ func mergeObjects(parts []json.RawMessage) (json.RawMessage, bool) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendString(out, k)
+		out = jsonwrite.String(out, k)
 		out = append(out, ':')
 		out = append(out, mergeValues(values[k])...)
 	}
