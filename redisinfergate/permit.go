@@ -144,4 +144,3 @@ func holdFor(r infergate.LimitReport, now time.Time) time.Duration {
 	}
 	return min(hold, maxHold)
 }
-
