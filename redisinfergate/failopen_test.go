@@ -43,7 +43,10 @@ func TestFailsOpenWhileRedisIsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The pool's connections to the stopped server are dropped as they are found dead.
-	for rdb.Ping(context.Background()).Err() != nil {
+	for deadline := time.Now().Add(10 * time.Second); rdb.Ping(context.Background()).Err() != nil; {
+		if time.Now().After(deadline) {
+			t.Fatal("the restarted server does not answer a PING")
+		}
 	}
 	mustAdmit(t, l, req, 5*time.Second).Release(infergate.LimitReport{}) // the restarted server forgot the window
 	mustWait(t, l, req, 300*time.Millisecond)
