@@ -68,8 +68,17 @@ func rehearsalModCache() (string, error) {
 		return "", err
 	}
 	cache := filepath.Join(dir, "infergate-go-rehearsal", "modcache")
+	// The root module is extracted beside the directory of the nested ones, as
+	// infergate-go@<version>: a copy left from an earlier run would be built instead of the new one.
+	stale, err := filepath.Glob(filepath.Join(cache, filepath.FromSlash(modulePrefix)+"@*"))
+	if err != nil {
+		return "", err
+	}
 	for _, sub := range []string{modulePrefix, path.Join("cache", "download", modulePrefix)} {
-		if err := os.RemoveAll(filepath.Join(cache, filepath.FromSlash(sub))); err != nil {
+		stale = append(stale, filepath.Join(cache, filepath.FromSlash(sub)))
+	}
+	for _, d := range stale {
+		if err := os.RemoveAll(d); err != nil {
 			return "", err
 		}
 	}

@@ -1,0 +1,82 @@
+package redisinfergate
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// ErrUnreachable is what Acquire returns, wrapped with the cause, when Redis cannot be reached and
+// the limiter fails closed (WithFailClosed); the cooldown store's methods return it too.
+var ErrUnreachable = errors.New("redisinfergate: Redis cannot be reached")
+
+// ErrUnexpectedReply is returned, wrapped with what came, when Redis answers in a way the limiter
+// or the store does not expect: a script replaced, a proxy or another server on the address.
+var ErrUnexpectedReply = errors.New("redisinfergate: unexpected reply from Redis")
+
+// DefaultLeaseTime is how long a concurrency lease outlives the last sign of life of its holder.
+const DefaultLeaseTime = 30 * time.Second
+
+// DefaultPrefix begins the name of every key written.
+const DefaultPrefix = "infergate"
+
+// Option configures a Limiter or a CooldownStore. Options that concern only the limiter (the lease
+// time, failing closed) are ignored by the store.
+type Option func(*settings)
+
+type settings struct {
+	logger     *slog.Logger
+	prefix     string
+	lease      time.Duration
+	failClosed bool
+}
+
+func newSettings(opts []Option) settings {
+	s := settings{logger: slog.New(slog.DiscardHandler), prefix: DefaultPrefix, lease: DefaultLeaseTime}
+	for _, o := range opts {
+		if o != nil {
+			o(&s)
+		}
+	}
+	return s
+}
+
+// WithLogger is where the limiter says that Redis cannot be reached (once, when it stops answering,
+// and again when it answers again) and what went wrong in the background (a lease lost, a release
+// that failed). Pass the client's logger (infergate.WithLogger's) so that both speak in one place.
+// Nothing is logged without it.
+func WithLogger(logger *slog.Logger) Option {
+	return func(s *settings) {
+		if logger != nil {
+			s.logger = logger
+		}
+	}
+}
+
+// WithPrefix begins every key's name with prefix instead of DefaultPrefix, for several
+// applications sharing one Redis. Every process sharing a quota must use the same prefix.
+func WithPrefix(prefix string) Option {
+	return func(s *settings) {
+		if prefix != "" {
+			s.prefix = prefix
+		}
+	}
+}
+
+// WithLeaseTime is how long a concurrency lease lasts without being renewed (DefaultLeaseTime when
+// d is not positive; at least a millisecond). The holder renews it every third of d while its call
+// runs, so d bounds how long the places of a process that died stay taken.
+func WithLeaseTime(d time.Duration) Option {
+	return func(s *settings) {
+		if d > 0 {
+			s.lease = max(d, time.Millisecond)
+		}
+	}
+}
+
+// WithFailClosed, when closed is true, makes Acquire return an error wrapping ErrUnreachable when
+// Redis cannot be reached, instead of letting the call go on unlimited (the default, as the
+// gateway's own limiter does).
+func WithFailClosed(closed bool) Option {
+	return func(s *settings) { s.failClosed = closed }
+}
