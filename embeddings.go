@@ -143,6 +143,9 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 	out := embeddingAnswer{inputs: len(req.Input)}
 	r := route{op: OperationEmbeddings, method: http.MethodPost, path: "/embeddings", body: body,
 		contentType: "application/json", model: req.Model}
+	if c.limiter != nil {
+		r.tokens = embeddingsEstimate(req.Input)
+	}
 	if c.observed() {
 		r.request = Ptr(req)
 	}

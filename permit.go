@@ -1,0 +1,214 @@
+package infergate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/infergate/infergate-go/internal/transport"
+)
+
+// Every attempt of every route is admitted where it is sent: limitStage, the outermost step of the
+// client's transport, which go-retryablehttp runs once per attempt. It takes the attempt's permits
+// (WithMaxConcurrency's place, then WithLimiter's) and hands them to the answer's body, which gives
+// them back when it is closed, when the answer is read to its end (for an answer read as it
+// arrives), or when the request's context ends, whichever comes first: a stream dropped without
+// Close, a panic in a middleware or an observer, a retry that drops the failed answer all give them
+// back, since every call's context ends with it.
+
+// limitCall is what a send's attempts are admitted as, carried by the request's context.
+type limitCall struct {
+	limiters []Limiter
+	req      LimitRequest
+	atEOF    bool // an answer read as it arrives: its end gives the permits back
+
+	last    *attemptHold // the answer of the latest attempt, whose usage the caller reports
+	refused error        // why the latest attempt was not admitted
+}
+
+type limitCallKey struct{}
+
+// limitCall returns the admission of a route's attempts, nil when the client limits nothing.
+func (c *config) limitCall(r *route) *limitCall {
+	if len(c.limiters) == 0 {
+		return nil
+	}
+	return &limitCall{limiters: c.limiters, atEOF: r.stream || r.op == OperationSpeech,
+		req: LimitRequest{Key: c.limitKey(r.auth), Model: r.model, Route: r.path, Tokens: r.tokens}}
+}
+
+// limitKey is LimitRequest.Key for the credential a route sends.
+func (c *config) limitKey(kind authKind) string {
+	switch {
+	case kind == authNone:
+		return ""
+	case kind != authAPIKey && c.accessToken.set():
+		return c.limitKeys[1]
+	}
+	return c.limitKeys[0]
+}
+
+// credentialKey names a credential's quota: 64 bits of its SHA-256, enough to tell a fleet's keys
+// apart, and nothing that helps to find the credential.
+func credentialKey(credential string) string {
+	if credential == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(credential))
+	return "key:" + hex.EncodeToString(sum[:8])
+}
+
+type limitStage struct{ next http.RoundTripper }
+
+func (s limitStage) RoundTrip(req *http.Request) (*http.Response, error) {
+	lc, _ := req.Context().Value(limitCallKey{}).(*limitCall)
+	if lc == nil {
+		return s.next.RoundTrip(req)
+	}
+	ctx := req.Context()
+	h := &attemptHold{}
+	for _, l := range lc.limiters {
+		p, err := l.Acquire(ctx, lc.req)
+		if err != nil {
+			h.end()
+			lc.refused = err
+			return nil, transport.Permanent(err)
+		}
+		h.permits = append(h.permits, p)
+	}
+	lc.refused = nil
+	handed := false
+	defer func() {
+		if !handed { // the attempt failed, or a middleware panicked
+			h.end()
+		}
+	}()
+	resp, err := s.next.RoundTrip(req)
+	if err != nil || resp == nil || resp.Body == nil {
+		if resp != nil {
+			h.answer(resp)
+		}
+		return resp, err
+	}
+	h.answer(resp)
+	stop := context.AfterFunc(ctx, h.end)
+	h.stop.Store(&stop)
+	resp.Body = &heldBody{ReadCloser: resp.Body, hold: h, atEOF: lc.atEOF}
+	lc.last, handed = h, true
+	return resp, nil
+}
+
+// attemptHold is one attempt's permits, given back once, with what the server said.
+type attemptHold struct {
+	permits []Permit
+	once    sync.Once
+	stop    atomic.Pointer[func() bool] // unregisters the release at the context's end; it may run first
+	status  int
+	header  http.Header
+	arrived time.Time
+	usage   atomic.Pointer[Usage]
+}
+
+func (h *attemptHold) answer(resp *http.Response) {
+	h.status, h.header, h.arrived = resp.StatusCode, resp.Header, time.Now()
+}
+
+// noteUsage records the tokens the answer says it used, for the permits' release.
+func (h *attemptHold) noteUsage(u *Usage) {
+	if h != nil && u != nil {
+		h.usage.Store(u)
+	}
+}
+
+func (h *attemptHold) end() {
+	h.once.Do(func() {
+		if stop := h.stop.Load(); stop != nil {
+			(*stop)()
+		}
+		report := LimitReport{StatusCode: h.status, Usage: h.usage.Load()}
+		if h.header != nil {
+			report.RateLimits = parseRateLimits(h.header, h.arrived)
+			if h.status == http.StatusTooManyRequests {
+				report.RetryAfter, _ = transport.RetryAfter(h.header)
+			}
+		}
+		for i := len(h.permits) - 1; i >= 0; i-- {
+			h.permits[i].Release(report)
+		}
+	})
+}
+
+// heldBody is an answer's body that holds its attempt's permits.
+type heldBody struct {
+	io.ReadCloser
+	hold  *attemptHold
+	atEOF bool
+}
+
+func (b *heldBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && b.atEOF {
+		b.hold.end()
+	}
+	return n, err
+}
+
+func (b *heldBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.hold.end()
+	return err
+}
+
+// places is WithMaxConcurrency's bound: one quota of n calls in flight for the whole client, every
+// route and credential counted.
+type places struct{ Limiter }
+
+func newPlaces(n int) Limiter {
+	return places{NewLimiter(Quotas{Default: Quota{Concurrent: n}})}
+}
+
+func (p places) Acquire(ctx context.Context, req LimitRequest) (Permit, error) {
+	return p.Limiter.Acquire(ctx, LimitRequest{})
+}
+
+// chatEstimate is the gateway's admission estimate of a chat request: a quarter of the characters
+// of its messages' contents, at least 1. Content sent as parts counts as the gateway counts the
+// text of their list, a text part as its text and 28 characters, an image part as its URL and 47.
+// The characters the gateway's rendering of that list adds for escapes and an image's detail are
+// not counted yet: the exact estimator replaces this one.
+func chatEstimate(req *ChatRequest) int {
+	n := 0
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		if len(m.Parts) == 0 {
+			n += utf8.RuneCountInString(m.Content)
+			continue
+		}
+		n += 2 + 2*(len(m.Parts)-1)
+		for _, p := range m.Parts {
+			switch {
+			case p.ImageURL != nil:
+				n += utf8.RuneCountInString(p.ImageURL.URL) + 47
+			default:
+				n += utf8.RuneCountInString(p.Text) + 28
+			}
+		}
+	}
+	return max(n/4, 1)
+}
+
+// embeddingsEstimate is the gateway's admission estimate of an embeddings request: a quarter of
+// the characters of its inputs joined by spaces, at least 1.
+func embeddingsEstimate(input []string) int {
+	n := max(len(input)-1, 0)
+	for _, s := range input {
+		n += utf8.RuneCountInString(s)
+	}
+	return max(n/4, 1)
+}
