@@ -16,17 +16,17 @@ import (
 
 // Every attempt of every route is admitted where it is sent: limitStage, the outermost step of the
 // client's transport, which go-retryablehttp runs once per attempt. It takes the attempt's permits
-// (WithMaxConcurrency's place, then WithLimiter's) and hands them to the answer's body, which gives
-// them back when it is closed, when the answer is read to its end (for an answer read as it
-// arrives), or when the request's context ends, whichever comes first: a stream dropped without
-// Close, a panic in a middleware or an observer, a retry that drops the failed answer all give them
-// back, since every call's context ends with it.
+// (WithLimiter's, then WithMaxConcurrency's place) and hands them to the answer's body, which gives
+// them back when it is closed. An answer read whole is closed by the call, a panic included (read
+// gives back what is left when it returns), and a retry closes the answer it drops. An answer read
+// as it arrives (a stream, audio) also gives them back when it is read to its end or when its
+// context ends, so that one dropped without Close does not keep them.
 
 // limitCall is what a send's attempts are admitted as, carried by the request's context.
 type limitCall struct {
 	limiters []Limiter
 	req      LimitRequest
-	atEOF    bool // an answer read as it arrives: its end gives the permits back
+	atEOF    bool // an answer read as it arrives: its end and its context's end give the permits back
 
 	last    *attemptHold // the answer of the latest attempt, whose usage the caller reports
 	refused error        // why the latest attempt was not admitted
@@ -34,13 +34,15 @@ type limitCall struct {
 
 type limitCallKey struct{}
 
-// limitCall returns the admission of a route's attempts, nil when the client limits nothing.
-func (c *config) limitCall(r *route) *limitCall {
+// admit prepares the admission of a route's attempts; it reports false when the client limits
+// nothing.
+func (c *config) admit(r *route) bool {
 	if len(c.limiters) == 0 {
-		return nil
+		return false
 	}
-	return &limitCall{limiters: c.limiters, atEOF: r.stream || r.op == OperationSpeech,
+	r.limit = limitCall{limiters: c.limiters, atEOF: r.stream || r.op == OperationSpeech,
 		req: LimitRequest{Key: c.limitKey(r.auth), Model: r.model, Route: r.path, Tokens: r.tokens}}
+	return true
 }
 
 // limitKey is LimitRequest.Key for the credential a route sends.
@@ -62,6 +64,14 @@ func credentialKey(credential string) string {
 	}
 	sum := sha256.Sum256([]byte(credential))
 	return "key:" + hex.EncodeToString(sum[:8])
+}
+
+// endLast gives back the permits of the send's latest answer, if the call did not: its body is
+// closed or about to be.
+func (lc *limitCall) endLast() {
+	if lc.last != nil {
+		lc.last.end()
+	}
 }
 
 type limitStage struct{ next http.RoundTripper }
@@ -90,33 +100,51 @@ func (s limitStage) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}()
 	resp, err := s.next.RoundTrip(req)
+	if resp != nil {
+		h.status, h.header, h.arrived = resp.StatusCode, resp.Header, time.Now()
+	}
 	if err != nil || resp == nil || resp.Body == nil {
-		if resp != nil {
-			h.answer(resp)
-		}
 		return resp, err
 	}
-	h.answer(resp)
-	stop := context.AfterFunc(ctx, h.end)
-	h.stop.Store(&stop)
-	resp.Body = &heldBody{ReadCloser: resp.Body, hold: h, atEOF: lc.atEOF}
+	h.ReadCloser, h.atEOF = resp.Body, lc.atEOF
+	if lc.atEOF {
+		h.mu.Lock()
+		h.stop = context.AfterFunc(ctx, h.end)
+		h.mu.Unlock()
+	}
+	resp.Body = h
 	lc.last, handed = h, true
 	return resp, nil
 }
 
-// attemptHold is one attempt's permits, given back once, with what the server said.
+// attemptHold is one attempt's permits, given back once, with what the server said; it is the
+// answer's body, which gives them back when it is closed or, read as it arrives, when it ends.
 type attemptHold struct {
+	io.ReadCloser
+	atEOF   bool
 	permits []Permit
-	once    sync.Once
-	stop    atomic.Pointer[func() bool] // unregisters the release at the context's end; it may run first
 	status  int
 	header  http.Header
 	arrived time.Time
 	usage   atomic.Pointer[Usage]
+	done    atomic.Bool
+
+	mu   sync.Mutex
+	stop func() bool // unregisters the release at the context's end
 }
 
-func (h *attemptHold) answer(resp *http.Response) {
-	h.status, h.header, h.arrived = resp.StatusCode, resp.Header, time.Now()
+func (h *attemptHold) Read(p []byte) (int, error) {
+	n, err := h.ReadCloser.Read(p)
+	if err == io.EOF && h.atEOF {
+		h.end()
+	}
+	return n, err
+}
+
+func (h *attemptHold) Close() error {
+	err := h.ReadCloser.Close()
+	h.end()
+	return err
 }
 
 // noteUsage records the tokens the answer says it used, for the permits' release.
@@ -127,42 +155,25 @@ func (h *attemptHold) noteUsage(u *Usage) {
 }
 
 func (h *attemptHold) end() {
-	h.once.Do(func() {
-		if stop := h.stop.Load(); stop != nil {
-			(*stop)()
-		}
-		report := LimitReport{StatusCode: h.status, Usage: h.usage.Load()}
-		if h.header != nil {
-			report.RateLimits = parseRateLimits(h.header, h.arrived)
-			if h.status == http.StatusTooManyRequests {
-				report.RetryAfter, _ = transport.RetryAfter(h.header)
-			}
-		}
-		for i := len(h.permits) - 1; i >= 0; i-- {
-			h.permits[i].Release(report)
-		}
-	})
-}
-
-// heldBody is an answer's body that holds its attempt's permits.
-type heldBody struct {
-	io.ReadCloser
-	hold  *attemptHold
-	atEOF bool
-}
-
-func (b *heldBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF && b.atEOF {
-		b.hold.end()
+	if !h.done.CompareAndSwap(false, true) {
+		return
 	}
-	return n, err
-}
-
-func (b *heldBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.hold.end()
-	return err
+	h.mu.Lock()
+	stop := h.stop
+	h.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	report := LimitReport{StatusCode: h.status, Usage: h.usage.Load()}
+	if h.header != nil {
+		report.RateLimits = parseRateLimits(h.header, h.arrived)
+		if h.status == http.StatusTooManyRequests {
+			report.RetryAfter, _ = transport.RetryAfter(h.header)
+		}
+	}
+	for i := len(h.permits) - 1; i >= 0; i-- {
+		h.permits[i].Release(report)
+	}
 }
 
 // places is WithMaxConcurrency's bound: one quota of n calls in flight for the whole client, every

@@ -67,7 +67,7 @@ type route struct {
 	held  bool   // the caller already holds the call's bound (a call trying several models)
 	// tokens is the gateway's admission estimate of the input (LimitRequest.Tokens).
 	tokens int
-	limit  *limitCall // the admission of the latest send's attempts; nil when nothing limits them
+	limit  limitCall // the admission of the latest send's attempts; see admit
 }
 
 // run is do for a route whose body needs nothing of the call's configuration.
@@ -105,6 +105,7 @@ func exchange(ctx context.Context, c *config, r *route, decode func(*http.Respon
 }
 
 func (c *config) read(ctx context.Context, r *route, obs *observation, decode func(*http.Response, []byte) (any, error)) (any, error) {
+	defer r.limit.endLast() // also when an observer's hook panics before the body is closed
 	resp, err := c.send(ctx, r, obs)
 	if err != nil {
 		return nil, err
@@ -115,7 +116,7 @@ func (c *config) read(ctx context.Context, r *route, obs *observation, decode fu
 		return nil, errorf("infergate: reading %s response: %w", r.path, err)
 	}
 	result, err := decode(resp, body)
-	if r.limit != nil && r.limit.last != nil {
+	if r.limit.last != nil {
 		r.limit.last.noteUsage(answerUsage(result))
 	}
 	return result, err
@@ -146,6 +147,9 @@ func (c *config) send(ctx context.Context, r *route, obs *observation) (*http.Re
 		}
 		r.body, r.contentType, r.payload = body, "application/json", nil
 	}
+	if c.admit(r) {
+		ctx = context.WithValue(ctx, limitCallKey{}, &r.limit)
+	}
 	req, err := c.newRequest(ctx, r, obs)
 	if err != nil {
 		return nil, err
@@ -155,11 +159,8 @@ func (c *config) send(ctx context.Context, r *route, obs *observation) (*http.Re
 	if r.once {
 		p.MaxRetries = 0
 	}
-	if r.limit = c.limitCall(r); r.limit != nil {
-		req = req.WithContext(context.WithValue(req.Context(), limitCallKey{}, r.limit))
-	}
 	resp, made, err := c.retrier.Do(p, req)
-	if r.limit != nil && r.limit.refused != nil {
+	if r.limit.refused != nil {
 		made-- // the attempt refused was never sent
 		if made == 0 {
 			return nil, r.limit.refused

@@ -95,9 +95,7 @@ func (c *config) openStream(ctx context.Context, r *route) (*ChatStream, error) 
 		return nil, err
 	}
 	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, cfg: c}
-	if r.limit != nil {
-		st.hold = r.limit.last
-	}
+	st.hold = r.limit.last
 	st.acc.spare, st.acc.thinkTags = &st.choice, c.thinkTags
 	var src io.Reader = call.body
 	if isJSON(call.resp.Header) {
