@@ -63,19 +63,19 @@ type Quota struct {
 
 // QuotaGroup is a quota shared by a group of models.
 type QuotaGroup struct {
-	Name string
+	Name string // the group's name, e.g. "L"
 	// Models are the group's model names. A name ending in "*" is a prefix. As the gateway matches
 	// them, letter case is ignored, and a name also matches a model whose name contains it or is
 	// contained in it ("glm" matches "glm-5.1", and "glm-5.1" matches "glm-5.1:web").
 	Models []string
-	Quota  Quota
+	Quota  Quota // what each key may send to the group's models
 }
 
 // Quotas are the quotas of a key: one per group, and Default for models no group matches (and for
 // routes that name no model).
 type Quotas struct {
 	Groups  []QuotaGroup // tried in order; the first group one of whose names matches wins
-	Default Quota
+	Default Quota // the quota of the models no group matches, and of the routes that name none
 }
 
 // Group returns the group whose quota applies to model, as the gateway picks it: the first group

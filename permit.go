@@ -9,8 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
+	"github.com/infergate/infergate-go/internal/quota"
 	"github.com/infergate/infergate-go/internal/transport"
 )
 
@@ -188,38 +188,18 @@ func (p places) Acquire(ctx context.Context, req LimitRequest) (Permit, error) {
 	return p.Limiter.Acquire(ctx, LimitRequest{})
 }
 
-// chatEstimate is the gateway's admission estimate of a chat request: a quarter of the characters
-// of its messages' contents, at least 1. Content sent as parts counts as the gateway counts the
-// text of their list, a text part as its text and 28 characters, an image part as its URL and 47.
-// The characters the gateway's rendering of that list adds for escapes and an image's detail are
-// not counted yet: the exact estimator replaces this one.
-func chatEstimate(req *ChatRequest) int {
+// chatEstimate is the gateway's admission estimate of a chat request sent as body (see
+// internal/quota). Content sent as text, the usual case, is counted from the request; content
+// sent as parts from body, as the gateway counts their list.
+func chatEstimate(req *ChatRequest, body []byte) int {
 	n := 0
 	for i := range req.Messages {
-		m := &req.Messages[i]
-		if len(m.Parts) == 0 {
-			n += utf8.RuneCountInString(m.Content)
-			continue
-		}
-		n += 2 + 2*(len(m.Parts)-1)
-		for _, p := range m.Parts {
-			switch {
-			case p.ImageURL != nil:
-				n += utf8.RuneCountInString(p.ImageURL.URL) + 47
-			default:
-				n += utf8.RuneCountInString(p.Text) + 28
+		if len(req.Messages[i].Parts) > 0 {
+			if estimate, err := quota.ChatEstimate(body); err == nil {
+				return estimate
 			}
 		}
+		n += quota.StringContent(req.Messages[i].Content)
 	}
-	return max(n/4, 1)
-}
-
-// embeddingsEstimate is the gateway's admission estimate of an embeddings request: a quarter of
-// the characters of its inputs joined by spaces, at least 1.
-func embeddingsEstimate(input []string) int {
-	n := max(len(input)-1, 0)
-	for _, s := range input {
-		n += utf8.RuneCountInString(s)
-	}
-	return max(n/4, 1)
+	return quota.Estimate(n)
 }

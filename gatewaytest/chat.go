@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/infergate/infergate-go/internal/quota"
 )
 
 // DefaultModel is the first model of the default catalogue, and so the model
@@ -169,6 +171,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		validation(w, "model_attributes_type", []any{"body"}, "Input should be a valid dictionary: "+err.Error(), rec.JSON)
 		return
 	}
+	limit, admitted := s.admitRequest(w, r, req.Model, quota.ChatEstimate, (*limitState).refuseChat)
+	if !admitted {
+		return
+	}
 	if len(req.Messages) == 0 {
 		chatError(w, "messages", "'messages' must contain at least one message", nil)
 		return
@@ -183,6 +189,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if how, down := s.outage(req.Model, model); down {
+		limit.setHeaders(w.Header())
 		failModel(w, how, req.Stream)
 		return
 	}
@@ -194,12 +201,16 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	reply = answerObject(reply, scripted, req)
 	c := s.completion(reply, model, prompt, s.now(r))
 	if req.Stream {
-		s.stream(w, r, c)
+		limit.setHeaders(w.Header())
+		if s.stream(w, r, c) && streamSendsUsage(c) {
+			s.recordUsage(limit, model, c.Usage)
+		}
 		return
 	}
 	if !s.sleep(r, reply.Quirks.Delay) {
 		return
 	}
+	s.recordUsage(limit, model, c.Usage).setHeaders(w.Header())
 	writeJSON(w, http.StatusOK, c.body())
 }
 

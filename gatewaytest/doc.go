@@ -30,8 +30,9 @@
 // tiny TCP writes) is switched on per reply with Quirks; error responses are
 // injected with Server.FailNext and the *ErrorReply constructors; a model
 // taken down with Server.SetModelDown (or WithModelDown) fails every request
-// for it as the deployed gateway does, to test fallback models. Every
-// request is recorded for assertions.
+// for it as the deployed gateway does, to test fallback models;
+// WithRateLimits enforces the gateway's rate limits per key and model group,
+// with its headers and 429s. Every request is recorded for assertions.
 //
 // Routes are named one way throughout: by their URL path, such as
 // /api/v1/chat/completions or /health. That is what ErrorReply.On takes,

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"unicode"
+
+	"github.com/infergate/infergate-go/internal/quota"
 )
 
 // DefaultEmbeddingDimensions is the length of the fake's vectors when a
@@ -130,6 +132,10 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		validation(w, "missing", []any{"body", "input"}, "Input should be a valid string or a list of strings", nil)
 		return
 	}
+	limit, admitted := s.admitRequest(w, r, req.Model, quota.EmbeddingsEstimate, (*limitState).refuseEmbeddings)
+	if !admitted {
+		return
+	}
 	format := "float"
 	if req.EncodingFormat != nil {
 		format = *req.EncodingFormat
@@ -161,6 +167,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request) {
 		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": encodeVector(vector, format)}
 	}
 	s.bill(r, model, "/v1/embeddings", tokens, 0)
+	s.recordUsage(limit, model, &Usage{PromptTokens: tokens}).setHeaders(w.Header())
 	writeJSON(w, http.StatusOK, map[string]any{
 		"object": "list", "model": model, "data": data,
 		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens},

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +32,8 @@ const (
 	healthPath = "/health"
 )
 
-// Rate-limit values sent on every response; fixed so tests can assert them.
+// Rate-limit values sent on every response unless WithRateLimits enforces limits; fixed so tests
+// can assert them.
 const (
 	rateLimitRequests = 500
 	rateLimitTokens   = 100000
@@ -59,6 +61,7 @@ type Server struct {
 	account    account
 	down       map[string]Outage // models that are down, by lower-case name
 	catalog    *catalog
+	limits     *rateLimits // nil unless WithRateLimits
 }
 
 // ServerOption configures a Server at construction.
@@ -81,6 +84,8 @@ type config struct {
 	responder    func(Request) Reply
 	clientOpts   []infergate.Option // WithClientOptions
 	down         map[string]Outage
+	quotas       *infergate.Quotas // WithRateLimits
+	moreKeys     []string          // WithAcceptedAPIKeys
 }
 
 // WithAcceptedAPIKey makes the server accept key instead of DefaultAPIKey.
@@ -96,7 +101,7 @@ func WithAcceptedAccessToken(token string) ServerOption {
 func WithChunkSize(n int) ServerOption { return func(c *config) { c.chunkSize = n } }
 
 // WithClock sets the clock behind every timestamp (created, created_at,
-// updated_at, rate-limit resets). It is read once per request, so a clock
+// updated_at, rate-limit resets) and WithRateLimits' windows. It is read once per request, so a clock
 // that advances on each reading gives each request its own instant. The
 // default always returns FixedTime(), so output is deterministic.
 func WithClock(now func() time.Time) ServerOption { return func(c *config) { c.clock = now } }
@@ -133,6 +138,9 @@ func NewServer(opts ...ServerOption) *Server {
 		cfg.bids = defaultBids(cfg.models)
 	}
 	s := &Server{cfg: cfg, done: make(chan struct{}), replies: cfg.replies, catalog: newCatalog(cfg.models)}
+	if cfg.quotas != nil {
+		s.limits = newRateLimits(*cfg.quotas)
+	}
 	for model, how := range cfg.down {
 		s.SetModelDown(model, how)
 	}
@@ -287,6 +295,11 @@ func (s *Server) record(next http.Handler) http.Handler {
 
 		h := w.Header()
 		h.Set("X-Request-Id", rec.RequestID)
+		if s.limits != nil {
+			// The limited routes write their own, as the gateway does.
+			next.ServeHTTP(w, r.WithContext(withRecord(r.Context(), rec)))
+			return
+		}
 		reset := rec.at.Add(time.Minute).Format(time.RFC3339)
 		h.Set("X-RateLimit-Limit-Requests", strconv.Itoa(rateLimitRequests))
 		h.Set("X-RateLimit-Remaining-Requests", strconv.Itoa(remaining))
@@ -303,13 +316,18 @@ func (s *Server) record(next http.Handler) http.Handler {
 func (s *Server) guard(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || !(token == s.cfg.apiKey || (rt.jwt && token == s.cfg.accessToken)) {
+		if !ok || !(s.acceptsKey(token) || (rt.jwt && token == s.cfg.accessToken)) {
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"detail": "Invalid API key"})
 			return
 		}
 		s.failOr(rt.handler).ServeHTTP(w, r)
 	})
+}
+
+// acceptsKey reports whether key is one of the API keys the server accepts.
+func (s *Server) acceptsKey(key string) bool {
+	return key == s.cfg.apiKey || slices.Contains(s.cfg.moreKeys, key)
 }
 
 // failOr lets an injected failure for the request's path answer instead of next.

@@ -14,8 +14,9 @@ const (
 )
 
 // stream answers with server-sent events. The whole stream is laid out as
-// bytes first, so chunking can cut it anywhere, like TCP does.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, c completion) {
+// bytes first, so chunking can cut it anywhere, like TCP does. It reports
+// whether every write went out.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, c completion) (sent bool) {
 	q := c.Quirks
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -45,15 +46,16 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, c completion) {
 	}
 	for i, b := range writes {
 		if i > 0 && !s.sleep(r, q.Delay) {
-			return
+			return false
 		}
 		if _, err := w.Write(b); err != nil {
-			return
+			return false
 		}
 		if rc.Flush() != nil {
-			return
+			return false
 		}
 	}
+	return true
 }
 
 // streamLines renders the stream as framed events, quirks applied.

@@ -1,7 +1,3 @@
-// Package quota is the in-process limiter behind infergate.NewLimiter and WithMaxConcurrency: per
-// key and group, fixed windows aligned on the Unix epoch as the gateway aligns them (a window
-// starts at now / window * window), requests and tokens counted in them, and calls in flight. A
-// call that finds no room waits for it, bounded by its context, rather than failing.
 package quota
 
 import (
@@ -137,8 +133,7 @@ func (b *bucket) roll(now time.Time, window time.Duration) {
 	if now.Before(b.start.Add(window)) {
 		return
 	}
-	w := int64(window)
-	b.start = time.Unix(0, now.UnixNano()/w*w)
+	b.start = WindowAt(now, window).Start
 	b.requests, b.tokens = 0, 0
 }
 
