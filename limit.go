@@ -75,7 +75,7 @@ type QuotaGroup struct {
 // routes that name no model).
 type Quotas struct {
 	Groups  []QuotaGroup // tried in order; the first group one of whose names matches wins
-	Default Quota // the quota of the models no group matches, and of the routes that name none
+	Default Quota        // the quota of the models no group matches, and of the routes that name none
 }
 
 // Group returns the group whose quota applies to model, as the gateway picks it: the first group
