@@ -167,9 +167,7 @@ func (h *attemptHold) end() {
 	report := LimitReport{StatusCode: h.status, Usage: h.usage.Load()}
 	if h.header != nil {
 		report.RateLimits = parseRateLimits(h.header, h.arrived)
-		if h.status == http.StatusTooManyRequests {
-			report.RetryAfter, _ = transport.RetryAfter(h.header)
-		}
+		report.RetryAfter, _ = transport.RetryAfter(h.header)
 	}
 	for i := len(h.permits) - 1; i >= 0; i-- {
 		h.permits[i].Release(report)
