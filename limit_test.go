@@ -326,3 +326,32 @@ func TestLimiterValidation(t *testing.T) {
 		t.Errorf("%d calls sent", n)
 	}
 }
+
+// A model no group names counts in Default, and a group's models in the group's own budget.
+func TestLimiterUnknownModelFallsToDefault(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := &arrivals{}
+		c := testClient(t, "https://gw.test", infergate.WithHTTPClient(infergate.InProcessClient(srv)),
+			infergate.WithLimiter(infergate.NewLimiter(infergate.Quotas{
+				Groups:  []infergate.QuotaGroup{{Name: "L", Models: []string{"glm"}, Quota: infergate.Quota{Requests: 1}}},
+				Default: infergate.Quota{Requests: 2},
+			})))
+		for _, model := range []string{"glm-5", "GLM-5.1:web", "zzz-unknown", "other", "another"} {
+			go func() {
+				if _, err := c.Chat.Create(t.Context(), infergate.ChatRequest{Model: model, Messages: []infergate.Message{infergate.UserMessage("hi")}}); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		synctest.Wait()
+		if n := srv.count(); n != 3 {
+			t.Errorf("%d calls sent in the first window, want 3: one of group L, two of Default", n)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := srv.count(); n != 5 {
+			t.Errorf("%d calls sent after a window, want 5", n)
+		}
+	})
+}
