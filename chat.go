@@ -222,11 +222,6 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 	var out *ChatCompletion
 	ctx, cancel := c.callContext(ctx)
 	defer cancel()
-	p, err := c.takePlace(ctx)
-	if err != nil {
-		return nil, timedOut(ctx, err)
-	}
-	defer p.giveBack()
 	err = c.chatModels(ctx, &req, false, func(ctx context.Context, r *route) error {
 		return exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
 			var wire wireCompletion

@@ -48,10 +48,16 @@ func NewClient(opts ...Option) (*Client, error) {
 	if len(cfg.responseInfos) > 0 {
 		return nil, invalid("ResponseInfo", "WithResponseInfo is an option for one call: pass it to the method")
 	}
-	if cfg.maxConcurrency > 0 {
-		cfg.slots = make(chan struct{}, cfg.maxConcurrency)
+	if l, ok := cfg.limiter.(interface{ quotaErr() error }); ok && l.quotaErr() != nil {
+		return nil, l.quotaErr()
 	}
-	cfg.concurrencyGiven = false
+	if cfg.limiter != nil {
+		cfg.limiters = append(cfg.limiters, cfg.limiter)
+	}
+	if cfg.maxConcurrency > 0 {
+		cfg.limiters = append(cfg.limiters, newPlaces(cfg.maxConcurrency))
+	}
+	cfg.concurrencyGiven, cfg.limiterGiven = false, false
 	cfg.retrier = transport.NewRetrier(cfg.transportClient(cfg.middleware))
 	c := &Client{cfg: cfg, catalog: &catalogCache{}}
 	c.Chat = &ChatService{client: c}

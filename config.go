@@ -43,13 +43,16 @@ type config struct {
 	catalogTTL          time.Duration
 	responseInfos       []*ResponseInfo
 	maxConcurrency      int
-	concurrencyGiven    bool          // WithMaxConcurrency was applied, which only a client may be given
-	slots               chan struct{} // the client's places for calls in flight; nil for no bound
-	fallbackModels      []string      // tried after the request's model; see WithFallbackModels
-	sticky              *stickyModel  // a loop's turns start at the model that served the previous one
-	optionErrs          []error       // values an Option refused, reported by NewClient
-	redactor            redact.Set    // blanks the credentials out of what a server writes back; see redact
-	thinkTags           bool          // reasoning written inline as <think>…</think>; see WithThinkTags
+	concurrencyGiven    bool         // WithMaxConcurrency was applied, which only a client may be given
+	limiter             Limiter      // WithLimiter's
+	limiterGiven        bool         // WithLimiter was applied, which only a client may be given
+	limiters            []Limiter    // what admits every attempt: limiter, then WithMaxConcurrency's places
+	limitKeys           [2]string    // LimitRequest.Key of the API key and of the access token
+	fallbackModels      []string     // tried after the request's model; see WithFallbackModels
+	sticky              *stickyModel // a loop's turns start at the model that served the previous one
+	optionErrs          []error      // values an Option refused, reported by NewClient
+	redactor            redact.Set   // blanks the credentials out of what a server writes back; see redact
+	thinkTags           bool         // reasoning written inline as <think>…</think>; see WithThinkTags
 
 	cooldown       time.Duration   // how long a failed model is skipped; see WithModelCooldown
 	cooldownStore  CooldownStore   // WithCooldownStore's; nil for localCooldowns
@@ -82,6 +85,9 @@ func defaultConfig() *config {
 // finish validates the configuration and derives what the client needs.
 func (c *config) finish() error {
 	c.redactor = redact.New(redactedText, c.apiKey.reveal(), c.accessToken.reveal())
+	if c.limiter != nil {
+		c.limitKeys = [2]string{credentialKey(c.apiKey.reveal()), credentialKey(c.accessToken.reveal())}
+	}
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -180,7 +186,7 @@ func (c *config) transportClient(mw []Middleware) *http.Client {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	hc.Transport = transport.KeepIdle(withMiddleware(callStage{rt}, mw))
+	hc.Transport = transport.KeepIdle(limitStage{withMiddleware(callStage{rt}, mw)})
 	hc.CheckRedirect = keepCredentialsHome(base.CheckRedirect)
 	return &hc
 }
@@ -237,7 +243,7 @@ func (c *config) derive(opts []Option) (*config, error) {
 	out.middleware = slices.Clip(c.middleware)
 	out.observers = slices.Clip(c.observers)
 	out.optionErrs = nil
-	out.concurrencyGiven = false
+	out.concurrencyGiven, out.limiterGiven = false, false
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&out)
@@ -248,6 +254,9 @@ func (c *config) derive(opts []Option) (*config, error) {
 	}
 	if out.concurrencyGiven {
 		return nil, invalid("MaxConcurrency", "WithMaxConcurrency bounds a client's calls: pass it to NewClient, not to one call")
+	}
+	if out.limiterGiven {
+		return nil, invalid("Limiter", "WithLimiter admits a client's calls: pass it to NewClient, not to one call")
 	}
 	if out.httpClient != c.httpClient {
 		out.retrier = transport.NewRetrier(out.transportClient(out.middleware))

@@ -14,6 +14,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/infergate/infergate-go/internal/quota"
 )
 
 // EmbeddingsService turns texts into vectors for search, clustering and retrieval. Get it as
@@ -143,6 +145,9 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 	out := embeddingAnswer{inputs: len(req.Input)}
 	r := route{op: OperationEmbeddings, method: http.MethodPost, path: "/embeddings", body: body,
 		contentType: "application/json", model: req.Model}
+	if c.limiter != nil {
+		r.tokens = quota.Estimate(quota.EmbeddingsInput(req.Input))
+	}
 	if c.observed() {
 		r.request = Ptr(req)
 	}

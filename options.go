@@ -96,10 +96,11 @@ func WithMaxLineSize(bytes int) Option { return func(c *config) { c.maxLine = by
 // a call that is not a stream, by WithTimeout). A call whose context ends while it waits returns
 // the context's error and sends nothing. A stream, or the audio of Audio.Speak, holds its place
 // until it ends, is closed or its context ends (nothing more can be read then, so a stream dropped
-// without Close gives it back too); a call holds it through its retries, and gives it back however
-// it ends, a panic in a middleware or an observer included. Zero means no bound (the default); a
-// negative n is refused. It is an option of the client: given to one call, the call is refused
-// with a *ValidationError.
+// without Close gives it back too); every attempt holds one, a retry, a stream sent again and a
+// fallback each waiting for it again, as WithLimiter's permits do (it is the Concurrent bound of
+// the same admission, for the whole client), and gives it back however it ends, a panic in a
+// middleware or an observer included. Zero means no bound (the default); a negative n is refused.
+// It is an option of the client: given to one call, the call is refused with a *ValidationError.
 func WithMaxConcurrency(n int) Option {
 	return func(c *config) { c.maxConcurrency, c.concurrencyGiven = n, true }
 }

@@ -64,7 +64,10 @@ type route struct {
 	// delta), which WithMaxRetries' budget covers too.
 	spent int
 	key   string // the Idempotency-Key every send of this route repeats, once made
-	held  bool   // the caller already holds the call's place and bound (a call trying several models)
+	held  bool   // the caller already holds the call's bound (a call trying several models)
+	// tokens is the gateway's admission estimate of the input (LimitRequest.Tokens).
+	tokens int
+	limit  limitCall // the admission of the latest send's attempts; see admit
 }
 
 // run is do for a route whose body needs nothing of the call's configuration.
@@ -93,11 +96,6 @@ func exchange(ctx context.Context, c *config, r *route, decode func(*http.Respon
 		var cancel context.CancelFunc
 		ctx, cancel = c.callContext(ctx)
 		defer cancel()
-		p, err := c.takePlace(ctx)
-		if err != nil {
-			return timedOut(ctx, err)
-		}
-		defer p.giveBack()
 	}
 	ctx, obs := c.observe(ctx, r)
 	result, err := c.read(ctx, r, obs, decode)
@@ -107,6 +105,7 @@ func exchange(ctx context.Context, c *config, r *route, decode func(*http.Respon
 }
 
 func (c *config) read(ctx context.Context, r *route, obs *observation, decode func(*http.Response, []byte) (any, error)) (any, error) {
+	defer r.limit.endLast() // also when an observer's hook panics before the body is closed
 	resp, err := c.send(ctx, r, obs)
 	if err != nil {
 		return nil, err
@@ -116,7 +115,26 @@ func (c *config) read(ctx context.Context, r *route, obs *observation, decode fu
 	if err != nil {
 		return nil, errorf("infergate: reading %s response: %w", r.path, err)
 	}
-	return decode(resp, body)
+	result, err := decode(resp, body)
+	if r.limit.last != nil {
+		r.limit.last.noteUsage(answerUsage(result))
+	}
+	return result, err
+}
+
+// answerUsage is the token usage an answer reports, nil when none.
+func answerUsage(result any) *Usage {
+	switch a := result.(type) {
+	case *ChatCompletion:
+		if a != nil {
+			return a.Usage
+		}
+	case *EmbeddingResponse:
+		if a != nil {
+			return &a.Usage
+		}
+	}
+	return nil
 }
 
 // send performs the call with retries and returns the response for a 2xx status. Any other status
@@ -129,6 +147,9 @@ func (c *config) send(ctx context.Context, r *route, obs *observation) (*http.Re
 		}
 		r.body, r.contentType, r.payload = body, "application/json", nil
 	}
+	if c.admit(r) {
+		ctx = context.WithValue(ctx, limitCallKey{}, &r.limit)
+	}
 	req, err := c.newRequest(ctx, r, obs)
 	if err != nil {
 		return nil, err
@@ -139,6 +160,12 @@ func (c *config) send(ctx context.Context, r *route, obs *observation) (*http.Re
 		p.MaxRetries = 0
 	}
 	resp, made, err := c.retrier.Do(p, req)
+	if r.limit.refused != nil {
+		made-- // the attempt refused was never sent
+		if made == 0 {
+			return nil, r.limit.refused
+		}
+	}
 	obs.attempts(made)
 	r.spent += made
 	attempts := r.spent
@@ -396,8 +423,7 @@ type openCall struct {
 
 // open runs a route whose answer is read as it arrives. The wait for the first byte and every
 // silence after it are bounded by WithStreamTimeouts, and ctx by the caller; the call lives until
-// release. Retries happen only before the answer starts. The caller holds the call's place
-// (WithMaxConcurrency), which one call keeps over several opens (a stream sent again, fallbacks).
+// release. Retries happen only before the answer starts.
 func (c *config) open(ctx context.Context, r *route) (call *openCall, err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	dog := &watchdog{firstByte: c.firstByteTimeout, idle: c.idleTimeout, cancel: cancel}

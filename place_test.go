@@ -62,6 +62,15 @@ func placeIsFree(t *testing.T, c *infergate.Client, after string) {
 
 type boom struct{}
 
+// oneCallBounds are the two ways to bound a client to one call in flight: WithMaxConcurrency, and a
+// limiter's Concurrent quota; both go through the same admission.
+var oneCallBounds = map[string]func() infergate.Option{
+	"WithMaxConcurrency": func() infergate.Option { return infergate.WithMaxConcurrency(1) },
+	"WithLimiter": func() infergate.Option {
+		return infergate.WithLimiter(infergate.NewLimiter(infergate.Quotas{Default: infergate.Quota{Concurrent: 1}}))
+	},
+}
+
 // A panic in a middleware or an observer during a call whose answer is streamed reaches the caller,
 // and the call gives its WithMaxConcurrency place back all the same.
 func TestPlaceComesBackAfterAPanic(t *testing.T) {
@@ -86,29 +95,31 @@ func TestPlaceComesBackAfterAPanic(t *testing.T) {
 			return ctx, &infergate.OperationHooks{Chunk: func(*infergate.ChatCompletionChunk) { panic(boom{}) }}
 		}),
 	}
-	for callName, call := range streamingCalls {
-		for what, opt := range panicking {
-			if what == "chunk hook" && callName != "Chat.Stream" {
-				continue // audio has no chunks
-			}
-			t.Run(callName+"/"+what, func(t *testing.T) {
-				t.Parallel()
-				synctest.Test(t, func(t *testing.T) {
-					c := testClient(t, "https://gw.test", infergate.WithHTTPClient(placeServer()), infergate.WithMaxConcurrency(1))
-					got := func() (recovered any) {
-						defer func() { recovered = recover() }()
-						answer, err := call(t.Context(), c, opt)
-						if err == nil {
-							answer.Close()
+	for bound, bounded := range oneCallBounds {
+		for callName, call := range streamingCalls {
+			for what, opt := range panicking {
+				if what == "chunk hook" && callName != "Chat.Stream" {
+					continue // audio has no chunks
+				}
+				t.Run(bound+"/"+callName+"/"+what, func(t *testing.T) {
+					t.Parallel()
+					synctest.Test(t, func(t *testing.T) {
+						c := testClient(t, "https://gw.test", infergate.WithHTTPClient(placeServer()), bounded())
+						got := func() (recovered any) {
+							defer func() { recovered = recover() }()
+							answer, err := call(t.Context(), c, opt)
+							if err == nil {
+								answer.Close()
+							}
+							return nil
+						}()
+						if got != (boom{}) {
+							t.Fatalf("recovered %v, want the panic of the %s", got, what)
 						}
-						return nil
-					}()
-					if got != (boom{}) {
-						t.Fatalf("recovered %v, want the panic of the %s", got, what)
-					}
-					placeIsFree(t, c, "a panic in the "+what)
+						placeIsFree(t, c, "a panic in the "+what)
+					})
 				})
-			})
+			}
 		}
 	}
 }
@@ -130,20 +141,77 @@ func TestPlaceComesBackWhenTheContextEnds(t *testing.T) {
 			}
 		},
 	}
-	for callName, call := range streamingCalls {
+	for bound, bounded := range oneCallBounds {
+		for callName, call := range streamingCalls {
+			for how, end := range ends {
+				t.Run(bound+"/"+callName+"/"+how, func(t *testing.T) {
+					t.Parallel()
+					synctest.Test(t, func(t *testing.T) {
+						c := testClient(t, "https://gw.test", infergate.WithHTTPClient(placeServer()), bounded())
+						ctx, stop := end(t.Context())
+						answer, err := call(ctx, c)
+						if err != nil {
+							t.Fatal(err)
+						}
+						stop()
+						placeIsFree(t, c, "the context of an unclosed answer ended")
+						_ = answer // dropped, never closed
+					})
+				})
+			}
+		}
+	}
+}
+
+// A streamed answer holds its place while it is read and gives it back when it is read to the end
+// or closed: a second call waits until then.
+func TestPlaceHeldUntilTheAnswerEnds(t *testing.T) {
+	t.Parallel()
+	ends := map[string]func(io.ReadCloser){
+		"closed": func(answer io.ReadCloser) { answer.Close() },
+		"read to the end": func(answer io.ReadCloser) {
+			_, _ = io.Copy(io.Discard, answer)
+		},
+	}
+	for bound, bounded := range oneCallBounds {
 		for how, end := range ends {
-			t.Run(callName+"/"+how, func(t *testing.T) {
+			t.Run(bound+"/"+how, func(t *testing.T) {
 				t.Parallel()
 				synctest.Test(t, func(t *testing.T) {
-					c := testClient(t, "https://gw.test", infergate.WithHTTPClient(placeServer()), infergate.WithMaxConcurrency(1))
-					ctx, stop := end(t.Context())
-					answer, err := call(ctx, c)
+					release := make(chan struct{})
+					c := testClient(t, "https://gw.test", bounded(), infergate.WithHTTPClient(infergate.InProcessClient(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if strings.HasSuffix(r.URL.Path, "/audio/speech") {
+							w.Header().Set("Content-Type", "audio/mpeg")
+							_, _ = io.WriteString(w, "ID3 the audio's first bytes")
+							w.(http.Flusher).Flush()
+							<-release
+							_, _ = io.WriteString(w, " and its last")
+							return
+						}
+						w.Header().Set("Content-Type", "application/json")
+						_, _ = io.WriteString(w, `{"object":"list","data":[]}`)
+					}))))
+					answer, err := c.Audio.Speak(t.Context(), infergate.SpeechRequest{Input: "hello", Model: "tts-1"})
 					if err != nil {
 						t.Fatal(err)
 					}
-					stop()
-					placeIsFree(t, c, "the context of an unclosed answer ended")
-					_ = answer // dropped, never closed
+					listed := make(chan error, 1)
+					go func() {
+						_, err := c.Models.List(t.Context())
+						listed <- err
+					}()
+					synctest.Wait()
+					select {
+					case err := <-listed:
+						t.Fatalf("a second call ran while the audio was being read: %v", err)
+					default:
+					}
+					close(release)
+					end(answer)
+					if err := <-listed; err != nil {
+						t.Error(err)
+					}
+					answer.Close()
 				})
 			})
 		}

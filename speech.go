@@ -122,11 +122,6 @@ func (c *config) speech(ctx context.Context, req SpeechRequest) (io.ReadCloser, 
 	if c.observed() {
 		r.request = Ptr(req)
 	}
-	p, err := c.takePlace(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer p.giveBack()
 	call, err := c.open(ctx, &r)
 	if err != nil {
 		return nil, err
@@ -139,7 +134,6 @@ func (c *config) speech(ctx context.Context, req SpeechRequest) (io.ReadCloser, 
 		call.obs.end(nil, err)
 		return nil, err
 	}
-	p.handTo(call.ctx, &call.release)
 	return &speechBody{r: audio, call: call}, nil
 }
 

@@ -56,7 +56,8 @@ type ChatStream struct {
 	pending []pendingChunk  // read while waiting for the first delta, not yet handed out
 	first   [2]pendingChunk // pending's usual backing: the role's chunk and the first delta's
 	chunks  int
-	ending  error // how the stream ended, while its held-back arguments are handed out
+	ending  error        // how the stream ended, while its held-back arguments are handed out
+	hold    *attemptHold // the attempt's permits, told the usage the stream reports
 	done    bool
 	err     error
 }
@@ -139,6 +140,9 @@ func (s *ChatStream) Next() bool {
 	if s.single != nil {
 		s.cur, s.single = *s.single, nil
 		s.acc.add(&s.cur)
+		if s.hold != nil {
+			s.noteUsage()
+		}
 		s.chunks++
 		s.obs.chunk(&s.cur)
 		return true
@@ -209,6 +213,9 @@ func (s *ChatStream) decode(data []byte, errorEvent bool) bool {
 		s.cur = s.wire.public(&s.mem)
 	}
 	s.acc.add(&s.cur)
+	if s.hold != nil {
+		s.noteUsage()
+	}
 	s.raw = data
 	s.chunks++
 	return true
@@ -474,4 +481,17 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// noteUsage tells the attempt's permits the usage the current chunk reports, copied: the chunk's
+// memory is reused.
+func (s *ChatStream) noteUsage() {
+	u := s.cur.Usage
+	if u == nil {
+		u = s.cur.UsageFromProvider
+	}
+	if u != nil {
+		copied := *u
+		s.hold.noteUsage(&copied)
+	}
 }

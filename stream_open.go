@@ -38,11 +38,6 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	p, err := c.takePlace(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer p.giveBack()
 	var last *ChatStream
 	var carried skipLog
 	err = c.chatModels(ctx, &req, true, func(ctx context.Context, r *route) error {
@@ -51,7 +46,6 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 		return err
 	})
 	if last != nil && (err == nil || err == last.err) {
-		p.handTo(last.ctx, &last.release)
 		return last, nil
 	}
 	return nil, err
@@ -101,6 +95,7 @@ func (c *config) openStream(ctx context.Context, r *route) (*ChatStream, error) 
 		return nil, err
 	}
 	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, cfg: c}
+	st.hold = r.limit.last
 	st.acc.spare, st.acc.thinkTags = &st.choice, c.thinkTags
 	var src io.Reader = call.body
 	if isJSON(call.resp.Header) {

@@ -1,6 +1,9 @@
 // Package quota holds the gateway's rate-limit arithmetic, shared by the SDK's limiters and by
 // gatewaytest's enforcement of the same limits: the admission estimate of a request's input tokens,
-// exactly as the gateway computes it, and the fixed windows it counts requests and tokens in.
+// exactly as the gateway computes it, and the fixed windows it counts requests and tokens in. Its
+// Limiter is the in-process limiter behind infergate.NewLimiter and WithMaxConcurrency: per key and
+// group, requests and tokens counted in those windows and calls in flight; a call that finds no
+// room waits for it, bounded by its context, rather than failing.
 //
 // The gateway estimates a chat request as max(c/4, 1), where c sums, over the messages, the length
 // in code points of Python's str() of each message's content after the request is validated: a
