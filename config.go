@@ -85,7 +85,7 @@ func defaultConfig() *config {
 // finish validates the configuration and derives what the client needs.
 func (c *config) finish() error {
 	c.redactor = redact.New(redactedText, c.apiKey.reveal(), c.accessToken.reveal())
-	if c.limiter != nil {
+	if c.limiter != nil || c.cooldown > 0 { // both name the credential's quota by its hash
 		c.limitKeys = [2]string{credentialKey(c.apiKey.reveal()), credentialKey(c.accessToken.reveal())}
 	}
 	if err := c.check(); err != nil {

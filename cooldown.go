@@ -2,8 +2,6 @@ package infergate
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -71,7 +69,7 @@ func (c *config) cooldowns() CooldownStore {
 // cooling reports which of models a call skips: nil when it skips none, which is also the case when
 // every one of them is cooling, or when the store failed.
 func (c *config) cooling(ctx context.Context, models []string) []bool {
-	store, key := c.cooldowns(), c.quotaKey(authAPIKey)
+	store, key := c.cooldowns(), c.limitKey(authAPIKey)
 	if c.cooldown <= 0 || store == nil || key == "" {
 		return nil
 	}
@@ -97,7 +95,7 @@ func (c *config) cooling(ctx context.Context, models []string) []bool {
 
 // cool remembers that model failed in a way that falls back.
 func (c *config) cool(ctx context.Context, model string) {
-	store, key := c.cooldowns(), c.quotaKey(authAPIKey)
+	store, key := c.cooldowns(), c.limitKey(authAPIKey)
 	if c.cooldown <= 0 || store == nil || key == "" {
 		return
 	}
@@ -111,17 +109,6 @@ func (c *config) logCooldownFailure(ctx context.Context, method string, err erro
 		slog.String("method", method), slog.String("error", c.redactString(err.Error())))
 }
 
-// quotaKey names the quota of the credential a route of kind is sent with, without revealing it:
-// "key:" and the first 16 hex digits of the credential's SHA-256, the same in every process that
-// uses it. It is "" when the route's credential is missing (the call then fails before sending).
-func (c *config) quotaKey(kind authKind) string {
-	credential, err := c.credential(kind)
-	if err != nil || credential == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(credential))
-	return "key:" + hex.EncodeToString(sum[:8])
-}
 
 // ErrModelCooling is the error of a model a chat call skipped because it was cooling after a
 // failure (WithModelCooldown), in ResponseInfo.Fallbacks and in a *FallbackError's attempts.
