@@ -168,9 +168,9 @@ type objectSink struct {
 	// decode decodes a value's JSON, already checked against its schema.
 	decode func(raw []byte) error
 	// prove decodes a value's text and proves it valid against a schema in one pass (see
-	// decodeProven); when it cannot, it reports false and the value is validated and decoded as
+	// DecodeProven); when it cannot, it reports false and the value is validated and decoded as
 	// without it.
-	prove func(text string, schema *checkedSchema) bool
+	prove func(text string, schema *Checked) bool
 }
 
 // valueInto returns the sink that fills *dst; a text prove cannot take leaves *dst as it was.
@@ -178,13 +178,13 @@ func valueInto[T any](dst *T) objectSink {
 	return objectSink{
 		decode: func(raw []byte) error {
 			var fresh T
-			err := decodeValue(raw, &fresh)
+			err := Decode(raw, &fresh)
 			*dst = fresh
 			return err
 		},
-		prove: func(text string, schema *checkedSchema) bool {
+		prove: func(text string, schema *Checked) bool {
 			var fresh T
-			if !decodeProven(text, &fresh, schema) {
+			if !DecodeProven(text, &fresh, schema) {
 				return false
 			}
 			*dst = fresh
@@ -351,7 +351,7 @@ func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode)
 		}
 		mode = ObjectModePrompt
 	}
-	raw, err := firstJSON(msg.Content, r.t)
+	raw, err := FirstJSON(msg.Content, r.t)
 	if err != nil {
 		return mode, nil, err
 	}
@@ -362,7 +362,7 @@ func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode)
 }
 
 // proven reports whether r.prove decoded text and proved it valid against schema.
-func (r *objectRun) proven(ctx context.Context, text string, schema *checkedSchema) bool {
+func (r *objectRun) proven(ctx context.Context, text string, schema *Checked) bool {
 	return ctx.Err() == nil && r.prove(text, schema)
 }
 
@@ -402,7 +402,7 @@ func (r *objectRun) checkCall(ctx context.Context, text string) (json.RawMessage
 }
 
 // check validates a value against a schema and decodes it.
-func (r *objectRun) check(ctx context.Context, raw json.RawMessage, schema *checkedSchema, whole string) error {
+func (r *objectRun) check(ctx context.Context, raw json.RawMessage, schema *Checked, whole string) error {
 	if err := r.validate(ctx, raw, schema, whole); err != nil {
 		return err
 	}
@@ -410,19 +410,19 @@ func (r *objectRun) check(ctx context.Context, raw json.RawMessage, schema *chec
 }
 
 // validate checks a value against a schema; whole names the value to the model.
-func (r *objectRun) validate(ctx context.Context, raw json.RawMessage, schema *checkedSchema, whole string) error {
-	if schema.provenValid(ctx, raw) {
+func (r *objectRun) validate(ctx context.Context, raw json.RawMessage, schema *Checked, whole string) error {
+	if schema.ProvenValid(ctx, raw) {
 		return nil
 	}
 	var instance any
 	if err := json.Unmarshal(raw, &instance); err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
 	}
-	err := schema.validate(ctx, instance)
+	err := schema.Validate(ctx, instance)
 	if err == nil || errors.Is(err, ErrSchemaTooCostly) || ctx.Err() != nil && err == context.Cause(ctx) {
 		return err
 	}
-	return &schemaMismatch{why: explain(schema.Schema(), instance, whole, err), err: err}
+	return &schemaMismatch{why: Explain(schema.Schema(), instance, whole, err), err: err}
 }
 
 // schemaMismatch is a value its schema refuses: Error says why in plain words, for the model (the

@@ -10,7 +10,7 @@ import (
 	"unsafe"
 )
 
-// decodeValue decodes an answer's JSON into *v exactly as json.Unmarshal does. Types made of
+// Decode decodes an answer's JSON into *v exactly as json.Unmarshal does. Types made of
 // plain parts (structs with named fields, slices, arrays, maps with string keys, pointers,
 // strings, numbers, bools) are decoded in one pass over the text from a plan cached per type;
 // any part that decodes itself (Unmarshaler, TextUnmarshaler, interfaces, []byte, ...) is handed
@@ -21,32 +21,32 @@ import (
 // Strings are cut from one copy of the text, and the few with escapes from one buffer, to save
 // an allocation each: a string kept keeps that copy in memory. So do slices and pointers, which
 // are cut from blocks shared by the values of their type.
-func decodeValue[T any](raw []byte, v *T) error {
+func Decode[T any](raw []byte, v *T) error {
 	if decodePlain(string(raw), v, nil) {
 		return nil
 	}
 	return json.Unmarshal(raw, v)
 }
 
-// decodeProven decodes text into *v, as decodeValue would, and proves it valid against schema in
-// the same pass (as schema.provenValid would). It reports false, with *v zero, when it cannot do
+// DecodeProven decodes text into *v, as Decode would, and proves it valid against schema in
+// the same pass (as schema.ProvenValid would). It reports false, with *v zero, when it cannot do
 // both: the caller then validates and decodes as it would without it. Strings are cut from text.
-func decodeProven[T any](text string, v *T, schema *checkedSchema) bool {
-	return schema.quick != nil && decodePlain(text, v, schema.quick)
+func DecodeProven[T any](text string, v *T, schema *Checked) bool {
+	return schema.Quick != nil && decodePlain(text, v, schema.Quick)
 }
 
 // decodePlain is the one pass; with q, it also proves the value valid against q's schema. It
 // reports false, with *v zero again, where json.Unmarshal (and the validator) have to take over.
-func decodePlain[T any](text string, v *T, q *quickSchema) bool {
+func decodePlain[T any](text string, v *T, q *QuickSchema) bool {
 	p := plainPlanOf(reflect.TypeFor[T](), q)
 	if p.kind == pkOther {
 		return false
 	}
 	d := plainDecoder{s: text, allocs: make([]plainAlloc, p.allocs)}
 	if q != nil {
-		d.check.data, d.checking = unsafe.Slice(unsafe.StringData(text), len(text)), true
+		d.check.Data, d.checking = unsafe.Slice(unsafe.StringData(text), len(text)), true
 	}
-	if d.value(unsafe.Pointer(v), p, 0) && d.end() && (q == nil || d.check.within(q)) {
+	if d.value(unsafe.Pointer(v), p, 0) && d.end() && (q == nil || d.check.Within(q)) {
 		return true
 	}
 	var zero T
@@ -78,7 +78,7 @@ type plainPlan struct {
 	size   uintptr    // of a value
 	elem   *plainPlan // pkSlice, pkArray, pkMap, pkPointer
 	fields []plainField
-	node   *quickNode // the schema here; nil for any value (or when not checking)
+	node   *Node // the schema here; nil for any value (or when not checking)
 	// id indexes the decoder's allocator of this plan's slices or pointees (pkSlice, pkPointer);
 	// allocs, at the root, is the number of them.
 	id, allocs int
@@ -101,20 +101,20 @@ type plainField struct {
 // plainKey names a plan: a type, and the schema at its place in a checking plan.
 type plainKey struct {
 	t reflect.Type
-	q *quickSchema
+	q *QuickSchema
 }
 
 var plainPlans sync.Map // plainKey -> *plainPlan
 
-func plainPlanOf(t reflect.Type, q *quickSchema) *plainPlan {
+func plainPlanOf(t reflect.Type, q *QuickSchema) *plainPlan {
 	key := plainKey{t, q}
 	if p, ok := plainPlans.Load(key); ok {
 		return p.(*plainPlan)
 	}
 	b := planBuilder{building: map[nodeKey]*plainPlan{}, check: q != nil}
-	var root *quickNode
+	var root *Node
 	if q != nil {
-		root = q.root
+		root = q.Root
 	}
 	p := b.plan(t, root)
 	p.allocs = b.allocs
@@ -143,7 +143,7 @@ func decodesOnItsOwn(t reflect.Type) bool {
 
 type nodeKey struct {
 	t    reflect.Type
-	node *quickNode
+	node *Node
 }
 
 // planBuilder builds one root's plans; building holds those under construction, for recursive
@@ -155,7 +155,7 @@ type planBuilder struct {
 }
 
 // plan plans t, at a place whose schema is node.
-func (b *planBuilder) plan(t reflect.Type, node *quickNode) *plainPlan {
+func (b *planBuilder) plan(t reflect.Type, node *Node) *plainPlan {
 	key := nodeKey{t, node}
 	if p := b.building[key]; p != nil {
 		return p
@@ -165,9 +165,9 @@ func (b *planBuilder) plan(t reflect.Type, node *quickNode) *plainPlan {
 	if decodesOnItsOwn(t) {
 		return p
 	}
-	var items, extra *quickNode
+	var items, extra *Node
 	if node != nil {
-		items, extra = node.items, node.extra
+		items, extra = node.Items, node.Extra
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -190,7 +190,7 @@ func (b *planBuilder) plan(t reflect.Type, node *quickNode) *plainPlan {
 		p.kind, p.elem = pkArray, b.plan(t.Elem(), items)
 	case reflect.Map:
 		// A schema that names properties of a map holds its values to different schemas.
-		if t.Key().Kind() == reflect.String && !decodesOnItsOwn(t.Key()) && (node == nil || len(node.props) == 0) {
+		if t.Key().Kind() == reflect.String && !decodesOnItsOwn(t.Key()) && (node == nil || len(node.Props) == 0) {
 			p.kind, p.elem = pkMap, b.plan(t.Elem(), extra)
 		}
 	case reflect.Pointer:
@@ -207,7 +207,7 @@ func (b *planBuilder) plan(t reflect.Type, node *quickNode) *plainPlan {
 // fields plans a struct's fields; ok is false for a struct whose names encoding/json's versions
 // could read differently: embedded fields, names that differ only in case, tags with options other
 // than omitempty and omitzero or names of unusual characters.
-func (b *planBuilder) fields(t reflect.Type, node *quickNode) ([]plainField, bool) {
+func (b *planBuilder) fields(t reflect.Type, node *Node) ([]plainField, bool) {
 	var fields []plainField
 	for i := range t.NumField() {
 		sf := t.Field(i)
@@ -236,12 +236,12 @@ func (b *planBuilder) fields(t reflect.Type, node *quickNode) ([]plainField, boo
 			}
 		}
 		f := plainField{name: name, key: `"` + name + `":`, offset: sf.Offset, bit: 1 << len(fields)}
-		var child *quickNode
+		var child *Node
 		if node != nil {
-			if at, named := node.props[name]; named {
-				child, f.prop = node.children[at], 1<<at
+			if at, named := node.Props[name]; named {
+				child, f.prop = node.Children[at], 1<<at
 			} else {
-				child, f.refused = node.extra, node.noExtra
+				child, f.refused = node.Extra, node.NoExtra
 			}
 		}
 		f.plan = b.plan(sf.Type, child)

@@ -17,9 +17,9 @@ type plainDecoder struct {
 	texts  usage        // of the arena
 	allocs []plainAlloc // by plan id
 	// check, when the pass also proves the value valid against a schema (checking), counts what
-	// quickCheck counts, to bound the validator's work as it does; it reads the parts decoded by
+	// Checker counts, to bound the validator's work as it does; it reads the parts decoded by
 	// json.Unmarshal.
-	check    quickCheck
+	check    Checker
 	checking bool
 }
 
@@ -120,7 +120,7 @@ func (d *plainDecoder) literal(word string) bool {
 }
 
 // value decodes the next value into the memory at ptr, of p's type and holding its zero value.
-// When checking, it counts and checks the value as quickCheck.value does.
+// When checking, it counts and checks the value as Checker.value does.
 func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 	c := d.next()
 	if p.kind == pkOther {
@@ -128,22 +128,22 @@ func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 	}
 	n := p.node
 	if d.checking {
-		if depth > maxQuickDepth || c == 0 {
+		if depth > MaxQuickDepth || c == 0 {
 			return false
 		}
-		d.check.nodes++
-		d.check.maxDepth = max(d.check.maxDepth, int64(depth))
+		d.check.Nodes++
+		d.check.MaxDepth = max(d.check.MaxDepth, int64(depth))
 		if n != nil {
-			if n.never {
+			if n.Never {
 				return false
 			}
-			d.check.work += n.cost
+			d.check.Work += n.Cost
 		}
 	} else if depth > maxPlainDepth {
 		return false
 	}
 	if c == 'n' {
-		return d.literal("null") && n.admits(quickNull, nil) // leaves the zero value, as encoding/json does
+		return d.literal("null") && n.Admits(KindNull, nil) // leaves the zero value, as encoding/json does
 	}
 	for hops := 0; p.kind == pkPointer; hops++ {
 		if hops > maxPlainDepth {
@@ -154,9 +154,9 @@ func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 		ptr, p = target, p.elem
 		if p.kind == pkOther {
 			if d.checking { // counted above; d.other counts it again
-				d.check.nodes--
+				d.check.Nodes--
 				if n != nil {
-					d.check.work -= n.cost
+					d.check.Work -= n.Cost
 				}
 			}
 			return d.other(ptr, p, depth)
@@ -166,7 +166,7 @@ func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 	case pkString:
 		s, ok := d.str()
 		*(*string)(ptr) = s
-		return ok && n.admitsString(s)
+		return ok && n.AdmitsString(s)
 	case pkBool:
 		var b bool
 		switch {
@@ -177,26 +177,26 @@ func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 			return false
 		}
 		*(*bool)(ptr) = b
-		return n.admits(quickBoolean, b)
+		return n.Admits(KindBoolean, b)
 	case pkInt, pkUint, pkFloat:
 		return d.number(ptr, p)
 	case pkStruct:
-		return c == '{' && n.admitsContainer(quickObject) && d.object(ptr, p, depth)
+		return c == '{' && n.AdmitsContainer(KindObject) && d.object(ptr, p, depth)
 	case pkMap:
-		return c == '{' && n.admitsContainer(quickObject) && d.mapping(ptr, p, depth)
+		return c == '{' && n.AdmitsContainer(KindObject) && d.mapping(ptr, p, depth)
 	}
-	return c == '[' && n.admitsContainer(quickArray) && d.array(ptr, p, depth)
+	return c == '[' && n.AdmitsContainer(KindArray) && d.array(ptr, p, depth)
 }
 
-// other hands a value to json.Unmarshal, on its own text; when checking, quickCheck reads it.
+// other hands a value to json.Unmarshal, on its own text; when checking, Checker reads it.
 func (d *plainDecoder) other(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 	start := d.i
 	if d.checking {
-		d.check.pos = start
-		if !d.check.value(p.node, int64(depth)) {
+		d.check.Pos = start
+		if !d.check.Value(p.node, int64(depth)) {
 			return false
 		}
-		d.i = d.check.pos
+		d.i = d.check.Pos
 	} else if !d.skip(depth) {
 		return false
 	}
@@ -242,7 +242,7 @@ func (d *plainDecoder) object(ptr unsafe.Pointer, p *plainPlan, depth int) bool 
 	d.i++
 	if d.next() == '}' {
 		d.i++
-		return p.node.hasRequired(0)
+		return p.node.HasRequired(0)
 	}
 	for {
 		at := d.nextField(p, next)
@@ -262,7 +262,7 @@ func (d *plainDecoder) object(ptr unsafe.Pointer, p *plainPlan, depth int) bool 
 			d.i++
 		case '}':
 			d.i++
-			return p.node.hasRequired(props)
+			return p.node.HasRequired(props)
 		default:
 			return false
 		}
@@ -274,7 +274,7 @@ func (d *plainDecoder) mapping(ptr unsafe.Pointer, p *plainPlan, depth int) bool
 	m.Set(reflect.MakeMap(p.t))
 	keyType := p.t.Key()
 	return d.members(func(key string) bool {
-		if p.node != nil && p.node.noExtra {
+		if p.node != nil && p.node.NoExtra {
 			return false
 		}
 		elem := reflect.New(p.elem.t)
@@ -325,7 +325,7 @@ func (d *plainDecoder) array(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 		length := p.t.Len()
 		if d.next() == ']' {
 			d.i++
-			return p.node.admitsCount(0)
+			return p.node.AdmitsCount(0)
 		}
 		for n := 0; ; n++ {
 			if n == length || !d.value(unsafe.Add(ptr, uintptr(n)*p.elem.size), p.elem, depth+1) {
@@ -336,7 +336,7 @@ func (d *plainDecoder) array(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 				d.i++
 			case ']':
 				d.i++
-				return p.node.admitsCount(n + 1)
+				return p.node.AdmitsCount(n + 1)
 			default:
 				return false
 			}
@@ -345,7 +345,7 @@ func (d *plainDecoder) array(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 	if d.next() == ']' {
 		d.i++
 		*(*sliceHeader)(ptr) = sliceHeader{data: p.empty} // empty, not nil
-		return p.node.admitsCount(0)
+		return p.node.AdmitsCount(0)
 	}
 	a := &d.allocs[p.id]
 	if a.busy {
@@ -372,7 +372,7 @@ func (d *plainDecoder) array(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 			d.i++
 			*(*sliceHeader)(ptr) = sliceHeader{data: unsafe.Add(a.base, uintptr(start)*size), len: n + 1, cap: n + 1}
 			a.used, a.busy, a.handed = start+n+1, false, a.handed+n+1
-			return p.node.admitsCount(n + 1)
+			return p.node.AdmitsCount(n + 1)
 		default:
 			return false
 		}
@@ -394,7 +394,7 @@ func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
 		if p.size == 4 {
 			f, err := strconv.ParseFloat(text, 32)
 			*(*float32)(ptr) = float32(f)
-			return err == nil && (n == nil || n.admitsNumber(text, plain))
+			return err == nil && (n == nil || n.AdmitsNumber(text, plain))
 		}
 		f, ok := num.float()
 		if !ok {
@@ -404,10 +404,10 @@ func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
 			}
 		}
 		*(*float64)(ptr) = f
-		if n == nil || !n.needsValue(text, plain) {
-			return n.admitsInteger()
+		if n == nil || !n.NeedsValue(text, plain) {
+			return n.AdmitsInteger()
 		}
-		return n.admitsFloat(f)
+		return n.AdmitsFloat(f)
 	case pkInt:
 		bits := int(p.size * 8)
 		v, ok := num.int()
@@ -443,5 +443,5 @@ func (d *plainDecoder) number(ptr unsafe.Pointer, p *plainPlan) bool {
 			*(*uint64)(ptr) = v
 		}
 	}
-	return n == nil || n.admitsNumber(text, plain) // a nil node admits what fits the Go type
+	return n == nil || n.AdmitsNumber(text, plain) // a nil node admits what fits the Go type
 }

@@ -250,7 +250,7 @@ func TestPartialObjectProperty(t *testing.T) {
 					t.Fatalf("last partial, cut at %v (-want +got):\n%s", cuts, cmp.Diff(want, last))
 				}
 			}
-			found, err := firstJSON(text, reflect.TypeFor[propValue]())
+			found, err := FirstJSON(text, reflect.TypeFor[propValue]())
 			if err != nil {
 				t.Fatal(err)
 			}

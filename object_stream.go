@@ -156,14 +156,14 @@ type partialTracker struct {
 	args     *partialjson.Decoder
 	wrapped  bool          // the call carries the value in an envelope
 	envelope reflect.Value // what args fills then
-	text     *textValue    // nil in ObjectModeTool, where text is not read
+	text     *TextValue    // nil in ObjectModeTool, where text is not read
 }
 
 func newPartialTracker(root reflect.Value, mode ObjectMode, run *objectRun) *partialTracker {
 	p := &partialTracker{root: root, name: run.spec.Name, call: -1,
 		tools: mode == ObjectModeAuto || mode == ObjectModeTool, wrapped: run.schema != nil && run.schema.wrapped}
 	if mode != ObjectModeTool {
-		p.text = &textValue{finder: newJSONFinder(run.t), root: root}
+		p.text = &TextValue{finder: newJSONFinder(run.t), root: root}
 	}
 	return p
 }
@@ -174,7 +174,7 @@ func (p *partialTracker) finish() bool {
 	if p.text == nil || p.call >= 0 {
 		return false
 	}
-	return p.text.finish()
+	return p.text.Finish()
 }
 
 // add reads a chunk's first choice; it reports whether the value shows something new. The chunk
@@ -198,7 +198,7 @@ func (p *partialTracker) add(chunk *ChatCompletionChunk) bool {
 			changed = p.addCall(&ch.Delta.ToolCalls[j]) || changed
 		}
 		if p.text != nil && p.call < 0 && ch.Delta.Content != "" {
-			changed = p.text.write(ch.Delta.Content) || changed
+			changed = p.text.Write(ch.Delta.Content) || changed
 		}
 	}
 	return changed

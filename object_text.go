@@ -29,7 +29,7 @@ type textKinds struct {
 func kindsOf(s *jsonschema.Schema) textKinds {
 	var types []string
 	if s != nil {
-		types = typesOf(s)
+		types = TypesOf(s)
 	}
 	if len(types) == 0 {
 		return textKinds{true, true, true, true, true, true}
@@ -139,7 +139,7 @@ func (f *jsonFinder) skip(start int) { f.pos, f.begun = start+1, true }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// firstJSON returns the value in an answer's text, the first of:
+// FirstJSON returns the value in an answer's text, the first of:
 //
 //   - the value the text starts with, past <think> blocks and spaces, when it is of a kind the
 //     schema admits (whatever follows it);
@@ -150,7 +150,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 //     text (true, false and null count only at the start or fenced: prose uses them as words).
 //
 // The error says why there is none. A number at the very end completes with the text.
-func firstJSON(text string, t reflect.Type) (json.RawMessage, error) {
+func FirstJSON(text string, t reflect.Type) (json.RawMessage, error) {
 	b := []byte(text)
 	f := newJSONFinder(t)
 	var first error
@@ -184,8 +184,8 @@ func firstJSON(text string, t reflect.Type) (json.RawMessage, error) {
 	return nil, errNoJSON
 }
 
-// textValue fills a value from the JSON inside a streamed text, as firstJSON would find it.
-type textValue struct {
+// TextValue fills a value from the JSON inside a streamed text, as FirstJSON would find it.
+type TextValue struct {
 	finder jsonFinder
 	text   []byte
 	dec    *partialjson.Decoder
@@ -194,8 +194,8 @@ type textValue struct {
 	tries  int
 }
 
-// write adds a piece of the text; it reports whether the value shows something new.
-func (v *textValue) write(piece string) bool {
+// Write adds a piece of the text; it reports whether the value shows something new.
+func (v *TextValue) Write(piece string) bool {
 	v.text = append(v.text, piece...)
 	if v.dec != nil {
 		if v.dec.Done() {
@@ -343,10 +343,10 @@ func isWordByte(c byte) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// finish ends the text: it shows the value firstJSON finds in it, when the candidate followed so
+// Finish ends the text: it shows the value FirstJSON finds in it, when the candidate followed so
 // far does not hold it complete (a number ends only with the text; a value in a fence or in prose
 // is known only at the end). It reports whether the value shows something new.
-func (v *textValue) finish() bool {
+func (v *TextValue) Finish() bool {
 	if v.dec != nil {
 		if v.dec.Done() {
 			return false
@@ -355,7 +355,7 @@ func (v *textValue) finish() bool {
 			return changed
 		}
 	}
-	raw, err := firstJSON(string(v.text), v.root.Type())
+	raw, err := FirstJSON(string(v.text), v.root.Type())
 	if err != nil {
 		return false
 	}

@@ -23,18 +23,18 @@ var textTypes = []reflect.Type{
 // does; it returns the partials shown.
 func feedText(t reflect.Type, text string, cuts []int) (partials []any, last reflect.Value) {
 	root := reflect.New(t).Elem()
-	v := &textValue{finder: newJSONFinder(t), root: root}
+	v := &TextValue{finder: newJSONFinder(t), root: root}
 	at := 0
 	for _, cut := range append(cuts, len(text)) {
 		if cut < at || cut > len(text) {
 			continue
 		}
-		if v.write(text[at:cut]) {
+		if v.Write(text[at:cut]) {
 			partials = append(partials, clone(root))
 		}
 		at = cut
 	}
-	if v.finish() {
+	if v.Finish() {
 		partials = append(partials, clone(root))
 	}
 	return partials, root
@@ -59,7 +59,7 @@ func FuzzFirstJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, kind uint8, text string, seed uint64) {
 		typ := textTypes[int(kind)%len(textTypes)]
-		raw, err := firstJSON(text, typ)
+		raw, err := FirstJSON(text, typ)
 		if err == nil {
 			k := kindsOf(schemaOf(typ).schema)
 			if !json.Valid(raw) || !k.starts(raw[0]) || !bytes.Contains([]byte(withoutThinking([]byte(text))), raw) && !strings.Contains(text, string(raw)) {

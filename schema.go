@@ -47,7 +47,7 @@ type typeSchema struct {
 	once     sync.Once
 	sent     json.RawMessage
 	strict   bool
-	resolved *checkedSchema
+	resolved *Checked
 	call     objectSchema
 	wrapped  bool
 	sendErr  error
@@ -57,7 +57,7 @@ type typeSchema struct {
 type objectSchema struct {
 	sent     json.RawMessage
 	strict   bool
-	resolved *checkedSchema
+	resolved *Checked
 }
 
 // envelopeKey names the one property of the envelope that carries a value a call's arguments,
@@ -72,7 +72,7 @@ func schemaOf(t reflect.Type) *typeSchema {
 	}
 	ts := &typeSchema{}
 	own := map[reflect.Type]*jsonschema.Schema{}
-	ownSchemas(t, own, map[reflect.Type]bool{})
+	OwnSchemas(t, own, map[reflect.Type]bool{})
 	ts.schema, ts.err = jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: own})
 	if ts.err == nil {
 		ts.err = refine(t, ts.schema, own)
@@ -125,14 +125,14 @@ func newObjectSchema(s *jsonschema.Schema) (objectSchema, error) {
 	if o.sent, err = json.Marshal(send); err != nil {
 		return o, err
 	}
-	o.resolved, err = checkSchema(check)
+	o.resolved, err = Check(check)
 	return o, err
 }
 
 // isObject reports whether a schema's value is an object (or null), which a call's arguments can
 // be as they are.
 func isObject(s *jsonschema.Schema) bool {
-	types := typesOf(s)
+	types := TypesOf(s)
 	return slices.Contains(types, "object") && !slices.ContainsFunc(types, func(t string) bool { return t != "object" && t != "null" })
 }
 

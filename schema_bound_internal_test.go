@@ -261,8 +261,8 @@ func TestCheckedSchemaAgreesWithValidator(t *testing.T) {
 		if schema == nil {
 			continue
 		}
-		checked, err := checkSchema(schema)
-		var cycle *cycleError
+		checked, err := Check(schema)
+		var cycle *CycleError
 		switch {
 		case errors.As(err, &cycle):
 			cycles++
@@ -272,7 +272,7 @@ func TestCheckedSchemaAgreesWithValidator(t *testing.T) {
 		}
 		for range 10 {
 			value := g.value(4)
-			got, want := checked.validate(context.Background(), value), libraryValidate(checked.resolved, value)
+			got, want := checked.Validate(context.Background(), value), libraryValidate(checked.resolved, value)
 			if errors.Is(got, ErrSchemaTooCostly) || (got == nil) != (want == nil) {
 				text, _ := json.Marshal(schema)
 				v, _ := json.Marshal(value)
@@ -448,7 +448,7 @@ func FuzzSchemaGraph(f *testing.F) {
 		if !compareResolution(t, &schema) {
 			return
 		}
-		checked, err := checkSchema(&schema)
+		checked, err := Check(&schema)
 		if err != nil {
 			return
 		}
@@ -456,7 +456,7 @@ func FuzzSchemaGraph(f *testing.F) {
 		if json.Unmarshal([]byte(valueText), &value) != nil {
 			return
 		}
-		got := checked.validate(context.Background(), value)
+		got := checked.Validate(context.Background(), value)
 		if errors.Is(got, ErrSchemaTooCostly) {
 			return
 		}

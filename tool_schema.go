@@ -68,7 +68,7 @@ func NewToolFromSchema(name, description string, schema json.RawMessage, fn func
 
 // checkRawSchema prepares a schema for validation. It returns nil when the validator cannot apply
 // it (the tool then validates nothing), and an error for a schema no validation against could end.
-func checkRawSchema(raw []byte) (checked *checkedSchema, err error) {
+func checkRawSchema(raw []byte) (checked *Checked, err error) {
 	defer func() {
 		if recover() != nil {
 			checked, err = nil, nil
@@ -81,8 +81,8 @@ func checkRawSchema(raw []byte) (checked *checkedSchema, err error) {
 	if err := json.Unmarshal(raw, &schema); err != nil || !supportedDraft(schema.Schema) {
 		return nil, nil
 	}
-	checked, err = checkSchema(&schema)
-	var cycle *cycleError
+	checked, err = Check(&schema)
+	var cycle *CycleError
 	if errors.As(err, &cycle) {
 		return nil, err
 	}
