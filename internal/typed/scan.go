@@ -1,4 +1,4 @@
-package infergate
+package typed
 
 import (
 	"encoding/binary"

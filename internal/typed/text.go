@@ -1,8 +1,9 @@
-package infergate
+package typed
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/infergate/infergate-go/internal/partialjson"
+	"github.com/infergate/infergate-go/internal/schema"
 )
 
 const (
@@ -29,7 +31,7 @@ type textKinds struct {
 func kindsOf(s *jsonschema.Schema) textKinds {
 	var types []string
 	if s != nil {
-		types = TypesOf(s)
+		types = schema.TypesOf(s)
 	}
 	if len(types) == 0 {
 		return textKinds{true, true, true, true, true, true}
@@ -74,8 +76,8 @@ type jsonFinder struct {
 	begun   bool // past the text's first value, or what stands in its place
 }
 
-func newJSONFinder(t reflect.Type) jsonFinder {
-	k := kindsOf(schemaOf(t).schema)
+func newJSONFinder(s *jsonschema.Schema) jsonFinder {
+	k := kindsOf(s)
 	openers := "<"
 	if k.objects {
 		openers += "{"
@@ -150,9 +152,9 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 //     text (true, false and null count only at the start or fenced: prose uses them as words).
 //
 // The error says why there is none. A number at the very end completes with the text.
-func FirstJSON(text string, t reflect.Type) (json.RawMessage, error) {
+func FirstJSON(text string, s *jsonschema.Schema) (json.RawMessage, error) {
 	b := []byte(text)
-	f := newJSONFinder(t)
+	f := newJSONFinder(s)
 	var first error
 	for range maxCandidates {
 		start, ok := f.next(b)
@@ -184,14 +186,24 @@ func FirstJSON(text string, t reflect.Type) (json.RawMessage, error) {
 	return nil, errNoJSON
 }
 
+// errNoJSON is an answer's text without a JSON value in it.
+var errNoJSON = errors.New("the answer holds no JSON value")
+
 // TextValue fills a value from the JSON inside a streamed text, as FirstJSON would find it.
 type TextValue struct {
+	schema *jsonschema.Schema
 	finder jsonFinder
 	text   []byte
 	dec    *partialjson.Decoder
 	root   reflect.Value
 	start  int // of the candidate dec reads
 	tries  int
+}
+
+// NewTextValue returns the TextValue that fills root (settable) with the value of schema s found
+// in a text.
+func NewTextValue(root reflect.Value, s *jsonschema.Schema) *TextValue {
+	return &TextValue{schema: s, finder: newJSONFinder(s), root: root}
 }
 
 // Write adds a piece of the text; it reports whether the value shows something new.
@@ -355,7 +367,7 @@ func (v *TextValue) Finish() bool {
 			return changed
 		}
 	}
-	raw, err := FirstJSON(string(v.text), v.root.Type())
+	raw, err := FirstJSON(string(v.text), v.schema)
 	if err != nil {
 		return false
 	}

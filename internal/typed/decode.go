@@ -1,4 +1,4 @@
-package infergate
+package typed
 
 import (
 	"encoding"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/infergate/infergate-go/internal/schema"
 )
 
 // Decode decodes an answer's JSON into *v exactly as json.Unmarshal does. Types made of
@@ -22,7 +24,7 @@ import (
 // an allocation each: a string kept keeps that copy in memory. So do slices and pointers, which
 // are cut from blocks shared by the values of their type.
 func Decode[T any](raw []byte, v *T) error {
-	if decodePlain(string(raw), v, nil) {
+	if DecodePlain(string(raw), v, nil) {
 		return nil
 	}
 	return json.Unmarshal(raw, v)
@@ -31,13 +33,13 @@ func Decode[T any](raw []byte, v *T) error {
 // DecodeProven decodes text into *v, as Decode would, and proves it valid against schema in
 // the same pass (as schema.ProvenValid would). It reports false, with *v zero, when it cannot do
 // both: the caller then validates and decodes as it would without it. Strings are cut from text.
-func DecodeProven[T any](text string, v *T, schema *Checked) bool {
-	return schema.Quick != nil && decodePlain(text, v, schema.Quick)
+func DecodeProven[T any](text string, v *T, schema *schema.Checked) bool {
+	return schema.Quick != nil && DecodePlain(text, v, schema.Quick)
 }
 
-// decodePlain is the one pass; with q, it also proves the value valid against q's schema. It
+// DecodePlain is the one pass; with q, it also proves the value valid against q's schema. It
 // reports false, with *v zero again, where json.Unmarshal (and the validator) have to take over.
-func decodePlain[T any](text string, v *T, q *QuickSchema) bool {
+func DecodePlain[T any](text string, v *T, q *schema.QuickSchema) bool {
 	p := plainPlanOf(reflect.TypeFor[T](), q)
 	if p.kind == pkOther {
 		return false
@@ -78,7 +80,7 @@ type plainPlan struct {
 	size   uintptr    // of a value
 	elem   *plainPlan // pkSlice, pkArray, pkMap, pkPointer
 	fields []plainField
-	node   *Node // the schema here; nil for any value (or when not checking)
+	node   *schema.Node // the schema here; nil for any value (or when not checking)
 	// id indexes the decoder's allocator of this plan's slices or pointees (pkSlice, pkPointer);
 	// allocs, at the root, is the number of them.
 	id, allocs int
@@ -101,18 +103,18 @@ type plainField struct {
 // plainKey names a plan: a type, and the schema at its place in a checking plan.
 type plainKey struct {
 	t reflect.Type
-	q *QuickSchema
+	q *schema.QuickSchema
 }
 
 var plainPlans sync.Map // plainKey -> *plainPlan
 
-func plainPlanOf(t reflect.Type, q *QuickSchema) *plainPlan {
+func plainPlanOf(t reflect.Type, q *schema.QuickSchema) *plainPlan {
 	key := plainKey{t, q}
 	if p, ok := plainPlans.Load(key); ok {
 		return p.(*plainPlan)
 	}
 	b := planBuilder{building: map[nodeKey]*plainPlan{}, check: q != nil}
-	var root *Node
+	var root *schema.Node
 	if q != nil {
 		root = q.Root
 	}
@@ -143,7 +145,7 @@ func decodesOnItsOwn(t reflect.Type) bool {
 
 type nodeKey struct {
 	t    reflect.Type
-	node *Node
+	node *schema.Node
 }
 
 // planBuilder builds one root's plans; building holds those under construction, for recursive
@@ -155,7 +157,7 @@ type planBuilder struct {
 }
 
 // plan plans t, at a place whose schema is node.
-func (b *planBuilder) plan(t reflect.Type, node *Node) *plainPlan {
+func (b *planBuilder) plan(t reflect.Type, node *schema.Node) *plainPlan {
 	key := nodeKey{t, node}
 	if p := b.building[key]; p != nil {
 		return p
@@ -165,7 +167,7 @@ func (b *planBuilder) plan(t reflect.Type, node *Node) *plainPlan {
 	if decodesOnItsOwn(t) {
 		return p
 	}
-	var items, extra *Node
+	var items, extra *schema.Node
 	if node != nil {
 		items, extra = node.Items, node.Extra
 	}
@@ -207,7 +209,7 @@ func (b *planBuilder) plan(t reflect.Type, node *Node) *plainPlan {
 // fields plans a struct's fields; ok is false for a struct whose names encoding/json's versions
 // could read differently: embedded fields, names that differ only in case, tags with options other
 // than omitempty and omitzero or names of unusual characters.
-func (b *planBuilder) fields(t reflect.Type, node *Node) ([]plainField, bool) {
+func (b *planBuilder) fields(t reflect.Type, node *schema.Node) ([]plainField, bool) {
 	var fields []plainField
 	for i := range t.NumField() {
 		sf := t.Field(i)
@@ -236,7 +238,7 @@ func (b *planBuilder) fields(t reflect.Type, node *Node) ([]plainField, bool) {
 			}
 		}
 		f := plainField{name: name, key: `"` + name + `":`, offset: sf.Offset, bit: 1 << len(fields)}
-		var child *Node
+		var child *schema.Node
 		if node != nil {
 			if at, named := node.Props[name]; named {
 				child, f.prop = node.Children[at], 1<<at

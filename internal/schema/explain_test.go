@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"errors"
@@ -136,7 +136,7 @@ func TestExplainProperty(t *testing.T) {
 	refused, plain := 0, 0
 	// One goroutine's logic, whose cost is the validator's reflection over each schema: the race
 	// detector finds nothing more in the rest of the pairs.
-	cases := Scaled(*explainCases)
+	cases := scaled(*explainCases)
 	for range cases {
 		s := g.schema(2)
 		v := g.value(2)

@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"encoding/json"
@@ -225,8 +225,11 @@ func (n *Node) compileKeyword(key string, value any, depth int) bool {
 
 // valid reports whether raw is proven valid against the schema, and checking it with the
 // validator would stay within the validation's bounds.
-func (q *QuickSchema) valid(raw []byte) bool {
-	c := Checker{Data: raw}
+func (q *QuickSchema) valid(raw []byte) bool { return q.check(raw, false) }
+
+// check is valid, with the Checker's twin chosen by safe.
+func (q *QuickSchema) check(raw []byte, safe bool) bool {
+	c := Checker{Data: raw, Safe: safe}
 	c.space()
 	if !c.Value(q.Root, 0) {
 		return false
@@ -242,6 +245,9 @@ type Checker struct {
 	Nodes    int64 // JSON values met
 	Work     int64 // the schemas' own costs, summed over the values they applied to
 	MaxDepth int64
+	// Safe has a number's text copied out of Data to be checked, where the default build views it
+	// in place (see viewString); a build with the purego tag copies it either way.
+	Safe bool
 }
 
 // Within bounds what validating the value would cost the validator, as schemaGraph.bound counts

@@ -1,4 +1,4 @@
-package infergate
+package typed
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/infergate/infergate-go/internal/schema"
 )
 
 // plainDecoder reads one JSON value from s into memory laid out as its plan says; its methods
@@ -17,9 +19,9 @@ type plainDecoder struct {
 	texts  usage        // of the arena
 	allocs []plainAlloc // by plan id
 	// check, when the pass also proves the value valid against a schema (checking), counts what
-	// Checker counts, to bound the validator's work as it does; it reads the parts decoded by
+	// schema.Checker counts, to bound the validator's work as it does; it reads the parts decoded by
 	// json.Unmarshal.
-	check    Checker
+	check    schema.Checker
 	checking bool
 }
 
@@ -128,7 +130,7 @@ func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 	}
 	n := p.node
 	if d.checking {
-		if depth > MaxQuickDepth || c == 0 {
+		if depth > schema.MaxQuickDepth || c == 0 {
 			return false
 		}
 		d.check.Nodes++
@@ -143,7 +145,7 @@ func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 		return false
 	}
 	if c == 'n' {
-		return d.literal("null") && n.Admits(KindNull, nil) // leaves the zero value, as encoding/json does
+		return d.literal("null") && n.Admits(schema.KindNull, nil) // leaves the zero value, as encoding/json does
 	}
 	for hops := 0; p.kind == pkPointer; hops++ {
 		if hops > maxPlainDepth {
@@ -177,18 +179,18 @@ func (d *plainDecoder) value(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 			return false
 		}
 		*(*bool)(ptr) = b
-		return n.Admits(KindBoolean, b)
+		return n.Admits(schema.KindBoolean, b)
 	case pkInt, pkUint, pkFloat:
 		return d.number(ptr, p)
 	case pkStruct:
-		return c == '{' && n.AdmitsContainer(KindObject) && d.object(ptr, p, depth)
+		return c == '{' && n.AdmitsContainer(schema.KindObject) && d.object(ptr, p, depth)
 	case pkMap:
-		return c == '{' && n.AdmitsContainer(KindObject) && d.mapping(ptr, p, depth)
+		return c == '{' && n.AdmitsContainer(schema.KindObject) && d.mapping(ptr, p, depth)
 	}
-	return c == '[' && n.AdmitsContainer(KindArray) && d.array(ptr, p, depth)
+	return c == '[' && n.AdmitsContainer(schema.KindArray) && d.array(ptr, p, depth)
 }
 
-// other hands a value to json.Unmarshal, on its own text; when checking, Checker reads it.
+// other hands a value to json.Unmarshal, on its own text; when checking, schema.Checker reads it.
 func (d *plainDecoder) other(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 	start := d.i
 	if d.checking {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package infergate
+package schema
 
 import (
 	"context"
@@ -99,7 +99,7 @@ var costFamilies = []costFamily{
 func largestAccepted(b *testing.B, f costFamily) (*Checked, any, int64) {
 	b.Helper()
 	try := func(n int) (*Checked, any, int64, bool) {
-		c, err := checkRawSchema([]byte(f.schema(n)))
+		c, err := CheckJSON([]byte(f.schema(n)))
 		if err != nil {
 			b.Fatalf("n=%d: %v", n, err)
 		}
@@ -111,7 +111,7 @@ func largestAccepted(b *testing.B, f costFamily) (*Checked, any, int64) {
 			b.Fatal(err)
 		}
 		w, err := c.graph.bound(context.Background(), v)
-		return c, v, w, !errors.Is(err, ErrSchemaTooCostly)
+		return c, v, w, !errors.Is(err, ErrTooCostly)
 	}
 	low, high := 0, 1
 	for ; high < 1<<22; high *= 2 {

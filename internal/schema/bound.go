@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"context"
@@ -10,10 +10,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// ErrSchemaTooCostly matches the error of a value that was not checked against its schema because
-// checking it would take more work than validation is allowed (see NewToolFromSchema): a tool
-// call's *ToolError of stage ToolStageArguments, or a GenerateObject answer's failure.
-var ErrSchemaTooCostly = errors.New("infergate: checking the value against its schema would take too much work")
+// ErrTooCostly is the error of a value that was not checked against its schema because checking
+// it would take more work than validation is allowed: Validate's errors wrap it.
+var ErrTooCostly = errors.New("infergate: checking the value against its schema would take too much work")
 
 // The bounds of one validation. The validator (github.com/google/jsonschema-go) recurses without a
 // budget or a context, so a value is walked the way it would be walked first, and refused when the
@@ -79,7 +78,10 @@ func (c *Checked) ProvenValid(ctx context.Context, raw []byte) bool {
 // Schema returns the schema as given.
 func (c *Checked) Schema() *jsonschema.Schema { return c.resolved.Schema() }
 
-// Validate checks a decoded JSON value against the schema. It fails with ErrSchemaTooCostly when
+// Resolved returns the resolved schema the validator checks with.
+func (c *Checked) Resolved() *jsonschema.Resolved { return c.resolved }
+
+// Validate checks a decoded JSON value against the schema. It fails with ErrTooCostly when
 // that would cost more than the bounds allow, and with ctx's cause when ctx ends first.
 func (c *Checked) Validate(ctx context.Context, instance any) (err error) {
 	if _, err := c.graph.bound(ctx, instance); err != nil {

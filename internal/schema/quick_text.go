@@ -1,11 +1,10 @@
-package infergate
+package schema
 
 import (
 	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // The tokens of a value's text, as Checker reads them: strictly the JSON grammar, and nothing
@@ -134,7 +133,11 @@ func (c *Checker) number(n *Node) bool {
 		}
 		plain = false
 	}
-	return n.AdmitsNumber(unsafe.String(&c.Data[start], c.Pos-start), plain)
+	text := c.Data[start:c.Pos]
+	if c.Safe {
+		return n.AdmitsNumber(string(text), plain)
+	}
+	return n.AdmitsNumber(viewString(text), plain)
 }
 
 // NeedsValue reports whether checking a number of this text needs its value: an integer that

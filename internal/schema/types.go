@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"encoding"
@@ -211,4 +211,12 @@ func hasOption(opts, name string) bool {
 		}
 	}
 	return false
+}
+
+// deref returns the type a chain of pointers to t ends at.
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
 }
