@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/infergate/infergate-go/internal/schema"
 )
@@ -30,30 +29,11 @@ func Decode[T any](raw []byte, v *T) error {
 	return json.Unmarshal(raw, v)
 }
 
-// DecodeProven decodes text into *v, as Decode would, and proves it valid against schema in
-// the same pass (as schema.ProvenValid would). It reports false, with *v zero, when it cannot do
+// DecodeProven decodes text into *v, as Decode would, and proves it valid against checked in
+// the same pass (as checked.ProvenValid would). It reports false, with *v zero, when it cannot do
 // both: the caller then validates and decodes as it would without it. Strings are cut from text.
-func DecodeProven[T any](text string, v *T, schema *schema.Checked) bool {
-	return schema.Quick != nil && DecodePlain(text, v, schema.Quick)
-}
-
-// DecodePlain is the one pass; with q, it also proves the value valid against q's schema. It
-// reports false, with *v zero again, where json.Unmarshal (and the validator) have to take over.
-func DecodePlain[T any](text string, v *T, q *schema.QuickSchema) bool {
-	p := plainPlanOf(reflect.TypeFor[T](), q)
-	if p.kind == pkOther {
-		return false
-	}
-	d := plainDecoder{s: text, allocs: make([]plainAlloc, p.allocs)}
-	if q != nil {
-		d.check.Data, d.checking = unsafe.Slice(unsafe.StringData(text), len(text)), true
-	}
-	if d.value(unsafe.Pointer(v), p, 0) && d.end() && (q == nil || d.check.Within(q)) {
-		return true
-	}
-	var zero T
-	*v = zero
-	return false
+func DecodeProven[T any](text string, v *T, checked *schema.Checked) bool {
+	return checked.Quick != nil && DecodePlain(text, v, checked.Quick)
 }
 
 type plainKind uint8
@@ -84,14 +64,15 @@ type plainPlan struct {
 	// id indexes the decoder's allocator of this plan's slices or pointees (pkSlice, pkPointer);
 	// allocs, at the root, is the number of them.
 	id, allocs int
-	block      reflect.Type   // pkSlice, pkPointer: []elem, which blocks of elements are made as
-	empty      unsafe.Pointer // pkSlice: the data of an empty slice, not nil
+	block      reflect.Type  // pkSlice, pkPointer: []elem, which blocks of elements are made as
+	empty      reflect.Value // pkSlice: an empty slice, not nil
 }
 
 type plainField struct {
 	name   string
 	key    string // `"name":`
 	offset uintptr
+	index  int    // in the struct, for reflect
 	bit    uint64 // marks the field as met in its object
 	plan   *plainPlan
 	// In a checking plan: whether the schema admits the property, and its bit among the
@@ -185,7 +166,7 @@ func (b *planBuilder) plan(t reflect.Type, node *schema.Node) *plainPlan {
 	case reflect.Slice:
 		if t.Elem().Kind() != reflect.Uint8 { // []byte is base64 text
 			p.kind, p.elem, p.block = pkSlice, b.plan(t.Elem(), items), t
-			p.empty = reflect.MakeSlice(t, 0, 0).UnsafePointer()
+			p.empty = reflect.MakeSlice(t, 0, 0)
 			p.id, b.allocs = b.allocs, b.allocs+1
 		}
 	case reflect.Array:
@@ -237,7 +218,7 @@ func (b *planBuilder) fields(t reflect.Type, node *schema.Node) ([]plainField, b
 				return nil, false
 			}
 		}
-		f := plainField{name: name, key: `"` + name + `":`, offset: sf.Offset, bit: 1 << len(fields)}
+		f := plainField{name: name, key: `"` + name + `":`, offset: sf.Offset, index: i, bit: 1 << len(fields)}
 		var child *schema.Node
 		if node != nil {
 			if at, named := node.Props[name]; named {
