@@ -109,7 +109,6 @@ func (c *config) logCooldownFailure(ctx context.Context, method string, err erro
 		slog.String("method", method), slog.String("error", c.redactString(err.Error())))
 }
 
-
 // ErrModelCooling is the error of a model a chat call skipped because it was cooling after a
 // failure (WithModelCooldown), in ResponseInfo.Fallbacks and in a *FallbackError's attempts.
 var ErrModelCooling = errors.New("infergate: skipped: the model is cooling after a failure")

@@ -48,7 +48,7 @@ func ObjectSchemasOf(t reflect.Type) (sent json.RawMessage, check *jsonschema.Re
 	if err := ts.forObjects(); err != nil {
 		return nil, nil, false, err
 	}
-	return ts.call.sent, ts.call.resolved.resolved, ts.wrapped, nil
+	return ts.call.sent, ts.call.resolved.Resolved(), ts.wrapped, nil
 }
 
 // ReuseChunkLists makes a stream reuse its chunks' lists, as a typed answer's stream does.

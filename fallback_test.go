@@ -90,11 +90,11 @@ func chunkJSON(model, content, finish string) string {
 	if finish != "" {
 		fr = finish
 	}
-	return "data: " + jsonText(map[string]any{"id": "c-" + model, "object": "chat.completion.chunk", "model": model,
+	return "data: " + JSONText(map[string]any{"id": "c-" + model, "object": "chat.completion.chunk", "model": model,
 		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": fr}}}) + "\n\n"
 }
 
-func jsonText(v any) string {
+func JSONText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
@@ -118,7 +118,7 @@ func serve(w http.ResponseWriter, r *http.Request, _ int, stream bool) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, jsonText(map[string]any{"id": "c", "object": "chat.completion", "model": model,
+	_, _ = io.WriteString(w, JSONText(map[string]any{"id": "c", "object": "chat.completion", "model": model,
 		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": "answer"}, "finish_reason": "stop"}},
 		"usage":   map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}))
 }

@@ -9,6 +9,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/infergate/infergate-go/internal/schema"
+	"github.com/infergate/infergate-go/internal/typed"
 )
 
 // ObjectMode says how GenerateObject and StreamObject ask the model for a value.
@@ -112,9 +115,6 @@ func (e *ObjectError) Unwrap() error { return e.Err }
 // Is matches ErrNoObject.
 func (e *ObjectError) Is(target error) bool { return target == ErrNoObject }
 
-// errNoJSON is an answer's text without a JSON value in it.
-var errNoJSON = errors.New("the answer holds no JSON value")
-
 // GenerateObject asks the model for a value of type T and returns it decoded and checked against
 // T's schema (see SchemaFor). An answer that is not JSON, breaks the schema or does not decode is
 // sent back to the model with what is wrong (as the call's result in ObjectModeTool, as a user
@@ -168,9 +168,9 @@ type objectSink struct {
 	// decode decodes a value's JSON, already checked against its schema.
 	decode func(raw []byte) error
 	// prove decodes a value's text and proves it valid against a schema in one pass (see
-	// decodeProven); when it cannot, it reports false and the value is validated and decoded as
+	// typed.DecodeProven); when it cannot, it reports false and the value is validated and decoded as
 	// without it.
-	prove func(text string, schema *checkedSchema) bool
+	prove func(text string, checked *schema.Checked) bool
 }
 
 // valueInto returns the sink that fills *dst; a text prove cannot take leaves *dst as it was.
@@ -178,13 +178,13 @@ func valueInto[T any](dst *T) objectSink {
 	return objectSink{
 		decode: func(raw []byte) error {
 			var fresh T
-			err := decodeValue(raw, &fresh)
+			err := typed.Decode(raw, &fresh)
 			*dst = fresh
 			return err
 		},
-		prove: func(text string, schema *checkedSchema) bool {
+		prove: func(text string, checked *schema.Checked) bool {
 			var fresh T
-			if !decodeProven(text, &fresh, schema) {
+			if !typed.DecodeProven(text, &fresh, checked) {
 				return false
 			}
 			*dst = fresh
@@ -351,7 +351,7 @@ func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode)
 		}
 		mode = ObjectModePrompt
 	}
-	raw, err := firstJSON(msg.Content, r.t)
+	raw, err := typed.FirstJSON(msg.Content, schemaOf(r.t).schema)
 	if err != nil {
 		return mode, nil, err
 	}
@@ -362,8 +362,8 @@ func (r *objectRun) evaluate(ctx context.Context, msg *Message, mode ObjectMode)
 }
 
 // proven reports whether r.prove decoded text and proved it valid against schema.
-func (r *objectRun) proven(ctx context.Context, text string, schema *checkedSchema) bool {
-	return ctx.Err() == nil && r.prove(text, schema)
+func (r *objectRun) proven(ctx context.Context, text string, checked *schema.Checked) bool {
+	return ctx.Err() == nil && r.prove(text, checked)
 }
 
 // ownCall returns the answer's call of the object's function, nil when it has none.
@@ -402,27 +402,27 @@ func (r *objectRun) checkCall(ctx context.Context, text string) (json.RawMessage
 }
 
 // check validates a value against a schema and decodes it.
-func (r *objectRun) check(ctx context.Context, raw json.RawMessage, schema *checkedSchema, whole string) error {
-	if err := r.validate(ctx, raw, schema, whole); err != nil {
+func (r *objectRun) check(ctx context.Context, raw json.RawMessage, checked *schema.Checked, whole string) error {
+	if err := r.validate(ctx, raw, checked, whole); err != nil {
 		return err
 	}
 	return r.decode(raw)
 }
 
 // validate checks a value against a schema; whole names the value to the model.
-func (r *objectRun) validate(ctx context.Context, raw json.RawMessage, schema *checkedSchema, whole string) error {
-	if schema.provenValid(ctx, raw) {
+func (r *objectRun) validate(ctx context.Context, raw json.RawMessage, checked *schema.Checked, whole string) error {
+	if checked.ProvenValid(ctx, raw) {
 		return nil
 	}
 	var instance any
 	if err := json.Unmarshal(raw, &instance); err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
 	}
-	err := schema.validate(ctx, instance)
+	err := checked.Validate(ctx, instance)
 	if err == nil || errors.Is(err, ErrSchemaTooCostly) || ctx.Err() != nil && err == context.Cause(ctx) {
 		return err
 	}
-	return &schemaMismatch{why: explain(schema.Schema(), instance, whole, err), err: err}
+	return &schemaMismatch{why: schema.Explain(checked.Schema(), instance, whole, err), err: err}
 }
 
 // schemaMismatch is a value its schema refuses: Error says why in plain words, for the model (the

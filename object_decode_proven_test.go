@@ -12,19 +12,21 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	schemacheck "github.com/infergate/infergate-go/internal/schema"
+	"github.com/infergate/infergate-go/internal/typed"
 )
 
-// sameAsSeparately checks decodeProven on text against what GenerateObject did without it: it
+// sameAsSeparately checks typed.DecodeProven on text against what GenerateObject did without it: it
 // proves text valid only when the quick proof does (so the validator accepts it too) and the
 // one-pass decode takes it, and then leaves the value json.Unmarshal leaves; and it proves every
 // text those two take. It reports whether it proved text valid.
-func sameAsSeparately[T any](t *testing.T, text []byte, schema *checkedSchema) bool {
+func sameAsSeparately[T any](t *testing.T, text []byte, schema *schemacheck.Checked) bool {
 	t.Helper()
 	var got, plain T
-	proven := decodeProven(string(text), &got, schema)
-	separately := schema.provenValid(context.Background(), text) && decodePlain(string(text), &plain, nil)
+	proven := typed.DecodeProven(string(text), &got, schema)
+	separately := schema.ProvenValid(context.Background(), text) && typed.DecodePlain(string(text), &plain, nil)
 	if proven != separately {
-		t.Fatalf("%s: decodeProven says %v, the quick proof and the one-pass decode %v", text, proven, separately)
+		t.Fatalf("%s: typed.DecodeProven says %v, the quick proof and the one-pass decode %v", text, proven, separately)
 	}
 	if !proven {
 		if !reflect.ValueOf(&got).Elem().IsZero() {
@@ -37,7 +39,7 @@ func sameAsSeparately[T any](t *testing.T, text []byte, schema *checkedSchema) b
 		t.Fatalf("%s: proven, but json.Unmarshal says %v", text, err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("%s\n(-json.Unmarshal +decodeProven):\n%s", text, cmp.Diff(want, got))
+		t.Fatalf("%s\n(-json.Unmarshal +typed.DecodeProven):\n%s", text, cmp.Diff(want, got))
 	}
 	if err := validateSlowly(context.Background(), text, schema, "the value"); err != nil {
 		t.Fatalf("%s: proven, but the validator says %v", text, err)
@@ -45,8 +47,8 @@ func sameAsSeparately[T any](t *testing.T, text []byte, schema *checkedSchema) b
 	return true
 }
 
-// TestDecodeProvenAgreesWithTheSeparatePasses checks decodeProven on random values of the types
-// whose schemas quickSchema checks, and their texts changed in ways that break the schema, the
+// TestDecodeProvenAgreesWithTheSeparatePasses checks typed.DecodeProven on random values of the types
+// whose schemas QuickSchema checks, and their texts changed in ways that break the schema, the
 // syntax or the decoding.
 func TestDecodeProvenAgreesWithTheSeparatePasses(t *testing.T) {
 	t.Parallel()
@@ -99,7 +101,7 @@ func TestDecodeProvenAgreesWithTheSeparatePasses(t *testing.T) {
 	}
 }
 
-// FuzzDecodeProven: on any bytes, decodeProven proves what the separate passes prove, and leaves
+// FuzzDecodeProven: on any bytes, typed.DecodeProven proves what the separate passes prove, and leaves
 // json.Unmarshal's value.
 func FuzzDecodeProven(f *testing.F) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -223,7 +225,7 @@ func TestDecodeValueAtTheLimits(t *testing.T) {
 	for range n {
 		text := []byte(genLimitsText(r, 0))
 		sameAsUnmarshal[decodeLimits](t, text)
-		if decodePlain(string(text), new(decodeLimits), nil) {
+		if typed.DecodePlain(string(text), new(decodeLimits), nil) {
 			plain++
 		}
 		sameAsUnmarshal[decodeLimits](t, mutateText(r, text))

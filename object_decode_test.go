@@ -13,9 +13,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/infergate/infergate-go/internal/typed"
 )
 
-// decodeMix has a part of every kind decodeValue plans, and parts it hands to encoding/json.
+// decodeMix has a part of every kind typed.Decode plans, and parts it hands to encoding/json.
 type decodeMix struct {
 	U16     uint16                 `json:"u16"`
 	F32     float32                `json:"f32"`
@@ -125,16 +126,16 @@ func mutateText(r *rand.Rand, text []byte) []byte {
 	return []byte(s)
 }
 
-// sameAsUnmarshal checks that decodeValue leaves what json.Unmarshal leaves, and says the same.
+// sameAsUnmarshal checks that typed.Decode leaves what json.Unmarshal leaves, and says the same.
 func sameAsUnmarshal[T any](t *testing.T, text []byte) {
 	t.Helper()
 	var got, want T
-	errGot, errWant := decodeValue(text, &got), json.Unmarshal(text, &want)
+	errGot, errWant := typed.Decode(text, &got), json.Unmarshal(text, &want)
 	if fmt.Sprint(errGot) != fmt.Sprint(errWant) {
 		t.Fatalf("%s\ndecodeValue: %v\njson.Unmarshal: %v", text, errGot, errWant)
 	}
 	if !reflect.DeepEqual(got, want) { // linear on deep values, where cmp.Diff is not
-		t.Fatalf("%s\n(-json.Unmarshal +decodeValue):\n%s", text, cmp.Diff(want, got, cmp.AllowUnexported(decodeMix{})))
+		t.Fatalf("%s\n(-json.Unmarshal +typed.Decode):\n%s", text, cmp.Diff(want, got, cmp.AllowUnexported(decodeMix{})))
 	}
 }
 
@@ -147,14 +148,14 @@ func TestDecodeValueProperty(t *testing.T) {
 		v := genValue(r)
 		text := mustJSON(t, v)
 		sameAsUnmarshal[propValue](t, text)
-		if !decodePlain(string(text), new(propValue), nil) {
+		if !typed.DecodePlain(string(text), new(propValue), nil) {
 			t.Fatalf("the one pass left encoding/json's own output to json.Unmarshal: %s", text)
 		}
 		sameAsUnmarshal[propValue](t, mutateText(r, text))
 		m := genMix(r)
 		text = mustJSON(t, m)
 		sameAsUnmarshal[decodeMix](t, text)
-		if !decodePlain(string(text), new(decodeMix), nil) {
+		if !typed.DecodePlain(string(text), new(decodeMix), nil) {
 			t.Fatalf("the one pass left encoding/json's own output to json.Unmarshal: %s", text)
 		}
 		sameAsUnmarshal[decodeMix](t, mutateText(r, text))
@@ -193,7 +194,7 @@ func TestDecodeValueEdges(t *testing.T) {
 	sameAsUnmarshal[float64](t, []byte(fmt.Sprint(math.MaxFloat64)))
 }
 
-// FuzzDecodeValue: on any bytes, decodeValue leaves and says what json.Unmarshal does.
+// FuzzDecodeValue: on any bytes, typed.Decode leaves and says what json.Unmarshal does.
 func FuzzDecodeValue(f *testing.F) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 4 {
@@ -208,7 +209,7 @@ func FuzzDecodeValue(f *testing.F) {
 	})
 }
 
-// BenchmarkDecodeValue decodes the 50 KB benchObject with decodeValue, with decodeProven (which
+// BenchmarkDecodeValue decodes the 50 KB benchObject with typed.Decode, with typed.DecodeProven (which
 // also proves it valid against its schema, as GenerateObject does) and with json.Unmarshal.
 func BenchmarkDecodeValue(b *testing.B) {
 	_, raw := benchObject(b)
@@ -221,9 +222,9 @@ func BenchmarkDecodeValue(b *testing.B) {
 		name   string
 		decode func([]byte, *propValue) error
 	}{
-		{"decodeValue", decodeValue[propValue]},
-		{"decodeProven", func(_ []byte, v *propValue) error {
-			if !decodeProven(text, v, schema) {
+		{"Decode", typed.Decode[propValue]},
+		{"DecodeProven", func(_ []byte, v *propValue) error {
+			if !typed.DecodeProven(text, v, schema) {
 				return errors.New("not proven")
 			}
 			return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/infergate/infergate-go/internal/typed"
 )
 
 var (
@@ -250,7 +251,7 @@ func TestPartialObjectProperty(t *testing.T) {
 					t.Fatalf("last partial, cut at %v (-want +got):\n%s", cuts, cmp.Diff(want, last))
 				}
 			}
-			found, err := firstJSON(text, reflect.TypeFor[propValue]())
+			found, err := typed.FirstJSON(text, schemaOf(reflect.TypeFor[propValue]()).schema)
 			if err != nil {
 				t.Fatal(err)
 			}

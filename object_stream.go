@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/infergate/infergate-go/internal/partialjson"
+	"github.com/infergate/infergate-go/internal/typed"
 )
 
 // ObjectStream is a value being generated. Range over Partials to watch it fill in, or call Wait;
@@ -154,16 +155,16 @@ type partialTracker struct {
 	tools    bool // the turn offers the call
 	call     int  // index of the object's call, -1 before it starts
 	args     *partialjson.Decoder
-	wrapped  bool          // the call carries the value in an envelope
-	envelope reflect.Value // what args fills then
-	text     *textValue    // nil in ObjectModeTool, where text is not read
+	wrapped  bool             // the call carries the value in an envelope
+	envelope reflect.Value    // what args fills then
+	text     *typed.TextValue // nil in ObjectModeTool, where text is not read
 }
 
 func newPartialTracker(root reflect.Value, mode ObjectMode, run *objectRun) *partialTracker {
 	p := &partialTracker{root: root, name: run.spec.Name, call: -1,
 		tools: mode == ObjectModeAuto || mode == ObjectModeTool, wrapped: run.schema != nil && run.schema.wrapped}
 	if mode != ObjectModeTool {
-		p.text = &textValue{finder: newJSONFinder(run.t), root: root}
+		p.text = typed.NewTextValue(root, schemaOf(run.t).schema)
 	}
 	return p
 }
@@ -174,7 +175,7 @@ func (p *partialTracker) finish() bool {
 	if p.text == nil || p.call >= 0 {
 		return false
 	}
-	return p.text.finish()
+	return p.text.Finish()
 }
 
 // add reads a chunk's first choice; it reports whether the value shows something new. The chunk
@@ -198,7 +199,7 @@ func (p *partialTracker) add(chunk *ChatCompletionChunk) bool {
 			changed = p.addCall(&ch.Delta.ToolCalls[j]) || changed
 		}
 		if p.text != nil && p.call < 0 && ch.Delta.Content != "" {
-			changed = p.text.write(ch.Delta.Content) || changed
+			changed = p.text.Write(ch.Delta.Content) || changed
 		}
 	}
 	return changed

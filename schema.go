@@ -8,7 +8,13 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/infergate/infergate-go/internal/schema"
 )
+
+// ErrSchemaTooCostly matches the error of a value that was not checked against its schema because
+// checking it would take more work than validation is allowed (see NewToolFromSchema): a tool
+// call's *ToolError of stage ToolStageArguments, or a GenerateObject answer's failure.
+var ErrSchemaTooCostly = schema.ErrTooCostly
 
 // SchemaFor returns the JSON Schema of T's JSON form: the schema NewTool derives for a tool's
 // arguments and GenerateObject for the value it asks for, with the same tag rules (see NewTool):
@@ -47,7 +53,7 @@ type typeSchema struct {
 	once     sync.Once
 	sent     json.RawMessage
 	strict   bool
-	resolved *checkedSchema
+	resolved *schema.Checked
 	call     objectSchema
 	wrapped  bool
 	sendErr  error
@@ -57,7 +63,7 @@ type typeSchema struct {
 type objectSchema struct {
 	sent     json.RawMessage
 	strict   bool
-	resolved *checkedSchema
+	resolved *schema.Checked
 }
 
 // envelopeKey names the one property of the envelope that carries a value a call's arguments,
@@ -72,7 +78,7 @@ func schemaOf(t reflect.Type) *typeSchema {
 	}
 	ts := &typeSchema{}
 	own := map[reflect.Type]*jsonschema.Schema{}
-	ownSchemas(t, own, map[reflect.Type]bool{})
+	schema.OwnSchemas(t, own, map[reflect.Type]bool{})
 	ts.schema, ts.err = jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: own})
 	if ts.err == nil {
 		ts.err = refine(t, ts.schema, own)
@@ -125,14 +131,14 @@ func newObjectSchema(s *jsonschema.Schema) (objectSchema, error) {
 	if o.sent, err = json.Marshal(send); err != nil {
 		return o, err
 	}
-	o.resolved, err = checkSchema(check)
+	o.resolved, err = schema.Check(check)
 	return o, err
 }
 
 // isObject reports whether a schema's value is an object (or null), which a call's arguments can
 // be as they are.
 func isObject(s *jsonschema.Schema) bool {
-	types := typesOf(s)
+	types := schema.TypesOf(s)
 	return slices.Contains(types, "object") && !slices.ContainsFunc(types, func(t string) bool { return t != "object" && t != "null" })
 }
 

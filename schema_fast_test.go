@@ -11,21 +11,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	schemacheck "github.com/infergate/infergate-go/internal/schema"
 )
 
-// validateSlowly is what objectRun.validate did before quickSchema: the generic decode, the
+// validateSlowly is what objectRun.validate did before QuickSchema: the generic decode, the
 // bound and jsonschema-go, on every value.
-func validateSlowly(ctx context.Context, raw []byte, schema *checkedSchema, whole string) error {
+func validateSlowly(ctx context.Context, raw []byte, schema *schemacheck.Checked, whole string) error {
 	var instance any
 	if err := json.Unmarshal(raw, &instance); err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
 	}
-	err := schema.validate(ctx, instance)
+	err := schema.Validate(ctx, instance)
 	if err == nil || errors.Is(err, ErrSchemaTooCostly) || ctx.Err() != nil && err == context.Cause(ctx) {
 		return err
 	}
-	return &schemaMismatch{why: explain(schema.Schema(), instance, whole, err), err: err}
+	return &schemaMismatch{why: schemacheck.Explain(schema.Schema(), instance, whole, err), err: err}
 }
 
 type quickScalar int8
@@ -39,8 +39,8 @@ type quickShapes struct {
 
 // quickSchemas are the checking forms of the schemas SchemaFor derives for a few types, as
 // objects check them: the value's own, and the call's (an envelope for a value not an object).
-func quickSchemas(t *testing.T) map[string]*checkedSchema {
-	out := map[string]*checkedSchema{}
+func quickSchemas(t *testing.T) map[string]*schemacheck.Checked {
+	out := map[string]*schemacheck.Checked{}
 	for _, typ := range []reflect.Type{reflect.TypeFor[propValue](), reflect.TypeFor[[]propItem](),
 		reflect.TypeFor[quickScalar](), reflect.TypeFor[quickShapes](), reflect.TypeFor[map[string]*propItem]()} {
 		ts := schemaOf(typ)
@@ -49,7 +49,7 @@ func quickSchemas(t *testing.T) map[string]*checkedSchema {
 		}
 		out[typ.String()] = ts.resolved
 		out[typ.String()+" call"] = ts.call.resolved
-		if ts.resolved.quick == nil || ts.call.resolved.quick == nil {
+		if ts.resolved.Quick == nil || ts.call.resolved.Quick == nil {
 			t.Fatalf("%v: its schema is not checked in one pass", typ)
 		}
 	}
@@ -133,7 +133,7 @@ var textMutations = []func(r *rand.Rand, s []byte) []byte{
 	},
 }
 
-// TestQuickSchemaAgreesWithTheValidator checks that validating objects through quickSchema
+// TestQuickSchemaAgreesWithTheValidator checks that validating objects through QuickSchema
 // decides as the validator alone did, with the same error, on random values valid and not.
 func TestQuickSchemaAgreesWithTheValidator(t *testing.T) {
 	t.Parallel()
@@ -183,7 +183,7 @@ func TestQuickSchemaAgreesWithTheValidator(t *testing.T) {
 		if want == nil {
 			valid++
 		}
-		if schema.provenValid(ctx, text) {
+		if schema.ProvenValid(ctx, text) {
 			proven++
 			if want != nil {
 				t.Fatalf("%s, %s: proven valid, but the validator says %v", name, text, want)
@@ -197,49 +197,7 @@ func TestQuickSchemaAgreesWithTheValidator(t *testing.T) {
 	}
 }
 
-// TestQuickBoundCoversTheValidatorsWalk checks quickSchema's bound on the validator's work against
-// the work schemaGraph.bound counts, on the values it proves valid, large and deep ones included.
-func TestQuickBoundCoversTheValidatorsWalk(t *testing.T) {
-	t.Parallel()
-	schemas := quickSchemas(t)
-	r := rand.New(rand.NewPCG(*objectSeed, 4))
-	deep := any("leaf")
-	for range 200 {
-		deep = []any{deep}
-	}
-	values := []struct {
-		schema string
-		value  any
-	}{{"map[string]*infergate.propItem", map[string]any{}}, {"infergate.quickShapes", map[string]any{"maps": map[string]any{}, "small": 1, "any": deep}}}
-	// Under the race detector, which finds nothing more in one goroutine's counting, every tenth
-	// size, from the largest down.
-	for n := 99; n >= 0; n -= 100 / Scaled(100) {
-		items := make([]propItem, r.IntN(1+n*n/3))
-		for i := range items {
-			items[i] = genItem(r)
-		}
-		values = append(values, struct {
-			schema string
-			value  any
-		}{"[]infergate.propItem", items})
-	}
-	for _, v := range values {
-		schema := schemas[v.schema]
-		text := mustJSON(t, v.value)
-		c := quickCheck{data: text}
-		if !c.value(schema.quick.root, 0) {
-			t.Fatalf("%s: not proven valid", text)
-		}
-		var instance any
-		_ = json.Unmarshal(text, &instance)
-		work, err := schema.graph.bound(context.Background(), instance)
-		if estimate := c.estimate(schema.quick); err != nil || work > estimate {
-			t.Fatalf("%d bytes: the walk counts %d (%v), the bound says at most %d", len(text), work, err, estimate)
-		}
-	}
-}
-
-// FuzzQuickSchema checks that validating an object through quickSchema decides as the validator
+// FuzzQuickSchema checks that validating an object through QuickSchema decides as the validator
 // alone does, with the same error, on any text.
 func FuzzQuickSchema(f *testing.F) {
 	_, raw := benchObject(f)
@@ -255,39 +213,12 @@ func FuzzQuickSchema(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
 		ctx := context.Background()
-		for _, schema := range []*checkedSchema{ts.resolved, shapes.resolved, scalar.call.resolved, scalar.resolved} {
+		for _, schema := range []*schemacheck.Checked{ts.resolved, shapes.resolved, scalar.call.resolved, scalar.resolved} {
 			got := (&objectRun{}).validate(ctx, text, schema, "the value")
 			want := validateSlowly(ctx, text, schema, "the value")
 			if fmt.Sprint(got) != fmt.Sprint(want) || reflect.TypeOf(got) != reflect.TypeOf(want) {
 				t.Fatalf("%q:\n got %v\nwant %v", text, got, want)
 			}
-		}
-	})
-}
-
-// FuzzQuickSchemaOnAnySchema checks quickSchema on schemas of any shape, as NewToolFromSchema
-// takes them: a value it proves valid, the validator accepts.
-func FuzzQuickSchemaOnAnySchema(f *testing.F) {
-	f.Add(`{"type":"object","properties":{"a":{"type":"integer","minimum":1}},"required":["a","b"]}`, `{"a":1,"b":null}`)
-	f.Add(`{"type":["number","null"],"exclusiveMaximum":2.5,"enum":[1,2,null,"x"]}`, `2.0`)
-	f.Add(`{"items":false,"minItems":0,"maxItems":3}`, `[]`)
-	f.Add(`{"additionalProperties":{"type":"string","enum":["\u00e9"]},"properties":{"k":true}}`, `{"k":[1],"\u006b2":"é"}`)
-	f.Add(`{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"x":{}}}}`, `[{"x":{"y":1e300}}]`)
-	f.Fuzz(func(t *testing.T, schemaText, value string) {
-		var s jsonschema.Schema
-		if json.Unmarshal([]byte(schemaText), &s) != nil {
-			return
-		}
-		checked, err := checkSchema(&s)
-		if err != nil || checked.quick == nil || !checked.provenValid(context.Background(), []byte(value)) {
-			return
-		}
-		var instance any
-		if err := json.Unmarshal([]byte(value), &instance); err != nil {
-			t.Fatalf("%s proven valid against %s, but it is not JSON: %v", value, schemaText, err)
-		}
-		if err := checked.validate(context.Background(), instance); err != nil {
-			t.Fatalf("%s proven valid against %s, but the validator says %v", value, schemaText, err)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/infergate/infergate-go/internal/schema"
 )
 
 // tooCostly is what the model reads about arguments not checked because checking them would take
@@ -25,7 +26,7 @@ const tooCostly = "they could not be checked: checking them against the tool's s
 // with Call. A FuncTool is safe for concurrent use if its function is.
 type FuncTool struct {
 	def    Tool
-	schema *checkedSchema // nil: the arguments are not checked
+	schema *schema.Checked // nil: the arguments are not checked
 	run    func(ctx context.Context, arguments []byte) (any, error)
 }
 
@@ -56,17 +57,17 @@ func NewTool[In, Out any](name, description string, fn func(ctx context.Context,
 	if fn == nil {
 		return nil, invalid(field, "has no function")
 	}
-	schema, err := schemaFor(reflect.TypeFor[In]())
+	derived, err := schemaFor(reflect.TypeFor[In]())
 	if err != nil {
 		return nil, invalid(field, "%v", err)
 	}
-	resolved, err := checkSchema(schema)
+	resolved, err := schema.Check(derived)
 	if err != nil {
 		return nil, invalid(field, "schema: %v", err)
 	}
 	// The definition carries the schema as JSON: a caller changing Definition()'s parameters must
 	// not reach the schema the arguments are checked against.
-	sent, err := json.Marshal(schema)
+	sent, err := json.Marshal(derived)
 	if err != nil {
 		return nil, invalid(field, "schema: %v", err)
 	}
@@ -116,7 +117,7 @@ func (t *FuncTool) check(ctx context.Context, arguments string) ([]byte, error) 
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	if t.schema != nil && t.schema.provenValid(ctx, args) {
+	if t.schema != nil && t.schema.ProvenValid(ctx, args) {
 		return args, nil
 	}
 	var instance any
@@ -127,7 +128,7 @@ func (t *FuncTool) check(ctx context.Context, arguments string) ([]byte, error) 
 	if t.schema == nil {
 		return args, nil
 	}
-	switch err := t.schema.validate(ctx, instance); {
+	switch err := t.schema.Validate(ctx, instance); {
 	case err == nil:
 		return args, nil
 	case errors.Is(err, ErrSchemaTooCostly):
@@ -135,7 +136,7 @@ func (t *FuncTool) check(ctx context.Context, arguments string) ([]byte, error) 
 	case ctx.Err() != nil && err == context.Cause(ctx):
 		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageRun, Err: err}
 	default:
-		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err, feedback: explain(t.schema.Schema(), instance, "the arguments", err)}
+		return nil, &ToolError{Tool: t.Name(), Stage: ToolStageArguments, Err: err, feedback: schema.Explain(t.schema.Schema(), instance, "the arguments", err)}
 	}
 }
 
@@ -170,7 +171,7 @@ func schemaFor(t reflect.Type) (*jsonschema.Schema, error) {
 
 // refine applies to a schema jsonschema-go derived what it does not infer: pointers are optional,
 // `enum` tags list allowed values, and ",string" fields are strings. It walks the type beside its
-// schema, and leaves alone the types that have a schema of their own (own, see ownSchema).
+// schema, and leaves alone the types that have a schema of their own (own, see schema.OwnSchema).
 func refine(t reflect.Type, s *jsonschema.Schema, own map[reflect.Type]*jsonschema.Schema) error {
 	t = deref(t)
 	if _, ok := own[t]; ok || s == nil {
@@ -197,7 +198,7 @@ func refineStruct(t reflect.Type, s *jsonschema.Schema, own map[reflect.Type]*js
 		if f.Type.Kind() == reflect.Pointer {
 			s.Required = removeString(s.Required, name)
 		}
-		quoted, isQuoted := quotedSchema(f, own)
+		quoted, isQuoted := schema.QuotedSchema(f, own)
 		if isQuoted {
 			quoted.Description = prop.Description
 			*prop = *quoted
@@ -226,7 +227,7 @@ func addEnum(f reflect.StructField, prop *jsonschema.Schema, tag string, quoted 
 	}
 	for _, v := range strings.Split(tag, ",") {
 		if quoted { // ",string": the string holds the value's JSON
-			v = jsonText(v)
+			v = schema.JSONText(v)
 		}
 		target.Enum = append(target.Enum, v)
 	}

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	schemacheck "github.com/infergate/infergate-go/internal/schema"
 )
 
 // Tool is a function the model may call.
@@ -155,70 +154,12 @@ func NewToolFromSchema(name, description string, schema json.RawMessage, fn func
 		}
 		return out, nil
 	}
-	checked, err := checkRawSchema(raw)
+	checked, err := schemacheck.CheckJSON(raw)
 	if err != nil {
 		return nil, invalid(field, "schema: %v", err)
 	}
 	def := functionTool(name, description, json.RawMessage(slices.Clone(raw)))
 	return &FuncTool{def: def, schema: checked, run: run}, nil
-}
-
-// checkRawSchema prepares a schema for validation. It returns nil when the validator cannot apply
-// it (the tool then validates nothing), and an error for a schema no validation against could end.
-func checkRawSchema(raw []byte) (checked *checkedSchema, err error) {
-	defer func() {
-		if recover() != nil {
-			checked, err = nil, nil
-		}
-	}()
-	if jsonDepth(raw) > maxSchemaNesting {
-		return nil, nil
-	}
-	var schema jsonschema.Schema
-	if err := json.Unmarshal(raw, &schema); err != nil || !supportedDraft(schema.Schema) {
-		return nil, nil
-	}
-	checked, err = checkSchema(&schema)
-	var cycle *cycleError
-	if errors.As(err, &cycle) {
-		return nil, err
-	}
-	return checked, nil
-}
-
-// supportedDraft reports whether the validator checks instances against a schema declaring this
-// $schema; for any other it refuses every instance.
-func supportedDraft(version string) bool {
-	switch version {
-	case "", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#",
-		"https://json-schema.org/draft/2020-12/schema":
-		return true
-	}
-	return false
-}
-
-// maxSchemaNesting bounds the nesting of a schema the validator reads: it takes ~35 ms at this
-// depth, and a minute at 9,000.
-const maxSchemaNesting = 256
-
-// jsonDepth returns how deep the objects and arrays of a JSON text nest.
-func jsonDepth(text []byte) int {
-	depth, deepest, inString := 0, 0, false
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest
 }
 
 // ToolStage says where a tool call failed.

@@ -1,8 +1,9 @@
-package infergate
+package typed
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/infergate/infergate-go/internal/partialjson"
+	"github.com/infergate/infergate-go/internal/schema"
 )
 
 const (
@@ -29,7 +31,7 @@ type textKinds struct {
 func kindsOf(s *jsonschema.Schema) textKinds {
 	var types []string
 	if s != nil {
-		types = typesOf(s)
+		types = schema.TypesOf(s)
 	}
 	if len(types) == 0 {
 		return textKinds{true, true, true, true, true, true}
@@ -74,8 +76,8 @@ type jsonFinder struct {
 	begun   bool // past the text's first value, or what stands in its place
 }
 
-func newJSONFinder(t reflect.Type) jsonFinder {
-	k := kindsOf(schemaOf(t).schema)
+func newJSONFinder(s *jsonschema.Schema) jsonFinder {
+	k := kindsOf(s)
 	openers := "<"
 	if k.objects {
 		openers += "{"
@@ -139,7 +141,7 @@ func (f *jsonFinder) skip(start int) { f.pos, f.begun = start+1, true }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// firstJSON returns the value in an answer's text, the first of:
+// FirstJSON returns the value in an answer's text, the first of:
 //
 //   - the value the text starts with, past <think> blocks and spaces, when it is of a kind the
 //     schema admits (whatever follows it);
@@ -150,9 +152,9 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 //     text (true, false and null count only at the start or fenced: prose uses them as words).
 //
 // The error says why there is none. A number at the very end completes with the text.
-func firstJSON(text string, t reflect.Type) (json.RawMessage, error) {
+func FirstJSON(text string, s *jsonschema.Schema) (json.RawMessage, error) {
 	b := []byte(text)
-	f := newJSONFinder(t)
+	f := newJSONFinder(s)
 	var first error
 	for range maxCandidates {
 		start, ok := f.next(b)
@@ -184,8 +186,12 @@ func firstJSON(text string, t reflect.Type) (json.RawMessage, error) {
 	return nil, errNoJSON
 }
 
-// textValue fills a value from the JSON inside a streamed text, as firstJSON would find it.
-type textValue struct {
+// errNoJSON is an answer's text without a JSON value in it.
+var errNoJSON = errors.New("the answer holds no JSON value")
+
+// TextValue fills a value from the JSON inside a streamed text, as FirstJSON would find it.
+type TextValue struct {
+	schema *jsonschema.Schema
 	finder jsonFinder
 	text   []byte
 	dec    *partialjson.Decoder
@@ -194,8 +200,14 @@ type textValue struct {
 	tries  int
 }
 
-// write adds a piece of the text; it reports whether the value shows something new.
-func (v *textValue) write(piece string) bool {
+// NewTextValue returns the TextValue that fills root (settable) with the value of schema s found
+// in a text.
+func NewTextValue(root reflect.Value, s *jsonschema.Schema) *TextValue {
+	return &TextValue{schema: s, finder: newJSONFinder(s), root: root}
+}
+
+// Write adds a piece of the text; it reports whether the value shows something new.
+func (v *TextValue) Write(piece string) bool {
 	v.text = append(v.text, piece...)
 	if v.dec != nil {
 		if v.dec.Done() {
@@ -343,10 +355,10 @@ func isWordByte(c byte) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// finish ends the text: it shows the value firstJSON finds in it, when the candidate followed so
+// Finish ends the text: it shows the value FirstJSON finds in it, when the candidate followed so
 // far does not hold it complete (a number ends only with the text; a value in a fence or in prose
 // is known only at the end). It reports whether the value shows something new.
-func (v *textValue) finish() bool {
+func (v *TextValue) Finish() bool {
 	if v.dec != nil {
 		if v.dec.Done() {
 			return false
@@ -355,7 +367,7 @@ func (v *textValue) finish() bool {
 			return changed
 		}
 	}
-	raw, err := firstJSON(string(v.text), v.root.Type())
+	raw, err := FirstJSON(string(v.text), v.schema)
 	if err != nil {
 		return false
 	}

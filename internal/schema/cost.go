@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"context"
@@ -267,7 +267,7 @@ type open struct {
 }
 
 // bound walks the value the way the validator would, visiting every subschema that could apply,
-// and adds up the work, which it returns: ErrSchemaTooCostly when it exceeds maxValidationWork or
+// and adds up the work, which it returns: ErrTooCostly when it exceeds maxValidationWork or
 // nests deeper than maxValidationDepth, ctx's cause when ctx ends first. The walk keeps its own
 // stack.
 func (g *schemaGraph) bound(ctx context.Context, instance any) (int64, error) {
@@ -285,7 +285,7 @@ func (g *schemaGraph) bound(ctx context.Context, instance any) (int64, error) {
 				return work, context.Cause(ctx)
 			}
 			if p.depth >= maxValidationDepth {
-				return work, fmt.Errorf("%w: the value and the schema nest more than %d levels deep", ErrSchemaTooCostly, maxValidationDepth)
+				return work, fmt.Errorf("%w: the value and the schema nest more than %d levels deep", ErrTooCostly, maxValidationDepth)
 			}
 			n := &g.nodes[p.node]
 			w, message, format := n.cost.visit(p.v, &m)
@@ -299,7 +299,7 @@ func (g *schemaGraph) bound(ctx context.Context, instance any) (int64, error) {
 			work += int64(len(stack) - before)
 		}
 		if work > maxValidationWork {
-			return work, fmt.Errorf("%w: more than %d steps", ErrSchemaTooCostly, maxValidationWork)
+			return work, fmt.Errorf("%w: more than %d steps", ErrTooCostly, maxValidationWork)
 		}
 	}
 	return work, nil

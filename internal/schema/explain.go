@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ import (
 // validator checks but $dynamicRef, if/then/else, contains and unevaluated properties or items;
 // where it finds nothing to say, it says what err, the validator's error, says, without the
 // validator's "validating <schema location>" prefixes.
-func explain(root *jsonschema.Schema, instance any, whole string, err error) string {
+func Explain(root *jsonschema.Schema, instance any, whole string, err error) string {
 	e := &explainer{root: root, whole: whole, budget: maxExplainSteps, work: newExplainBudget()}
 	if why := e.walk(root, instance, "", 0); why != "" {
 		return why
@@ -107,7 +107,7 @@ func (e *explainer) choice(s *jsonschema.Schema, v any, path string, depth int) 
 			if why == "" {
 				return "" // matches one
 			}
-			if ts := typesOf(b); len(ts) > 0 && !slices.ContainsFunc(ts, func(t string) bool { return hasType(v, t) }) {
+			if ts := TypesOf(b); len(ts) > 0 && !slices.ContainsFunc(ts, func(t string) bool { return hasType(v, t) }) {
 				types = append(types, ts...)
 			} else if typed == "" {
 				typed = why
@@ -227,7 +227,7 @@ func (e *explainer) array(s *jsonschema.Schema, v []any, path string, depth int)
 	if s.UniqueItems {
 		seen := make(map[string]int, len(v))
 		for i, item := range v {
-			text := jsonText(item) // object keys sorted: equal values, equal texts
+			text := JSONText(item) // object keys sorted: equal values, equal texts
 			if j, ok := seen[text]; ok {
 				return fmt.Sprintf("%s must not repeat an item: items %d and %d are the same.", e.subject(path), j, i)
 			}
@@ -256,18 +256,18 @@ func (e *explainer) array(s *jsonschema.Schema, v []any, path string, depth int)
 
 // checkValue checks what applies to the value itself: its type, enum, const, range and length.
 func (e *explainer) checkValue(s *jsonschema.Schema, v any, path string) string {
-	if types := typesOf(s); len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return hasType(v, t) }) {
+	if types := TypesOf(s); len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return hasType(v, t) }) {
 		return e.wrongType(types, v, path)
 	}
 	if len(s.Enum) > 0 && !slices.ContainsFunc(s.Enum, func(allowed any) bool { return sameJSON(allowed, v) }) {
 		values := make([]string, len(s.Enum))
 		for i, allowed := range s.Enum {
-			values[i] = jsonText(allowed)
+			values[i] = JSONText(allowed)
 		}
 		return fmt.Sprintf("%s must be one of %s.", e.subject(path), strings.Join(values, ", "))
 	}
 	if s.Const != nil && !sameJSON(*s.Const, v) {
-		return fmt.Sprintf("%s must be %s.", e.subject(path), jsonText(*s.Const))
+		return fmt.Sprintf("%s must be %s.", e.subject(path), JSONText(*s.Const))
 	}
 	switch v := v.(type) {
 	case float64:
@@ -283,8 +283,8 @@ func (e *explainer) checkValue(s *jsonschema.Schema, v any, path string) string 
 	return ""
 }
 
-// typesOf lists the types a schema allows; none means any.
-func typesOf(s *jsonschema.Schema) []string {
+// TypesOf lists the types a schema allows; none means any.
+func TypesOf(s *jsonschema.Schema) []string {
 	if s.Type != "" {
 		return []string{s.Type}
 	}
@@ -468,7 +468,7 @@ func sameJSON(a, b any) bool {
 	return json.Unmarshal(x, &p) == nil && json.Unmarshal(y, &q) == nil && reflect.DeepEqual(p, q)
 }
 
-func jsonText(v any) string {
+func JSONText(v any) string {
 	text, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)

@@ -1,12 +1,10 @@
-package infergate
+package typed
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // plainASCII marks the bytes a string holds as they are: printable ASCII but '"' and '\\'.
@@ -23,18 +21,24 @@ var plainASCII = func() (t [256]bool) {
 // of those (a borrow only marks bytes above the one it comes from).
 func plainRun(s string, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	j := i
-	for ; j+8 <= len(b); j += 8 {
-		x := binary.LittleEndian.Uint64(b[j:])
+	for ; j+8 <= len(s); j += 8 {
+		x := word(s, j)
 		if marked := (x | (x - 0x20*ones) | ((x ^ '"'*ones) - ones) | ((x ^ '\\'*ones) - ones)) & highs; marked != 0 {
 			return j + bits.TrailingZeros64(marked)/8 - i
 		}
 	}
-	for j < len(b) && plainASCII[b[j]] {
+	for j < len(s) && plainASCII[s[j]] {
 		j++
 	}
 	return j - i
+}
+
+// word reads the eight bytes of s from j as a little-endian word, which the compiler makes one load.
+func word(s string, j int) uint64 {
+	_ = s[j+7]
+	return uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
+		uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
 }
 
 // str reads the string at d.i (a '"'). One without escapes is a piece of d.s; escapes other than
@@ -150,7 +154,10 @@ func (d *plainDecoder) escaped(start, j int) (string, bool) {
 	}
 	d.arena, d.i = buf, end+1
 	d.texts.handed += len(buf) - at
-	return unsafe.String(&buf[at], len(buf)-at), true
+	if d.safe {
+		return string(buf[at:]), true
+	}
+	return viewString(buf[at:]), true
 }
 
 // room makes room for n more bytes in the arena: when it has less, a new one is made, and the

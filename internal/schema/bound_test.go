@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"context"
@@ -255,14 +255,14 @@ func decode(t testing.TB, s map[string]any) *jsonschema.Schema {
 func TestCheckedSchemaAgreesWithValidator(t *testing.T) {
 	t.Parallel()
 	compared, cycles := 0, 0
-	for seed := range uint64(Scaled(1500)) {
+	for seed := range uint64(scaled(1500)) {
 		g := &schemaGen{rng: rand.New(rand.NewPCG(seed, 7)), draft7: seed%4 == 0, refs: 0.15}
 		schema := decode(t, g.root(4))
 		if schema == nil {
 			continue
 		}
-		checked, err := checkSchema(schema)
-		var cycle *cycleError
+		checked, err := Check(schema)
+		var cycle *CycleError
 		switch {
 		case errors.As(err, &cycle):
 			cycles++
@@ -272,8 +272,8 @@ func TestCheckedSchemaAgreesWithValidator(t *testing.T) {
 		}
 		for range 10 {
 			value := g.value(4)
-			got, want := checked.validate(context.Background(), value), libraryValidate(checked.resolved, value)
-			if errors.Is(got, ErrSchemaTooCostly) || (got == nil) != (want == nil) {
+			got, want := checked.Validate(context.Background(), value), libraryValidate(checked.resolved, value)
+			if errors.Is(got, ErrTooCostly) || (got == nil) != (want == nil) {
 				text, _ := json.Marshal(schema)
 				v, _ := json.Marshal(value)
 				t.Fatalf("seed %d: schema %s, value %s: got %v, the validator says %v", seed, text, v, got, want)
@@ -281,7 +281,7 @@ func TestCheckedSchemaAgreesWithValidator(t *testing.T) {
 			compared++
 		}
 	}
-	if compared < Scaled(5000) || cycles == 0 {
+	if compared < scaled(5000) || cycles == 0 {
 		t.Errorf("compared %d values, refused %d cycles: the generator is off", compared, cycles)
 	}
 }
@@ -302,7 +302,7 @@ func libraryValidate(r *jsonschema.Resolved, value any) (err error) {
 func TestSchemaGraphResolvesAsValidator(t *testing.T) {
 	t.Parallel()
 	resolved := 0
-	for seed := range uint64(Scaled(3000)) {
+	for seed := range uint64(scaled(3000)) {
 		g := &schemaGen{rng: rand.New(rand.NewPCG(seed, 11)), draft7: seed%3 == 0, refs: 0.6}
 		schema := decode(t, g.root(3))
 		if schema == nil {
@@ -312,7 +312,7 @@ func TestSchemaGraphResolvesAsValidator(t *testing.T) {
 			resolved++
 		}
 	}
-	if resolved < Scaled(1000) {
+	if resolved < scaled(1000) {
 		t.Errorf("only %d random schemas resolved: the generator is off", resolved)
 	}
 }
@@ -448,7 +448,7 @@ func FuzzSchemaGraph(f *testing.F) {
 		if !compareResolution(t, &schema) {
 			return
 		}
-		checked, err := checkSchema(&schema)
+		checked, err := Check(&schema)
 		if err != nil {
 			return
 		}
@@ -456,8 +456,8 @@ func FuzzSchemaGraph(f *testing.F) {
 		if json.Unmarshal([]byte(valueText), &value) != nil {
 			return
 		}
-		got := checked.validate(context.Background(), value)
-		if errors.Is(got, ErrSchemaTooCostly) {
+		got := checked.Validate(context.Background(), value)
+		if errors.Is(got, ErrTooCostly) {
 			return
 		}
 		if want := libraryValidate(checked.resolved, value); (got == nil) != (want == nil) {

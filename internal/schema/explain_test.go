@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"errors"
@@ -136,7 +136,7 @@ func TestExplainProperty(t *testing.T) {
 	refused, plain := 0, 0
 	// One goroutine's logic, whose cost is the validator's reflection over each schema: the race
 	// detector finds nothing more in the rest of the pairs.
-	cases := Scaled(*explainCases)
+	cases := scaled(*explainCases)
 	for range cases {
 		s := g.schema(2)
 		v := g.value(2)
@@ -149,7 +149,7 @@ func TestExplainProperty(t *testing.T) {
 		why := e.walk(s, v, "", 0)
 		if verr == nil {
 			if why != "" {
-				t.Fatalf("schema %s, value %s: valid, but explained as %q", jsonText(s), jsonText(v), why)
+				t.Fatalf("schema %s, value %s: valid, but explained as %q", JSONText(s), JSONText(v), why)
 			}
 			continue
 		}
@@ -157,9 +157,9 @@ func TestExplainProperty(t *testing.T) {
 		if why != "" {
 			plain++
 		}
-		words := explain(s, v, "the value", verr)
+		words := Explain(s, v, "the value", verr)
 		if words == "" || strings.Contains(words, "validating ") || !strings.HasSuffix(words, ".") {
-			t.Fatalf("schema %s, value %s: %q for %v", jsonText(s), jsonText(v), words, verr)
+			t.Fatalf("schema %s, value %s: %q for %v", JSONText(s), JSONText(v), words, verr)
 		}
 	}
 	if refused < cases/4 || plain < refused*9/10 {
@@ -171,11 +171,11 @@ func TestExplainProperty(t *testing.T) {
 func TestExplainFallsBackToTheValidatorsWords(t *testing.T) {
 	t.Parallel()
 	err := errors.New(`validating root: validating /properties/items/items/properties/price: frobnicate: 3 is not frobbed`)
-	if got := explain(&jsonschema.Schema{}, 3.0, "the value", err); got != `"items[].price" does not match the schema: frobnicate: 3 is not frobbed.` {
+	if got := Explain(&jsonschema.Schema{}, 3.0, "the value", err); got != `"items[].price" does not match the schema: frobnicate: 3 is not frobbed.` {
 		t.Fatalf("got %q", got)
 	}
 	err = errors.New(`validating root: validating /$defs/x: frobnicate: no`)
-	if got := explain(&jsonschema.Schema{}, 3.0, "the value", err); got != `the value does not match the schema at /$defs/x: frobnicate: no.` {
+	if got := Explain(&jsonschema.Schema{}, 3.0, "the value", err); got != `the value does not match the schema at /$defs/x: frobnicate: no.` {
 		t.Fatalf("got %q", got)
 	}
 }

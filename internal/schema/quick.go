@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"encoding/json"
@@ -7,20 +7,20 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// quickSchema checks JSON text against a schema in one pass over the text, without decoding it,
+// QuickSchema checks JSON text against a schema in one pass over the text, without decoding it,
 // for the schemas SchemaFor derives from plain Go types: type, enum of scalars, the numeric
 // bounds, minItems and maxItems, items, properties, required and additionalProperties, and the
 // annotations. It only ever proves a value valid: when it cannot (the value breaks the schema, is
 // not JSON, or is anything it is not sure the validator would read the same way), the caller
 // validates as it would without it, so that decisions and errors are the validator's.
-type quickSchema struct {
-	root        *quickNode
+type QuickSchema struct {
+	Root        *Node
 	schemaBytes int64 // the size of the schema's JSON, which bounds the names its messages quote
 }
 
-// quickNode is one schema; nil applies to any value.
-type quickNode struct {
-	never     bool  // the schema false
+// Node is one schema; nil applies to any value.
+type Node struct {
+	Never     bool  // the schema false
 	types     uint8 // a set of quick* bits; 0 when the schema does not say
 	enum      []any // string, float64, bool or nil; nil when the schema has none
 	hasEnum   bool
@@ -29,37 +29,37 @@ type quickNode struct {
 	exMax     float64
 	minItems  int
 	maxItems  int
-	items     *quickNode
-	props     map[string]int // property name → index in children
-	children  []*quickNode
+	Items     *Node
+	Props     map[string]int // property name → index in children
+	Children  []*Node
 	required  uint64 // bits of children that must be present
-	extra     *quickNode
-	noExtra   bool // additionalProperties: false
+	Extra     *Node
+	NoExtra   bool // additionalProperties: false
 	openExtra bool // additionalProperties absent or true: any other property is fine
-	cost      int64
+	Cost      int64
 }
 
 // JSON types, as bits.
 const (
-	quickNull uint8 = 1 << iota
-	quickBoolean
-	quickString
-	quickArray
-	quickObject
-	quickInteger
-	quickNumber
+	KindNull uint8 = 1 << iota
+	KindBoolean
+	KindString
+	KindArray
+	KindObject
+	KindInteger
+	KindNumber
 )
 
-var quickTypeNames = map[string]uint8{"null": quickNull, "boolean": quickBoolean, "string": quickString,
-	"array": quickArray, "object": quickObject, "integer": quickInteger, "number": quickNumber | quickInteger}
+var quickTypeNames = map[string]uint8{"null": KindNull, "boolean": KindBoolean, "string": KindString,
+	"array": KindArray, "object": KindObject, "integer": KindInteger, "number": KindNumber | KindInteger}
 
 // quickAnnotations are keywords that do not change what validates.
 var quickAnnotations = map[string]bool{"title": true, "description": true, "format": true, "default": true,
 	"examples": true, "deprecated": true, "readOnly": true, "writeOnly": true, "$comment": true}
 
-// newQuickSchema compiles s, nil when it has a keyword quickSchema does not check. It compiles
+// newQuickSchema compiles s, nil when it has a keyword QuickSchema does not check. It compiles
 // the schema's JSON, which is what the validator's own reading of it round-trips to.
-func newQuickSchema(s *jsonschema.Schema) *quickSchema {
+func newQuickSchema(s *jsonschema.Schema) *QuickSchema {
 	text, err := json.Marshal(s)
 	if err != nil {
 		return nil
@@ -72,15 +72,15 @@ func newQuickSchema(s *jsonschema.Schema) *quickSchema {
 	if !ok {
 		return nil
 	}
-	return &quickSchema{root: root, schemaBytes: int64(len(text))}
+	return &QuickSchema{Root: root, schemaBytes: int64(len(text))}
 }
 
-// maxQuickDepth bounds both the schemas compiled and the values checked; deeper ones go to the
+// MaxQuickDepth bounds both the schemas compiled and the values checked; deeper ones go to the
 // validator.
-const maxQuickDepth = 256
+const MaxQuickDepth = 256
 
-func compileQuick(v any, depth int) (*quickNode, bool) {
-	if depth > maxQuickDepth {
+func compileQuick(v any, depth int) (*Node, bool) {
+	if depth > MaxQuickDepth {
 		return nil, false
 	}
 	switch v := v.(type) {
@@ -88,9 +88,9 @@ func compileQuick(v any, depth int) (*quickNode, bool) {
 		if v {
 			return nil, true
 		}
-		return &quickNode{never: true}, true
+		return &Node{Never: true}, true
 	case map[string]any:
-		n := &quickNode{min: math.Inf(-1), max: math.Inf(1), exMin: math.Inf(-1), exMax: math.Inf(1), maxItems: -1, openExtra: true}
+		n := &Node{min: math.Inf(-1), max: math.Inf(1), exMin: math.Inf(-1), exMax: math.Inf(1), maxItems: -1, openExtra: true}
 		for key, value := range v {
 			if !n.compileKeyword(key, value, depth) {
 				return nil, false
@@ -106,34 +106,34 @@ func compileQuick(v any, depth int) (*quickNode, bool) {
 				if !ok {
 					return nil, false
 				}
-				i, ok := n.props[s]
+				i, ok := n.Props[s]
 				if !ok {
 					// A required property the schema does not describe: kept as a child that
 					// takes any value, so that its presence is checked as the others are.
-					if n.props == nil {
-						n.props = map[string]int{}
+					if n.Props == nil {
+						n.Props = map[string]int{}
 					}
-					i = len(n.children)
-					n.props[s] = i
-					n.children = append(n.children, nil)
-					if n.noExtra || !n.openExtra {
+					i = len(n.Children)
+					n.Props[s] = i
+					n.Children = append(n.Children, nil)
+					if n.NoExtra || !n.openExtra {
 						return nil, false // it would then be an additional property too
 					}
 				}
 				n.required |= 1 << i
 			}
 		}
-		if len(n.children) > 64 {
+		if len(n.Children) > 64 {
 			return nil, false
 		}
-		n.cost = 4 + int64(len(n.enum))*8 + int64(len(n.props))
+		n.Cost = 4 + int64(len(n.enum))*8 + int64(len(n.Props))
 		return n, true
 	}
 	return nil, false
 }
 
-// compileKeyword adds one keyword to n; false when quickSchema does not check it.
-func (n *quickNode) compileKeyword(key string, value any, depth int) bool {
+// compileKeyword adds one keyword to n; false when QuickSchema does not check it.
+func (n *Node) compileKeyword(key string, value any, depth int) bool {
 	ok := true
 	switch key {
 	case "type":
@@ -190,33 +190,33 @@ func (n *quickNode) compileKeyword(key string, value any, depth int) bool {
 			n.maxItems = int(f)
 		}
 	case "items":
-		n.items, ok = compileQuick(value, depth+1)
+		n.Items, ok = compileQuick(value, depth+1)
 	case "properties":
 		props, isMap := value.(map[string]any)
 		if !isMap {
 			return false
 		}
-		if n.props == nil {
-			n.props = make(map[string]int, len(props))
+		if n.Props == nil {
+			n.Props = make(map[string]int, len(props))
 		}
 		for name, sub := range props {
 			child, compiled := compileQuick(sub, depth+1)
 			if !compiled {
 				return false
 			}
-			n.props[name] = len(n.children)
-			n.children = append(n.children, child)
+			n.Props[name] = len(n.Children)
+			n.Children = append(n.Children, child)
 		}
 	case "required":
 		// after the properties: see compileQuick
 	case "additionalProperties":
 		if b, isBool := value.(bool); isBool {
-			n.noExtra, n.openExtra = !b, b
+			n.NoExtra, n.openExtra = !b, b
 			return true
 		}
-		n.extra, ok = compileQuick(value, depth+1)
-		n.openExtra = ok && n.extra == nil
-		n.noExtra = ok && n.extra != nil && n.extra.never
+		n.Extra, ok = compileQuick(value, depth+1)
+		n.openExtra = ok && n.Extra == nil
+		n.NoExtra = ok && n.Extra != nil && n.Extra.Never
 	default:
 		ok = quickAnnotations[key]
 	}
@@ -225,63 +225,69 @@ func (n *quickNode) compileKeyword(key string, value any, depth int) bool {
 
 // valid reports whether raw is proven valid against the schema, and checking it with the
 // validator would stay within the validation's bounds.
-func (q *quickSchema) valid(raw []byte) bool {
-	c := quickCheck{data: raw}
+func (q *QuickSchema) valid(raw []byte) bool { return q.check(raw, false) }
+
+// check is valid, with the Checker's twin chosen by safe.
+func (q *QuickSchema) check(raw []byte, safe bool) bool {
+	c := Checker{Data: raw, Safe: safe}
 	c.space()
-	if !c.value(q.root, 0) {
+	if !c.Value(q.Root, 0) {
 		return false
 	}
 	c.space()
-	return c.pos == len(raw) && c.within(q)
+	return c.Pos == len(raw) && c.Within(q)
 }
 
-// quickCheck is one pass over a value's text.
-type quickCheck struct {
-	data     []byte
-	pos      int
-	nodes    int64 // JSON values met
-	work     int64 // the schemas' own costs, summed over the values they applied to
-	maxDepth int64
+// Checker is one pass over a value's text.
+type Checker struct {
+	Data     []byte
+	Pos      int
+	Nodes    int64 // JSON values met
+	Work     int64 // the schemas' own costs, summed over the values they applied to
+	MaxDepth int64
+	// Safe has a number's text copied out of Data to be checked, where the default build views it
+	// in place (see viewString); a build with the purego tag copies it either way.
+	Safe bool
 }
 
-// within bounds what validating the value would cost the validator, as schemaGraph.bound counts
-// it: every value applies at most one schema of the few keywords quickSchema knows, so the work is
+// Within bounds what validating the value would cost the validator, as schemaGraph.bound counts
+// it: every value applies at most one schema of the few keywords QuickSchema knows, so the work is
 // linear in the values met, plus the messages a failure would build, which quote the value at each
 // level it returns through. TestQuickBoundCoversTheValidatorsWalk checks the bound against the walk.
-func (c *quickCheck) within(q *quickSchema) bool {
+func (c *Checker) Within(q *QuickSchema) bool {
 	return c.estimate(q) <= maxValidationWork
 }
 
-func (c *quickCheck) estimate(q *quickSchema) int64 {
-	return c.work + 6*c.nodes + (c.maxDepth+2)*(q.schemaBytes+2*int64(len(c.data))+40*c.nodes)/128
+func (c *Checker) estimate(q *QuickSchema) int64 {
+	return c.Work + 6*c.Nodes + (c.MaxDepth+2)*(q.schemaBytes+2*int64(len(c.Data))+40*c.Nodes)/128
 }
 
-func (n *quickNode) allows(bit uint8) bool { return n.types == 0 || n.types&bit != 0 }
+func (n *Node) allows(bit uint8) bool { return n.types == 0 || n.types&bit != 0 }
 
-func (c *quickCheck) value(n *quickNode, depth int64) bool {
-	if depth > maxQuickDepth || c.pos >= len(c.data) {
+func (c *Checker) Value(n *Node, depth int64) bool {
+	if depth > MaxQuickDepth || c.Pos >= len(c.Data) {
 		return false
 	}
-	c.nodes++
-	c.maxDepth = max(c.maxDepth, depth)
+	c.Nodes++
+	c.MaxDepth = max(c.MaxDepth, depth)
 	if n != nil {
-		if n.never {
+		if n.Never {
 			return false
 		}
-		c.work += n.cost
+		c.Work += n.Cost
 	}
-	switch b := c.data[c.pos]; {
+	switch b := c.Data[c.Pos]; {
 	case b == '{':
-		return n.admitsContainer(quickObject) && c.object(n, depth)
+		return n.AdmitsContainer(KindObject) && c.object(n, depth)
 	case b == '[':
-		return n.admitsContainer(quickArray) && c.array(n, depth)
+		return n.AdmitsContainer(KindArray) && c.array(n, depth)
 	case b == '"':
-		start := c.pos
+		start := c.Pos
 		escaped, ok := c.str()
 		if !ok || n == nil {
 			return ok
 		}
-		if !n.allows(quickString) {
+		if !n.allows(KindString) {
 			return false
 		}
 		if n.hasEnum {
@@ -297,35 +303,35 @@ func (c *quickCheck) value(n *quickNode, depth int64) bool {
 	return false
 }
 
-// The checks of a value against a node, which quickCheck and the decoder's checking pass share;
+// The checks of a value against a node, which Checker and the decoder's checking pass share;
 // a nil node admits any value.
 
-// admits checks a true, false or null.
-func (n *quickNode) admits(bit uint8, v any) bool {
+// Admits checks a true, false or null.
+func (n *Node) Admits(bit uint8, v any) bool {
 	return n == nil || n.allows(bit) && (!n.hasEnum || n.inEnum(v))
 }
 
-// admitsString checks a string, as decoded.
-func (n *quickNode) admitsString(s string) bool {
-	return n == nil || n.allows(quickString) && (!n.hasEnum || n.inEnum(s))
+// AdmitsString checks a string, as decoded.
+func (n *Node) AdmitsString(s string) bool {
+	return n == nil || n.allows(KindString) && (!n.hasEnum || n.inEnum(s))
 }
 
-// admitsContainer checks that an object or an array (bit) may stand here, before its contents.
-func (n *quickNode) admitsContainer(bit uint8) bool {
+// AdmitsContainer checks that an object or an array (bit) may stand here, before its contents.
+func (n *Node) AdmitsContainer(bit uint8) bool {
 	return n == nil || n.allows(bit) && !n.hasEnum
 }
 
-// admitsCount checks an array's number of items.
-func (n *quickNode) admitsCount(count int) bool {
+// AdmitsCount checks an array's number of items.
+func (n *Node) AdmitsCount(count int) bool {
 	return n == nil || count >= n.minItems && (n.maxItems < 0 || count <= n.maxItems)
 }
 
-// hasRequired checks an object's properties met (bits of children) against those it requires.
-func (n *quickNode) hasRequired(met uint64) bool {
+// HasRequired checks an object's properties met (bits of children) against those it requires.
+func (n *Node) HasRequired(met uint64) bool {
 	return n == nil || met&n.required == n.required
 }
 
-func (n *quickNode) inEnum(v any) bool {
+func (n *Node) inEnum(v any) bool {
 	for _, e := range n.enum {
 		if e == v {
 			return true
@@ -334,26 +340,26 @@ func (n *quickNode) inEnum(v any) bool {
 	return false
 }
 
-func (c *quickCheck) object(n *quickNode, depth int64) bool {
-	c.pos++
+func (c *Checker) object(n *Node, depth int64) bool {
+	c.Pos++
 	c.space()
 	var seen uint64
-	if c.pos < len(c.data) && c.data[c.pos] == '}' {
-		c.pos++
-		return n.hasRequired(0)
+	if c.Pos < len(c.Data) && c.Data[c.Pos] == '}' {
+		c.Pos++
+		return n.HasRequired(0)
 	}
 	for {
-		if c.pos >= len(c.data) || c.data[c.pos] != '"' {
+		if c.Pos >= len(c.Data) || c.Data[c.Pos] != '"' {
 			return false
 		}
-		start := c.pos
+		start := c.Pos
 		escaped, ok := c.str()
 		if !ok {
 			return false
 		}
-		var child *quickNode
+		var child *Node
 		if n != nil {
-			key := c.data[start+1 : c.pos-1]
+			key := c.Data[start+1 : c.Pos-1]
 			if escaped {
 				s, ok := c.decoded(start, true)
 				if !ok {
@@ -361,71 +367,71 @@ func (c *quickCheck) object(n *quickNode, depth int64) bool {
 				}
 				key = []byte(s)
 			}
-			if i, named := n.props[string(key)]; named {
+			if i, named := n.Props[string(key)]; named {
 				seen |= 1 << i
-				child = n.children[i]
-			} else if n.noExtra {
+				child = n.Children[i]
+			} else if n.NoExtra {
 				return false
 			} else {
-				child = n.extra
+				child = n.Extra
 			}
 		}
 		c.space()
-		if c.pos >= len(c.data) || c.data[c.pos] != ':' {
+		if c.Pos >= len(c.Data) || c.Data[c.Pos] != ':' {
 			return false
 		}
-		c.pos++
+		c.Pos++
 		c.space()
-		if !c.value(child, depth+1) {
+		if !c.Value(child, depth+1) {
 			return false
 		}
 		c.space()
-		if c.pos >= len(c.data) {
+		if c.Pos >= len(c.Data) {
 			return false
 		}
-		switch c.data[c.pos] {
+		switch c.Data[c.Pos] {
 		case ',':
-			c.pos++
+			c.Pos++
 			c.space()
 		case '}':
-			c.pos++
-			return n.hasRequired(seen)
+			c.Pos++
+			return n.HasRequired(seen)
 		default:
 			return false
 		}
 	}
 }
 
-func (c *quickCheck) array(n *quickNode, depth int64) bool {
-	c.pos++
+func (c *Checker) array(n *Node, depth int64) bool {
+	c.Pos++
 	c.space()
-	var items *quickNode
+	var items *Node
 	if n != nil {
-		items = n.items
+		items = n.Items
 	}
 	count := 0
-	if c.pos < len(c.data) && c.data[c.pos] == ']' {
-		c.pos++
+	if c.Pos < len(c.Data) && c.Data[c.Pos] == ']' {
+		c.Pos++
 	} else {
 		for {
-			if !c.value(items, depth+1) {
+			if !c.Value(items, depth+1) {
 				return false
 			}
 			count++
 			c.space()
-			if c.pos >= len(c.data) {
+			if c.Pos >= len(c.Data) {
 				return false
 			}
-			if c.data[c.pos] == ']' {
-				c.pos++
+			if c.Data[c.Pos] == ']' {
+				c.Pos++
 				break
 			}
-			if c.data[c.pos] != ',' {
+			if c.Data[c.Pos] != ',' {
 				return false
 			}
-			c.pos++
+			c.Pos++
 			c.space()
 		}
 	}
-	return n.admitsCount(count)
+	return n.AdmitsCount(count)
 }

@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"errors"

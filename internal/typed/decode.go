@@ -1,4 +1,4 @@
-package infergate
+package typed
 
 import (
 	"encoding"
@@ -7,10 +7,11 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
+
+	"github.com/infergate/infergate-go/internal/schema"
 )
 
-// decodeValue decodes an answer's JSON into *v exactly as json.Unmarshal does. Types made of
+// Decode decodes an answer's JSON into *v exactly as json.Unmarshal does. Types made of
 // plain parts (structs with named fields, slices, arrays, maps with string keys, pointers,
 // strings, numbers, bools) are decoded in one pass over the text from a plan cached per type;
 // any part that decodes itself (Unmarshaler, TextUnmarshaler, interfaces, []byte, ...) is handed
@@ -21,37 +22,18 @@ import (
 // Strings are cut from one copy of the text, and the few with escapes from one buffer, to save
 // an allocation each: a string kept keeps that copy in memory. So do slices and pointers, which
 // are cut from blocks shared by the values of their type.
-func decodeValue[T any](raw []byte, v *T) error {
-	if decodePlain(string(raw), v, nil) {
+func Decode[T any](raw []byte, v *T) error {
+	if DecodePlain(string(raw), v, nil) {
 		return nil
 	}
 	return json.Unmarshal(raw, v)
 }
 
-// decodeProven decodes text into *v, as decodeValue would, and proves it valid against schema in
-// the same pass (as schema.provenValid would). It reports false, with *v zero, when it cannot do
+// DecodeProven decodes text into *v, as Decode would, and proves it valid against checked in
+// the same pass (as checked.ProvenValid would). It reports false, with *v zero, when it cannot do
 // both: the caller then validates and decodes as it would without it. Strings are cut from text.
-func decodeProven[T any](text string, v *T, schema *checkedSchema) bool {
-	return schema.quick != nil && decodePlain(text, v, schema.quick)
-}
-
-// decodePlain is the one pass; with q, it also proves the value valid against q's schema. It
-// reports false, with *v zero again, where json.Unmarshal (and the validator) have to take over.
-func decodePlain[T any](text string, v *T, q *quickSchema) bool {
-	p := plainPlanOf(reflect.TypeFor[T](), q)
-	if p.kind == pkOther {
-		return false
-	}
-	d := plainDecoder{s: text, allocs: make([]plainAlloc, p.allocs)}
-	if q != nil {
-		d.check.data, d.checking = unsafe.Slice(unsafe.StringData(text), len(text)), true
-	}
-	if d.value(unsafe.Pointer(v), p, 0) && d.end() && (q == nil || d.check.within(q)) {
-		return true
-	}
-	var zero T
-	*v = zero
-	return false
+func DecodeProven[T any](text string, v *T, checked *schema.Checked) bool {
+	return checked.Quick != nil && DecodePlain(text, v, checked.Quick)
 }
 
 type plainKind uint8
@@ -78,18 +60,19 @@ type plainPlan struct {
 	size   uintptr    // of a value
 	elem   *plainPlan // pkSlice, pkArray, pkMap, pkPointer
 	fields []plainField
-	node   *quickNode // the schema here; nil for any value (or when not checking)
+	node   *schema.Node // the schema here; nil for any value (or when not checking)
 	// id indexes the decoder's allocator of this plan's slices or pointees (pkSlice, pkPointer);
 	// allocs, at the root, is the number of them.
 	id, allocs int
-	block      reflect.Type   // pkSlice, pkPointer: []elem, which blocks of elements are made as
-	empty      unsafe.Pointer // pkSlice: the data of an empty slice, not nil
+	block      reflect.Type  // pkSlice, pkPointer: []elem, which blocks of elements are made as
+	empty      reflect.Value // pkSlice: an empty slice, not nil
 }
 
 type plainField struct {
 	name   string
 	key    string // `"name":`
 	offset uintptr
+	index  int    // in the struct, for reflect
 	bit    uint64 // marks the field as met in its object
 	plan   *plainPlan
 	// In a checking plan: whether the schema admits the property, and its bit among the
@@ -101,20 +84,20 @@ type plainField struct {
 // plainKey names a plan: a type, and the schema at its place in a checking plan.
 type plainKey struct {
 	t reflect.Type
-	q *quickSchema
+	q *schema.QuickSchema
 }
 
 var plainPlans sync.Map // plainKey -> *plainPlan
 
-func plainPlanOf(t reflect.Type, q *quickSchema) *plainPlan {
+func plainPlanOf(t reflect.Type, q *schema.QuickSchema) *plainPlan {
 	key := plainKey{t, q}
 	if p, ok := plainPlans.Load(key); ok {
 		return p.(*plainPlan)
 	}
 	b := planBuilder{building: map[nodeKey]*plainPlan{}, check: q != nil}
-	var root *quickNode
+	var root *schema.Node
 	if q != nil {
-		root = q.root
+		root = q.Root
 	}
 	p := b.plan(t, root)
 	p.allocs = b.allocs
@@ -143,7 +126,7 @@ func decodesOnItsOwn(t reflect.Type) bool {
 
 type nodeKey struct {
 	t    reflect.Type
-	node *quickNode
+	node *schema.Node
 }
 
 // planBuilder builds one root's plans; building holds those under construction, for recursive
@@ -155,7 +138,7 @@ type planBuilder struct {
 }
 
 // plan plans t, at a place whose schema is node.
-func (b *planBuilder) plan(t reflect.Type, node *quickNode) *plainPlan {
+func (b *planBuilder) plan(t reflect.Type, node *schema.Node) *plainPlan {
 	key := nodeKey{t, node}
 	if p := b.building[key]; p != nil {
 		return p
@@ -165,9 +148,9 @@ func (b *planBuilder) plan(t reflect.Type, node *quickNode) *plainPlan {
 	if decodesOnItsOwn(t) {
 		return p
 	}
-	var items, extra *quickNode
+	var items, extra *schema.Node
 	if node != nil {
-		items, extra = node.items, node.extra
+		items, extra = node.Items, node.Extra
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -183,14 +166,14 @@ func (b *planBuilder) plan(t reflect.Type, node *quickNode) *plainPlan {
 	case reflect.Slice:
 		if t.Elem().Kind() != reflect.Uint8 { // []byte is base64 text
 			p.kind, p.elem, p.block = pkSlice, b.plan(t.Elem(), items), t
-			p.empty = reflect.MakeSlice(t, 0, 0).UnsafePointer()
+			p.empty = reflect.MakeSlice(t, 0, 0)
 			p.id, b.allocs = b.allocs, b.allocs+1
 		}
 	case reflect.Array:
 		p.kind, p.elem = pkArray, b.plan(t.Elem(), items)
 	case reflect.Map:
 		// A schema that names properties of a map holds its values to different schemas.
-		if t.Key().Kind() == reflect.String && !decodesOnItsOwn(t.Key()) && (node == nil || len(node.props) == 0) {
+		if t.Key().Kind() == reflect.String && !decodesOnItsOwn(t.Key()) && (node == nil || len(node.Props) == 0) {
 			p.kind, p.elem = pkMap, b.plan(t.Elem(), extra)
 		}
 	case reflect.Pointer:
@@ -207,7 +190,7 @@ func (b *planBuilder) plan(t reflect.Type, node *quickNode) *plainPlan {
 // fields plans a struct's fields; ok is false for a struct whose names encoding/json's versions
 // could read differently: embedded fields, names that differ only in case, tags with options other
 // than omitempty and omitzero or names of unusual characters.
-func (b *planBuilder) fields(t reflect.Type, node *quickNode) ([]plainField, bool) {
+func (b *planBuilder) fields(t reflect.Type, node *schema.Node) ([]plainField, bool) {
 	var fields []plainField
 	for i := range t.NumField() {
 		sf := t.Field(i)
@@ -235,13 +218,13 @@ func (b *planBuilder) fields(t reflect.Type, node *quickNode) ([]plainField, boo
 				return nil, false
 			}
 		}
-		f := plainField{name: name, key: `"` + name + `":`, offset: sf.Offset, bit: 1 << len(fields)}
-		var child *quickNode
+		f := plainField{name: name, key: `"` + name + `":`, offset: sf.Offset, index: i, bit: 1 << len(fields)}
+		var child *schema.Node
 		if node != nil {
-			if at, named := node.props[name]; named {
-				child, f.prop = node.children[at], 1<<at
+			if at, named := node.Props[name]; named {
+				child, f.prop = node.Children[at], 1<<at
 			} else {
-				child, f.refused = node.extra, node.noExtra
+				child, f.refused = node.Extra, node.NoExtra
 			}
 		}
 		f.plan = b.plan(sf.Type, child)

@@ -1,4 +1,4 @@
-package infergate
+package typed
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // textTypes are the kinds of value FuzzFirstJSON looks for.
@@ -23,18 +24,18 @@ var textTypes = []reflect.Type{
 // does; it returns the partials shown.
 func feedText(t reflect.Type, text string, cuts []int) (partials []any, last reflect.Value) {
 	root := reflect.New(t).Elem()
-	v := &textValue{finder: newJSONFinder(t), root: root}
+	v := NewTextValue(root, schemaOfType(t))
 	at := 0
 	for _, cut := range append(cuts, len(text)) {
 		if cut < at || cut > len(text) {
 			continue
 		}
-		if v.write(text[at:cut]) {
+		if v.Write(text[at:cut]) {
 			partials = append(partials, clone(root))
 		}
 		at = cut
 	}
-	if v.finish() {
+	if v.Finish() {
 		partials = append(partials, clone(root))
 	}
 	return partials, root
@@ -59,9 +60,9 @@ func FuzzFirstJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, kind uint8, text string, seed uint64) {
 		typ := textTypes[int(kind)%len(textTypes)]
-		raw, err := firstJSON(text, typ)
+		raw, err := FirstJSON(text, schemaOfType(typ))
 		if err == nil {
-			k := kindsOf(schemaOf(typ).schema)
+			k := kindsOf(schemaOfType(typ))
 			if !json.Valid(raw) || !k.starts(raw[0]) || !bytes.Contains([]byte(withoutThinking([]byte(text))), raw) && !strings.Contains(text, string(raw)) {
 				t.Fatalf("%v in %q: found %q", typ, text, raw)
 			}
@@ -112,4 +113,13 @@ func TestStreamedStringNeverContradicts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// schemaOfType is the schema jsonschema-go derives for t, whose root kinds are the SDK's.
+func schemaOfType(t reflect.Type) *jsonschema.Schema {
+	s, err := jsonschema.ForType(t, nil)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

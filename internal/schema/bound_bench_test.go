@@ -1,6 +1,6 @@
 //go:build unix
 
-package infergate
+package schema
 
 import (
 	"context"
@@ -96,10 +96,10 @@ var costFamilies = []costFamily{
 
 // largestAccepted returns the family's costliest case within the bound: the largest n the walk
 // accepts, found by doubling n, then halving the gap.
-func largestAccepted(b *testing.B, f costFamily) (*checkedSchema, any, int64) {
+func largestAccepted(b *testing.B, f costFamily) (*Checked, any, int64) {
 	b.Helper()
-	try := func(n int) (*checkedSchema, any, int64, bool) {
-		c, err := checkRawSchema([]byte(f.schema(n)))
+	try := func(n int) (*Checked, any, int64, bool) {
+		c, err := CheckJSON([]byte(f.schema(n)))
 		if err != nil {
 			b.Fatalf("n=%d: %v", n, err)
 		}
@@ -111,7 +111,7 @@ func largestAccepted(b *testing.B, f costFamily) (*checkedSchema, any, int64) {
 			b.Fatal(err)
 		}
 		w, err := c.graph.bound(context.Background(), v)
-		return c, v, w, !errors.Is(err, ErrSchemaTooCostly)
+		return c, v, w, !errors.Is(err, ErrTooCostly)
 	}
 	low, high := 0, 1
 	for ; high < 1<<22; high *= 2 {
@@ -151,7 +151,7 @@ func BenchmarkSchemaBound(b *testing.B) {
 				}
 				walked := cpuTime(b)
 				if err := checked.resolved.Validate(value); err != nil {
-					explain(checked.Schema(), value, "the value", err)
+					Explain(checked.Schema(), value, "the value", err)
 				}
 				walk, validation = walk+walked-start, validation+cpuTime(b)-walked
 			}

@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"context"
@@ -10,10 +10,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// ErrSchemaTooCostly matches the error of a value that was not checked against its schema because
-// checking it would take more work than validation is allowed (see NewToolFromSchema): a tool
-// call's *ToolError of stage ToolStageArguments, or a GenerateObject answer's failure.
-var ErrSchemaTooCostly = errors.New("infergate: checking the value against its schema would take too much work")
+// ErrTooCostly is the error of a value that was not checked against its schema because checking
+// it would take more work than validation is allowed: Validate's errors wrap it.
+var ErrTooCostly = errors.New("infergate: checking the value against its schema would take too much work")
 
 // The bounds of one validation. The validator (github.com/google/jsonschema-go) recurses without a
 // budget or a context, so a value is walked the way it would be walked first, and refused when the
@@ -30,26 +29,26 @@ const (
 	copyBytesPerUnit = 256
 )
 
-// checkedSchema is a resolved schema whose validation is known to end, and is bounded: every
+// Checked is a resolved schema whose validation is known to end, and is bounded: every
 // validation of tools and objects goes through it.
-type checkedSchema struct {
+type Checked struct {
 	resolved *jsonschema.Resolved
 	graph    *schemaGraph
-	quick    *quickSchema // nil when the schema has keywords it does not check
+	Quick    *QuickSchema // nil when the schema has keywords it does not check
 }
 
-// cycleError is a schema that applies itself to the same value: validating anything against it
+// CycleError is a schema that applies itself to the same value: validating anything against it
 // would recurse until the stack overflows, which kills the program.
-type cycleError struct{ path string }
+type CycleError struct{ path string }
 
-func (e *cycleError) Error() string {
+func (e *CycleError) Error() string {
 	return "it applies itself to the same value (" + e.path + "), so validating anything against it would never end"
 }
 
-// checkSchema resolves a schema for validation. It fails with a *cycleError for a schema whose
+// Check resolves a schema for validation. It fails with a *CycleError for a schema whose
 // validation would never end, errUnresolved for one it cannot follow as the validator does, and
 // the validator's error for one the validator cannot resolve.
-func checkSchema(s *jsonschema.Schema) (checked *checkedSchema, err error) {
+func Check(s *jsonschema.Schema) (checked *Checked, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			checked, err = nil, fmt.Errorf("resolving the schema: %v", p)
@@ -64,24 +63,27 @@ func checkSchema(s *jsonschema.Schema) (checked *checkedSchema, err error) {
 		return nil, err
 	}
 	if path := g.cycle(); path != "" {
-		return nil, &cycleError{path: path}
+		return nil, &CycleError{path: path}
 	}
-	return &checkedSchema{resolved: resolved, graph: g, quick: newQuickSchema(s)}, nil
+	return &Checked{resolved: resolved, graph: g, Quick: newQuickSchema(s)}, nil
 }
 
-// provenValid reports whether JSON text is valid against the schema, checked in one pass over
+// ProvenValid reports whether JSON text is valid against the schema, checked in one pass over
 // the text, without decoding it: true only when validate would accept the decoded value. False
 // says nothing: the value may still be valid, and validate decides, with its errors.
-func (c *checkedSchema) provenValid(ctx context.Context, raw []byte) bool {
-	return c.quick != nil && ctx.Err() == nil && c.quick.valid(raw)
+func (c *Checked) ProvenValid(ctx context.Context, raw []byte) bool {
+	return c.Quick != nil && ctx.Err() == nil && c.Quick.valid(raw)
 }
 
 // Schema returns the schema as given.
-func (c *checkedSchema) Schema() *jsonschema.Schema { return c.resolved.Schema() }
+func (c *Checked) Schema() *jsonschema.Schema { return c.resolved.Schema() }
 
-// validate checks a decoded JSON value against the schema. It fails with ErrSchemaTooCostly when
+// Resolved returns the resolved schema the validator checks with.
+func (c *Checked) Resolved() *jsonschema.Resolved { return c.resolved }
+
+// Validate checks a decoded JSON value against the schema. It fails with ErrTooCostly when
 // that would cost more than the bounds allow, and with ctx's cause when ctx ends first.
-func (c *checkedSchema) validate(ctx context.Context, instance any) (err error) {
+func (c *Checked) Validate(ctx context.Context, instance any) (err error) {
 	if _, err := c.graph.bound(ctx, instance); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package infergate
+package schema
 
 import (
 	"encoding"
@@ -26,7 +26,7 @@ var (
 	numberType          = reflect.TypeFor[json.Number]()
 )
 
-// ownSchema returns the schema of a type whose JSON encoding/json does not derive from its fields
+// OwnSchema returns the schema of a type whose JSON encoding/json does not derive from its fields
 // and elements, and false for the others. The rule, in order:
 //
 //   - a type with a JSONSchema() json.RawMessage method gets the schema it returns (unless it is
@@ -40,7 +40,7 @@ var (
 //     encoding/json writes them.
 //
 // t has no pointer at its top.
-func ownSchema(t reflect.Type) (*jsonschema.Schema, bool) {
+func OwnSchema(t reflect.Type) (*jsonschema.Schema, bool) {
 	if t.Kind() == reflect.Interface {
 		return nil, false // any value: jsonschema-go says so already
 	}
@@ -139,15 +139,15 @@ func formatOf(text string) string {
 	return ""
 }
 
-// ownSchemas finds the types within t (t itself, field, element and map value types, through
+// OwnSchemas finds the types within t (t itself, field, element and map value types, through
 // pointers) that have a schema of their own, without looking inside those.
-func ownSchemas(t reflect.Type, found map[reflect.Type]*jsonschema.Schema, seen map[reflect.Type]bool) {
+func OwnSchemas(t reflect.Type, found map[reflect.Type]*jsonschema.Schema, seen map[reflect.Type]bool) {
 	t = deref(t)
 	if seen[t] {
 		return
 	}
 	seen[t] = true
-	if s, ok := ownSchema(t); ok {
+	if s, ok := OwnSchema(t); ok {
 		found[t] = s
 		return
 	}
@@ -155,18 +155,18 @@ func ownSchemas(t reflect.Type, found map[reflect.Type]*jsonschema.Schema, seen 
 	case reflect.Struct:
 		for _, f := range reflect.VisibleFields(t) {
 			if !f.Anonymous && f.IsExported() {
-				ownSchemas(f.Type, found, seen)
+				OwnSchemas(f.Type, found, seen)
 			}
 		}
 	case reflect.Slice, reflect.Array, reflect.Map:
-		ownSchemas(t.Elem(), found, seen)
+		OwnSchemas(t.Elem(), found, seen)
 	}
 }
 
-// quotedSchema is the schema of a field with the ",string" option, which encoding/json writes and
+// QuotedSchema is the schema of a field with the ",string" option, which encoding/json writes and
 // reads as a JSON string holding the value's JSON; ok is false when the option does not apply to
 // the field (encoding/json ignores it on other kinds, and on types that write themselves).
-func quotedSchema(f reflect.StructField, own map[reflect.Type]*jsonschema.Schema) (*jsonschema.Schema, bool) {
+func QuotedSchema(f reflect.StructField, own map[reflect.Type]*jsonschema.Schema) (*jsonschema.Schema, bool) {
 	_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 	if !hasOption(opts, "string") {
 		return nil, false
@@ -211,4 +211,12 @@ func hasOption(opts, name string) bool {
 		}
 	}
 	return false
+}
+
+// deref returns the type a chain of pointers to t ends at.
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
 }
