@@ -38,8 +38,8 @@ type builder struct {
 	strAt     int             // where the open string starts in arena
 	str       *string         // the open string's destination, when it is reached as a *string
 	strV      reflect.Value   // else the destination itself, a string kind (the safe twin's way)
-	strOn     bool    // the open string has a destination
-	strShow   bool    // and it is shown as it grows
+	strOn     bool            // the open string has a destination
+	strShow   bool            // and it is shown as it grows
 	changed   bool
 	failed    error  // a method of the value panicked
 	new       blocks // where new pointer targets and element slots come from
