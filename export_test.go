@@ -52,4 +52,4 @@ func ObjectSchemasOf(t reflect.Type) (sent json.RawMessage, check *jsonschema.Re
 }
 
 // ReuseChunkLists makes a stream reuse its chunks' lists, as a typed answer's stream does.
-func ReuseChunkLists(s *ChatStream) { s.mem.transient = true }
+func ReuseChunkLists(s *ChatStream) { s.mem.setTransient() }

@@ -127,7 +127,7 @@ func (s *ObjectStream[T]) turn(ctx context.Context, req ChatRequest, mode Object
 		return nil, err
 	}
 	defer stream.Close()
-	stream.mem.transient = true // no chunk leaves this loop
+	stream.mem.setTransient() // no chunk leaves this loop
 	var partial T
 	var p *partialTracker // nil when no one sees the partials
 	if yield != nil {

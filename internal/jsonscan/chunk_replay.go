@@ -1,7 +1,5 @@
 package jsonscan
 
-import "unsafe"
-
 // template is the text of the last chunk decoded the slow way, with where its string values lie
 // (the scanner's slots) and where its raw values lie (the scanner's raws). The decoded Chunk's
 // strings and raw values point into text, so that they stay valid while later chunks replay it.
@@ -76,16 +74,24 @@ func (d *ChunkDecoder) Generation() uint64 { return d.tmpl.gen }
 // Stamp returns the generation of the template text that b lies in, or 0 when b lies elsewhere
 // (the event's data, or an unescaped copy, which later chunks overwrite).
 func (d *ChunkDecoder) Stamp(b []byte) uint64 {
-	t := d.tmpl.text
-	if len(b) == 0 || len(t) == 0 {
-		return 0
-	}
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(t)))
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	if len(b) > len(t) || p < start || p-start > uintptr(len(t)-len(b)) {
+	if !within(d.tmpl.text, b) {
 		return 0
 	}
 	return d.tmpl.gen
+}
+
+// withinSafe is within's safe twin: it looks for b's first byte among t's, one address after the
+// other, where within compares two addresses as numbers.
+func withinSafe(t, b []byte) bool {
+	if len(b) == 0 || len(b) > len(t) {
+		return false
+	}
+	for i := range len(t) - len(b) + 1 {
+		if &t[i] == &b[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // replay reads data as the template with other string values: it holds data to the template's

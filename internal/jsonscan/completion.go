@@ -44,9 +44,13 @@ var (
 // anything else: content as a list of parts, arguments
 // sent as an object, a name, a value of an unexpected type, a duplicate key, invalid JSON.
 func DecodeCompletion(b []byte) (Completion, bool) {
+	return decodeCompletion(b, newTexts(len(b)))
+}
+
+// decodeCompletion is DecodeCompletion with its strings made by t.
+func decodeCompletion(b []byte, t texts) (Completion, bool) {
 	var c Completion
 	s := scanner{b: b}
-	t := newTexts(len(b))
 	var seen uint16
 	ok := s.object(func(key []byte) bool { return s.completionField(&c, &t, key, &seen) })
 	s.ws()

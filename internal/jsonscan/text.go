@@ -5,20 +5,34 @@ import (
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // texts holds the strings one decode hands out, unescaped into a single buffer as long as the
 // input: no string is longer than its JSON text, so every string of the input fits, and the buffer
-// is allocated once. Each string is made straight from its bytes, without a copy; that is sound
-// because the buffer never leaves this type, and bytes are written only past the strings already
-// made, never under them.
+// is allocated once. Each string is made straight from its bytes, without a copy (view); that is
+// sound because the buffer never leaves this type, and bytes are written only past the strings
+// already made, never under them. A texts that copies makes each string a copy of its bytes, as
+// view does when built with the purego tag.
 type texts struct {
-	buf []byte
-	n   int // buf[:n] is taken by the strings made so far
+	buf    []byte
+	n      int // buf[:n] is taken by the strings made so far
+	copies bool
 }
 
 func newTexts(size int) texts { return texts{buf: make([]byte, size)} }
+
+// copyingTexts is newTexts whose strings are copies, view's safe twin, which tests hold it to.
+func copyingTexts(size int) texts { return texts{buf: make([]byte, size), copies: true} }
+
+// take hands out buf[t.n:n], a string not empty, and marks it taken.
+func (t *texts) take(n int) string {
+	b := t.buf[t.n:n]
+	t.n = n
+	if t.copies {
+		return string(b)
+	}
+	return view(b)
+}
 
 // text reads the string at the cursor into t, or a null, which leaves dst alone.
 func (s *scanner) text(t *texts, dst *string) bool {
@@ -33,11 +47,11 @@ func (s *scanner) text(t *texts, dst *string) bool {
 		return false
 	}
 	if n > t.n {
-		*dst = unsafe.String(&t.buf[t.n], n-t.n)
+		*dst = t.take(n)
 	} else {
 		*dst = ""
 	}
-	t.n, s.i = n, next
+	s.i = next
 	return true
 }
 

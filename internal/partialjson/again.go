@@ -36,7 +36,7 @@ func (b *builder) prior() reflect.Value {
 		}
 	case fSlice:
 		// encoding/json reuses the elements of the earlier slice up to its capacity, not its length.
-		if n := f.hdr.len; n < f.base.Cap() {
+		if n := f.built(); n < f.base.Cap() {
 			return f.base.Slice(0, f.base.Cap()).Index(n)
 		}
 	}

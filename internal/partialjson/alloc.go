@@ -1,3 +1,5 @@
+//go:build !purego
+
 package partialjson
 
 import (
@@ -93,8 +95,11 @@ type sliceHeader struct {
 	len, cap int
 }
 
-// deref follows pointers, allocating the nil ones.
+// deref follows pointers, allocating the nil ones, from the blocks; the safe twin's is derefSafe.
 func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
+	if b.safe {
+		return b.derefSafe(v, shown)
+	}
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			p := b.new.alloc(infoOf(v.Type().Elem()))
@@ -111,25 +116,11 @@ func (b *builder) deref(v reflect.Value, shown bool) reflect.Value {
 	return v
 }
 
-// spareSlot returns the element slot of the map whose frame was last at the place the next frame
-// takes, if any. done zeroes a slot once its element is copied out, and a frame ends only after its
-// last element, so the slot is zero and nothing but that frame used it: an object met once per
-// element of another (attributes in each record) builds its elements in one slot.
-func (b *builder) spareSlot() (reflect.Value, *typeInfo) {
-	n := len(b.stack)
-	if n == cap(b.stack) {
-		return reflect.Value{}, nil
-	}
-	if old := &b.stack[:n+1][n]; old.kind == fMap {
-		return old.slot, old.info // info: the type of its elements, the slot's
-	}
-	return reflect.Value{}, nil
-}
-
-// slotFor returns spare when it is a slot of ti's type (spareInfo), else a new slot.
-func (b *builder) slotFor(ti *typeInfo, spare reflect.Value, spareInfo *typeInfo) reflect.Value {
-	if spare.IsValid() && spareInfo == ti {
-		return spare
+// newElem returns a new zero value of ti's type, addressable, from the blocks; the safe twin's is
+// reflect.New's.
+func (b *builder) newElem(ti *typeInfo) reflect.Value {
+	if b.safe {
+		return reflect.New(ti.t).Elem()
 	}
 	return reflect.NewAt(ti.t, b.new.alloc(ti)).Elem()
 }

@@ -3,7 +3,7 @@ package partialjson
 import (
 	"reflect"
 	"strconv"
-	"unsafe"
+	"strings"
 )
 
 // builder fills a Go value from a Parser's events as they come, the way encoding/json would fill
@@ -34,16 +34,18 @@ type builder struct {
 	root      reflect.Value
 	rootInfo  *typeInfo
 	stack     []frame
-	arena     []byte  // only appended to within its capacity, so the strings viewing it never change
-	strAt     int     // where the open string starts in arena
-	str       *string // the open string's destination: its type's kind is String, so its memory is a string
-	strOn     bool    // the open string has a destination
-	strShow   bool    // and it is shown as it grows
+	arena     strings.Builder // only written within its capacity, so the strings viewing it never change
+	strAt     int             // where the open string starts in arena
+	str       *string         // the open string's destination, when it is reached as a *string
+	strV      reflect.Value   // else the destination itself, a string kind (the safe twin's way)
+	strOn     bool            // the open string has a destination
+	strShow   bool            // and it is shown as it grows
 	changed   bool
 	failed    error  // a method of the value panicked
 	new       blocks // where new pointer targets and element slots come from
 	replaying bool   // a value met again is open, and will be decoded whole when it completes
 	general   bool   // no value takes the plain path (plainTarget), for tests to compare the two
+	safe      bool   // general, and no unsafe code either: the safe twin (safe.go), for tests to compare
 	// litVal and litBase: the open literal's destination and what an earlier key left there, set
 	// only while the literal of a key met again is open.
 	litVal, litBase reflect.Value
@@ -79,14 +81,14 @@ type frame struct {
 	held           bool   // fOpaque, replay: the frame holds the parser's text from start
 	seen           uint64 // fStruct: the fields (by their place in the plan) whose key was met
 	again          bool   // fStruct: the pending key's field was met before
-	// ptr is the address of v (fStruct, fSlice), of type own; v itself is made from it only when
-	// the general path needs it (value). slotPtr is slot's address (fSlice), or the pending field's
-	// when it takes the plain path (fStruct: a direct field, met once, not ",string", outside a
-	// value met again), else nil; slotInfo is the type of the pending field (fStruct).
-	ptr, slotPtr unsafe.Pointer
-	own          reflect.Type
-	slotInfo     *typeInfo
-	hdr          sliceHeader // fSlice: the slice as the builder has it, with its array's capacity, which the slice shown does not have
+	// addr holds the addresses the plain path reaches values by (see fast.go); own is v's type,
+	// and slotInfo the type of the pending field (fStruct).
+	addr
+	own      reflect.Type
+	slotInfo *typeInfo
+	// full is the safe twin's fSlice: the slice as the builder has it, with its array's capacity,
+	// which the slice shown does not have (see beginSliceSafe).
+	full reflect.Value
 }
 
 // target is where the value that begins now goes, what its type is, and whether it shows; ok is
@@ -101,16 +103,11 @@ func (b *builder) target() (dst reflect.Value, ti *typeInfo, shown, quoted, ok b
 		if f.fd == nil {
 			return reflect.Value{}, nil, false, false, false
 		}
-		if !f.slot.IsValid() {
-			f.slot = reflect.NewAt(f.fd.typ, f.slotPtr).Elem()
-		}
-		return f.slot, f.fd.typeInfo(), f.shown, f.quoted, true
+		return f.slotValue(f.fd.typ), f.fd.typeInfo(), f.shown, f.quoted, true
 	case fMap:
 		return f.slot, f.info, false, false, true
 	case fSlice:
-		if !f.slot.IsValid() {
-			f.slot = reflect.NewAt(f.info.t, f.slotPtr).Elem()
-		}
+		f.slot = f.slotValue(f.info.t)
 		if prior := b.prior(); prior.IsValid() {
 			f.slot.Set(prior) // the element decodes into the earlier one, as in encoding/json
 		}
@@ -143,7 +140,7 @@ func (b *builder) BeginObject(at int) { b.beginContainer(at, true) }
 func (b *builder) BeginArray(at int) { b.beginContainer(at, false) }
 
 func (b *builder) beginContainer(at int, object bool) {
-	if p, ti, shown, _ := b.plainTarget(); p != nil && b.plainContainer(p, ti, shown, object) {
+	if b.plainBegin(object) {
 		return
 	}
 	if b.passive() {
@@ -181,7 +178,8 @@ func (b *builder) beginContainer(at int, object bool) {
 	f := &b.stack[len(b.stack)-1]
 	f.kind, f.v, f.shown, f.depth, f.info = kind, v, shown, 1, ti
 	if kind == fStruct || kind == fSlice {
-		f.ptr, f.own = unsafe.Pointer(v.UnsafeAddr()), v.Type()
+		f.own = v.Type()
+		b.locate(f, v)
 	}
 	if prior.IsValid() {
 		f.base = derefBase(prior)
@@ -234,7 +232,8 @@ func (b *builder) Key(key []byte) {
 	f := b.top()
 	switch f.kind {
 	case fStruct:
-		f.fd, f.slotPtr = f.info.plan.lookup(key, f.index), nil
+		f.fd = f.info.plan.lookup(key, f.index)
+		f.forgetSlot()
 		if f.fd != nil {
 			f.index = f.fd.pos + 1
 			// A struct's fields are zero until their key is met: only a key met before has left
@@ -242,10 +241,7 @@ func (b *builder) Key(key []byte) {
 			bit := uint64(1) << (f.fd.pos & 63)
 			f.again = f.fd.pos >= 64 || f.seen&bit != 0
 			f.seen |= bit
-			if f.fd.plain && !f.again && !f.base.IsValid() {
-				// The plain path's field, by its address; target makes slot from it if the
-				// general path needs it.
-				f.slotPtr, f.slotInfo, f.slot, f.quoted = unsafe.Add(f.ptr, f.fd.offset), f.fd.typeInfo(), reflect.Value{}, false
+			if f.fd.plain && !f.again && !f.base.IsValid() && b.plainKey(f) {
 				return
 			}
 			f.quoted = f.fd.quoted && f.fd.typeInfo().scalar
@@ -292,7 +288,8 @@ func (b *builder) done() {
 	f := &b.stack[n-1]
 	switch f.kind {
 	case fStruct:
-		f.fd, f.slotPtr = nil, nil
+		f.fd = nil
+		f.forgetSlot()
 	case fMap:
 		if f.key.IsValid() {
 			f.v.SetMapIndex(f.key, f.slot)
@@ -313,8 +310,7 @@ func (b *builder) done() {
 // BeginString implements Handler.
 func (b *builder) BeginString(at int) {
 	b.strOn = false
-	if p, ti, shown, whole := b.plainTarget(); p != nil && ti.text {
-		b.openString(b.derefAt(p, ti, shown), shown && !whole)
+	if b.plainString() {
 		return
 	}
 	if b.passive() {
@@ -337,13 +333,25 @@ func (b *builder) BeginString(at int) {
 	}
 	f := b.top()
 	whole := f != nil && f.kind == fStruct && f.fd.whole
-	b.openString(unsafe.Pointer(b.deref(dst, shown).UnsafeAddr()), shown && !whole)
+	b.openValue(b.deref(dst, shown), shown && !whole)
 }
 
-// openString opens a string whose destination is at p, a string kind; show: it shows as it grows.
-func (b *builder) openString(p unsafe.Pointer, show bool) {
-	b.str = (*string)(p)
-	b.strOn, b.strShow, b.strAt = true, show, len(b.arena)
+// openString opens a string whose destination is p; show: it shows as it grows.
+func (b *builder) openString(p *string, show bool) {
+	b.str = p
+	if b.strV.IsValid() {
+		b.strV = reflect.Value{}
+	}
+	b.strOn, b.strShow, b.strAt = true, show, b.arena.Len()
+}
+
+// setOpen sets the open string's destination to s.
+func (b *builder) setOpen(s string) {
+	if b.str != nil {
+		*b.str = s
+		return
+	}
+	b.strV.SetString(s)
 }
 
 // StringPart implements Handler.
@@ -351,38 +359,32 @@ func (b *builder) StringPart(part []byte) {
 	if !b.strOn {
 		return
 	}
-	n := len(b.arena)
-	if n+len(part) > cap(b.arena) {
+	if b.arena.Len()+len(part) > b.arena.Cap() {
 		// A new arena that starts with the open string; the strings already made keep the old one
 		// alive and unchanged, and are not copied.
-		cur := b.arena[b.strAt:]
-		grown := make([]byte, len(cur), max(2*(len(cur)+len(part)), 4096))
-		copy(grown, cur)
-		b.arena, b.strAt, n = grown, 0, len(grown)
+		cur := b.open()
+		b.arena = strings.Builder{}
+		b.arena.Grow(max(2*(len(cur)+len(part)), 4096))
+		b.arena.WriteString(cur)
+		b.strAt = 0
 	}
 	// Within its capacity: no byte a string views moves or changes.
-	b.arena = b.arena[:n+len(part)]
-	copy(b.arena[n:], part)
+	b.arena.Write(part)
 	if b.strShow {
-		*b.str = b.open()
+		b.setOpen(b.open())
 		b.changed = true
 	}
 }
 
 // open is the open string, a view of the arena.
-func (b *builder) open() string {
-	if n := len(b.arena) - b.strAt; n > 0 {
-		return unsafe.String(&b.arena[b.strAt], n)
-	}
-	return ""
-}
+func (b *builder) open() string { return b.arena.String()[b.strAt:] }
 
 // EndString implements Handler.
 func (b *builder) EndString(at int) {
 	if b.strOn {
 		// A string with a destination: neither opaque nor passive (BeginString saw to that).
 		if !b.strShow {
-			*b.str = b.open()
+			b.setOpen(b.open())
 		}
 		b.strOn = false
 		b.done()
@@ -416,8 +418,7 @@ func (b *builder) BeginLiteral(int) {
 
 // Literal implements Handler.
 func (b *builder) Literal(text []byte, at int) {
-	if p, ti, shown, _ := b.plainTarget(); p != nil && ti.number {
-		b.setNumber(p, ti, shown, text)
+	if b.plainLiteral(text) {
 		b.done()
 		return
 	}

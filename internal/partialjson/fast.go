@@ -1,3 +1,5 @@
+//go:build !purego
+
 package partialjson
 
 import (
@@ -12,11 +14,94 @@ import (
 // (the root, maps, arrays, interfaces, values that decode themselves, ",string" fields, a key met
 // again and everything inside one) goes the general way.
 
+// addr is what the plain path keeps in a frame. ptr is the address of v (fStruct, fSlice), of type
+// own; v itself is made from it only when the general path needs it (value). slotPtr is slot's
+// address (fSlice), or the pending field's when it takes the plain path (fStruct: a direct field,
+// met once, not ",string", outside a value met again), else nil. hdr (fSlice) is the slice as the
+// builder has it, with its array's capacity, which the slice shown does not have.
+type addr struct {
+	ptr, slotPtr unsafe.Pointer
+	hdr          sliceHeader
+}
+
+// plainBegin begins an object or array by the plain path; false leaves it to the general path.
+func (b *builder) plainBegin(object bool) bool {
+	p, ti, shown, _ := b.plainTarget()
+	return p != nil && b.plainContainer(p, ti, shown, object)
+}
+
+// plainString opens a string by the plain path; false leaves it to the general path.
+func (b *builder) plainString() bool {
+	p, ti, shown, whole := b.plainTarget()
+	if p == nil || !ti.text {
+		return false
+	}
+	b.openString((*string)(b.derefAt(p, ti, shown)), shown && !whole)
+	return true
+}
+
+// plainLiteral sets a bool or number by the plain path; false leaves it to the general path.
+func (b *builder) plainLiteral(text []byte) bool {
+	p, ti, shown, _ := b.plainTarget()
+	if p == nil || !ti.number {
+		return false
+	}
+	b.setNumber(p, ti, shown, text)
+	return true
+}
+
+// plainKey makes the pending key's field, in f, the plain path's, by its address; target makes
+// slot from it if the general path needs it. The safe twin reaches every field the general way.
+func (b *builder) plainKey(f *frame) bool {
+	if b.safe {
+		return false
+	}
+	f.slotPtr, f.slotInfo, f.slot, f.quoted = unsafe.Add(f.ptr, f.fd.offset), f.fd.typeInfo(), reflect.Value{}, false
+	return true
+}
+
+// locate keeps the address of v, the value of a frame the general path began, for the plain path
+// of the values inside it.
+func (b *builder) locate(f *frame, v reflect.Value) {
+	if !b.safe {
+		f.ptr = unsafe.Pointer(v.UnsafeAddr())
+	}
+}
+
+// slotValue is the frame's slot, made from its address when the plain path took it, of type t.
+func (f *frame) slotValue(t reflect.Type) reflect.Value {
+	if !f.slot.IsValid() {
+		f.slot = reflect.NewAt(t, f.slotPtr).Elem()
+	}
+	return f.slot
+}
+
+// forgetSlot drops the address of the pending field, once its value is complete or another key
+// comes.
+func (f *frame) forgetSlot() { f.slotPtr = nil }
+
+// built is the length of a slice frame's slice as the builder has it.
+func (f *frame) built() int {
+	if f.full.IsValid() {
+		return f.full.Len()
+	}
+	return f.hdr.len
+}
+
+// openValue opens a string whose destination is v, a string kind: its memory is a string's.
+func (b *builder) openValue(v reflect.Value, show bool) {
+	if b.safe {
+		b.openStringSafe(v, show)
+		return
+	}
+	b.openString((*string)(unsafe.Pointer(v.UnsafeAddr())), show)
+}
+
 // plainTarget is the address where the value that begins now goes, its type, whether it shows and
 // whether it is shown only once complete (whole); p is nil when the value takes the general path.
 func (b *builder) plainTarget() (p unsafe.Pointer, ti *typeInfo, shown, whole bool) {
 	n := len(b.stack)
-	if n == 0 || b.general {
+	if n == 0 || b.general || b.safe {
 		return nil, nil, false, false
 	}
 	f := &b.stack[n-1]
@@ -81,6 +166,10 @@ func (b *builder) plainContainer(p unsafe.Pointer, ti *typeInfo, shown, object b
 // who assigns to a partial's slice (through a pointer they share) loses the assignment at the
 // next element, and cannot make the builder write past the array.
 func (b *builder) beginSlice(f *frame) {
+	if b.safe {
+		b.beginSliceSafe(f)
+		return
+	}
 	h := (*sliceHeader)(f.ptr)
 	if h.data == nil {
 		// Room for a few elements at once, rather than one and then two as append would give
@@ -117,6 +206,10 @@ func (f *frame) value() reflect.Value {
 // appendSlot makes a slice frame's complete element, built in place, part of the slice, and
 // takes the next one's slot.
 func (f *frame) appendSlot() {
+	if f.full.IsValid() {
+		f.appendSlotSafe()
+		return
+	}
 	f.hdr.len++
 	f.takeSlot()
 }
@@ -175,21 +268,4 @@ func setInt(p unsafe.Pointer, k reflect.Kind, n int64) {
 	case reflect.Int64:
 		*(*int64)(p) = n
 	}
-}
-
-// smallInt is the value of a JSON number without fraction or exponent, of at most 18 digits (which
-// an int64 holds); ok is false for any other.
-func smallInt(text []byte) (int64, bool) {
-	start := 0
-	if text[0] == '-' {
-		start = 1
-	}
-	end, m, count := readDigits(text, start, 0, 0)
-	if end == start || end != len(text) || count > 18 {
-		return 0, false
-	}
-	if start == 1 {
-		return -int64(m), true
-	}
-	return int64(m), true
 }

@@ -106,3 +106,20 @@ func exactFloat(m uint64, exp int, neg bool) float64 {
 	}
 	return f
 }
+
+// smallInt is the value of a JSON number without fraction or exponent, of at most 18 digits (which
+// an int64 holds); ok is false for any other.
+func smallInt(text []byte) (int64, bool) {
+	start := 0
+	if text[0] == '-' {
+		start = 1
+	}
+	end, m, count := readDigits(text, start, 0, 0)
+	if end == start || end != len(text) || count > 18 {
+		return 0, false
+	}
+	if start == 1 {
+		return -int64(m), true
+	}
+	return int64(m), true
+}

@@ -1,6 +1,6 @@
-//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
+//go:build (darwin || dragonfly || freebsd || linux || netbsd || openbsd) && !purego
 
-package main
+package tty
 
 import (
 	"os"
@@ -8,10 +8,9 @@ import (
 	"unsafe"
 )
 
-// isTerminal reports whether f is a terminal: whether the system gives its terminal settings
-// (the ioctl behind isatty), which it does for a terminal or a pseudo-terminal and refuses for
-// any other file, /dev/null included.
-func isTerminal(f *os.File) bool {
+// IsTerminal reports whether f is a terminal: whether the system gives its terminal settings
+// (the ioctl behind isatty).
+func IsTerminal(f *os.File) bool {
 	conn, err := f.SyscallConn()
 	if err != nil {
 		return false

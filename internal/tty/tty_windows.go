@@ -1,13 +1,13 @@
-package main
+package tty
 
 import (
 	"os"
 	"syscall"
 )
 
-// isTerminal reports whether f is a console: whether Windows gives its console mode, which it
+// IsTerminal reports whether f is a console: whether Windows gives its console mode, which it
 // refuses for a file, a pipe or NUL.
-func isTerminal(f *os.File) bool {
+func IsTerminal(f *os.File) bool {
 	conn, err := f.SyscallConn()
 	if err != nil {
 		return false

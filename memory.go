@@ -3,21 +3,91 @@ package infergate
 import (
 	"encoding/json"
 	"strings"
-	"unsafe"
 
+	"github.com/infergate/infergate-go/internal/chunkmem"
 	"github.com/infergate/infergate-go/internal/jsonscan"
 )
 
+// The strings of one decoded answer share memory: a completion's share one buffer as long as its
+// body, a stream's are cut from blocks of a few KiB. Metadata (ids, model, fingerprint, roles,
+// finish reasons, the ids, types and names of tool calls) is what programs keep once the text is
+// gone, in logs, maps and caches, so it is cut from blocks of its own: keeping it keeps at most a
+// few hundred bytes of other metadata, never text.
+
+// commonMetadata are values that nearly every answer repeats; they are handed out as they are,
+// without a copy.
+var commonMetadata = [...]string{"assistant", "function", "stop", "tool_calls", "length", "chat.completion", "chat.completion.chunk"}
+
+// Metadata blocks start small, for the usual answer's id and model, and double up to
+// metadataBlock; a longer piece than metadataPiece gets memory of its own.
+const (
+	firstMetadataBlock = 64
+	metadataBlock      = 256
+	metadataPiece      = 64
+)
+
+// metadataMemory cuts metadata strings from its blocks, an allocation a block rather than a string.
+type metadataMemory struct{ block strings.Builder }
+
+// fromBytes returns b as a string that shares memory with no text.
+func (m *metadataMemory) fromBytes(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	for _, common := range commonMetadata {
+		if string(b) == common {
+			return common
+		}
+	}
+	if !m.room(len(b)) {
+		return string(b)
+	}
+	start := m.block.Len()
+	m.block.Write(b)
+	return m.block.String()[start:]
+}
+
+// fromString returns s as a string that shares memory with no text.
+func (m *metadataMemory) fromString(s string) string {
+	if s == "" {
+		return ""
+	}
+	for _, common := range commonMetadata {
+		if s == common {
+			return common
+		}
+	}
+	if !m.room(len(s)) {
+		return strings.Clone(s)
+	}
+	start := m.block.Len()
+	m.block.WriteString(s)
+	return m.block.String()[start:]
+}
+
+// room makes room for n bytes in the block, a new block when it is short; it reports false for a
+// piece too long to be cut from one.
+func (m *metadataMemory) room(n int) bool {
+	if n > metadataPiece {
+		return false
+	}
+	if m.block.Cap()-m.block.Len() < n {
+		size := min(metadataBlock, max(firstMetadataBlock, 2*m.block.Cap()))
+		m.block = strings.Builder{}
+		m.block.Grow(size)
+	}
+	return true
+}
+
 // streamMemory is what a stream decodes its chunks with: the fast decoder, which reads the usual
 // chunk shapes without reflection (encoding/json reads the rest), and blocks that the chunks'
-// choices, tool calls and text are cut from. The blocks make a content chunk cost a few hundredths
-// of an allocation instead of two; each piece handed out belongs to its chunk alone (the lists are
-// capped, the strings never change), and a full block stays alive while a chunk cut from it does.
+// choices, tool calls and text are cut from (internal/chunkmem). The blocks make a content chunk
+// cost a few hundredths of an allocation instead of two.
 type streamMemory struct {
 	fast    jsonscan.ChunkDecoder
-	text    strings.Builder
-	choices block[ChunkChoice]
-	calls   block[ToolCallDelta]
+	text    chunkmem.Text
+	choices chunkmem.Lists[ChunkChoice]
+	calls   chunkmem.Lists[ToolCallDelta]
 
 	// The last role, finish_reason and tool call id, type and name, which repeat from chunk to
 	// chunk: metadata, cut from memory of its own (see metadataMemory) once, not per chunk.
@@ -25,34 +95,27 @@ type streamMemory struct {
 	meta                                     metadataMemory
 
 	// What the chunk's id, object, model and system_fingerprint were last set or found equal to.
-	id, object, model, fingerprint strMemo
+	id, object, model, fingerprint chunkmem.Memo
 
 	// The usual chunk's one choice, as handed out, which spares the first chunk an allocation on
 	// the way to the first delta.
 	firstChoices [1]ChunkChoice
-
-	// transient is set by a reader that keeps no chunk past the next one (a typed answer's own
-	// stream, which hands no chunk out): each chunk's lists then reuse the last one's memory.
-	transient    bool
-	spareChoices spare[ChunkChoice]
-	spareCalls   spare[ToolCallDelta]
 }
 
-// Block sizes: blocks start small, so that a short stream (or the wait for the first delta) does
-// not pay for a long one's, and double up to about 5 KiB each; no piece larger than a quarter of
-// the largest block is cut from one. The largest lists of choices and calls, with the 8-byte header
-// the runtime puts before a block that holds pointers, fill the 5,376-byte size class: 35 choices
-// of 152 bytes take 5,328 of it, 67 calls of 80 bytes 5,368 (a round 32 or 64 would waste a tenth).
+// The largest lists of choices and calls, with the 8-byte header the runtime puts before a block
+// that holds pointers, fill the 5,376-byte size class: 35 choices of 152 bytes take 5,328 of it, 67
+// calls of 80 bytes 5,368 (a round 32 or 64 would waste a tenth).
 const (
-	firstTextBlock = 256
-	textBlock      = 4 << 10
-	choiceBlock    = 35
-	callBlock      = 67
+	choiceBlock = 35
+	callBlock   = 67
 )
 
-// prepare makes the first text block. A stream calls it once its answer has begun, while the model
-// still works on the first delta, rather than when that delta arrives.
-func (m *streamMemory) prepare() { m.text.Grow(firstTextBlock) }
+// prepare makes the first text block, while the model still works on the first delta.
+func (m *streamMemory) prepare() { m.text.Prepare() }
+
+// setTransient is set by a reader that keeps no chunk past the next one (a typed answer's own
+// stream, which hands no chunk out): each chunk's lists then reuse the last one's memory.
+func (m *streamMemory) setTransient() { m.choices.Transient, m.calls.Transient = true, true }
 
 // decode decodes data into out through the fast decoder, writing only the fields that differ from
 // the chunk out holds (a stream's chunks mostly repeat their id, model and role) and cutting the
@@ -112,17 +175,17 @@ func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
 		out.Role = Role(m.repeated(&m.role, d.Role.B))
 	}
 	if len(d.Content.B) > 0 {
-		out.Content = m.string(d.Content.B)
+		out.Content = m.text.String(d.Content.B)
 	}
 	reasoning := d.ReasoningContent
 	if len(reasoning) == 0 {
 		reasoning = d.Reasoning
 	}
 	if len(reasoning) > 0 {
-		out.Reasoning = m.string(reasoning)
+		out.Reasoning = m.text.String(reasoning)
 	}
 	if len(d.Refusal) > 0 {
-		out.Refusal = m.string(d.Refusal)
+		out.Refusal = m.text.String(d.Refusal)
 	}
 	if len(d.Extra) > 0 {
 		out.Extra = fieldsOf(d.Extra, messageKeys)
@@ -138,7 +201,7 @@ func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
 			t.Index = f.Index
 		}
 		t.ID, t.Type = m.repeated(&m.callID, f.ID.B), m.repeated(&m.callType, f.Type.B)
-		t.Function.Name, t.Function.Arguments = m.repeated(&m.callName, f.Name.B), m.string(f.Arguments)
+		t.Function.Name, t.Function.Arguments = m.repeated(&m.callName, f.Name.B), m.text.String(f.Arguments)
 		if len(f.Extra) > 0 {
 			t.Extra = fieldsOf(f.Extra, toolCallKeys)
 		}
@@ -160,29 +223,12 @@ func decodeRaw[T any](raw []byte, dst **T) bool {
 	return raw == nil || json.Unmarshal(raw, dst) == nil
 }
 
-// strMemo remembers that the string at dst equalled the template text at src, of generation gen.
-// Neither changes (strings never do; template text not within its generation), so that the same
-// slices again in the same generation mean the same bytes: the repeated fields of a replayed
-// chunk are then kept without comparing them.
-type strMemo struct {
-	src, dst *byte
-	n, xn    int
-	gen      uint64
-}
-
 // setStr sets *x to s, which the fast decoder read ("" when absent or null), keeping the string x
 // holds when it is the same.
-func (m *streamMemory) setStr(x *string, s jsonscan.Str, memo *strMemo) {
-	// A zero memo matches only an empty s and an empty *x, which stay as they are.
-	if unsafe.SliceData(s.B) == memo.src && unsafe.StringData(*x) == memo.dst && len(s.B) == memo.n &&
-		len(*x) == memo.xn && m.fast.Generation() == memo.gen {
+func (m *streamMemory) setStr(x *string, s jsonscan.Str, memo *chunkmem.Memo) {
+	if memo.Holds(s.B, *x, m.fast.Generation()) {
 		return
 	}
-	m.resetStr(x, s, memo)
-}
-
-// resetStr is setStr without the memo's shortcut; it remembers what it found for the next chunk.
-func (m *streamMemory) resetStr(x *string, s jsonscan.Str, memo *strMemo) {
 	switch {
 	case !s.Set || len(s.B) == 0:
 		if *x != "" {
@@ -192,9 +238,7 @@ func (m *streamMemory) resetStr(x *string, s jsonscan.Str, memo *strMemo) {
 	case string(s.B) != *x:
 		*x = m.meta.fromBytes(s.B)
 	}
-	if gen := m.fast.Stamp(s.B); gen != 0 {
-		*memo = strMemo{unsafe.SliceData(s.B), unsafe.StringData(*x), len(s.B), len(*x), gen}
-	}
+	memo.Remember(s.B, *x, m.fast.Stamp(s.B))
 }
 
 // repeated returns metadata b as a string of its own, the one last kept in *last when it is the
@@ -209,43 +253,21 @@ func (m *streamMemory) repeated(last *string, b []byte) string {
 	return *last
 }
 
-// string returns b as a string cut from the text block.
-func (m *streamMemory) string(b []byte) string {
-	switch {
-	case len(b) == 0:
-		return ""
-	case len(b) > textBlock/4:
-		return string(b)
-	}
-	if m.text.Cap()-m.text.Len() < len(b) {
-		size := min(textBlock, max(firstTextBlock, 2*m.text.Cap(), len(b)))
-		m.text = strings.Builder{}
-		m.text.Grow(size)
-	}
-	start := m.text.Len()
-	m.text.Write(b)
-	return m.text.String()[start:]
-}
-
 // choiceList returns a list of n choices for one chunk, cut from a block when m is not nil.
 func (m *streamMemory) choiceList(n int) []ChunkChoice {
 	if m == nil {
 		return make([]ChunkChoice, n)
 	}
-	if m.transient {
-		// A chunk starts with its choices: the lists the chunk before it was cut are free again.
-		m.spareChoices.free()
-		m.spareCalls.free()
-		list := m.spareChoices.cut(n)
+	// A chunk starts with its choices: the lists the chunk before it was cut are free again.
+	m.choices.Free()
+	m.calls.Free()
+	list, reused := m.choices.Cut(n, choiceBlock, m.firstChoices[:])
+	if reused {
 		for i := range list {
 			resetChoice(&list[i])
 		}
-		return list
 	}
-	if m.choices.size == 0 { // the first block is the one inside m
-		m.choices.free, m.choices.size = m.firstChoices[:], len(m.firstChoices)
-	}
-	return m.choices.cut(n, choiceBlock)
+	return list
 }
 
 // callList returns a list of n tool-call fragments for one delta, cut from a block when m is not nil.
@@ -253,33 +275,12 @@ func (m *streamMemory) callList(n int) []ToolCallDelta {
 	if m == nil {
 		return make([]ToolCallDelta, n)
 	}
-	if m.transient {
-		list := m.spareCalls.cut(n)
+	list, reused := m.calls.Cut(n, callBlock, nil)
+	if reused {
 		for i := range list {
 			resetCall(&list[i])
 		}
-		return list
 	}
-	return m.calls.cut(n, callBlock)
-}
-
-// spare is the memory of one chunk's lists, cut in turn as a block's are and freed for the next
-// chunk. Its lists hold what the last chunk left in them.
-type spare[T any] struct {
-	list []T
-	used int
-}
-
-func (s *spare[T]) free() { s.used = 0 }
-
-// cut returns the next n elements, capped, so that appending to them never writes into the next
-// list. When the memory is short, a larger one is made; the lists cut before keep the old one.
-func (s *spare[T]) cut(n int) []T {
-	if s.used+n > len(s.list) {
-		s.list, s.used = make([]T, max(2*len(s.list), n)), 0
-	}
-	list := s.list[s.used : s.used+n : s.used+n]
-	s.used += n
 	return list
 }
 
@@ -324,24 +325,4 @@ func resetString[S ~string](s *S) {
 	if *s != "" {
 		*s = ""
 	}
-}
-
-// block hands out lists cut from one slice, each capped so that it is its chunk's alone. Its slices
-// start with one element and double up to largest.
-type block[T any] struct {
-	free []T
-	size int // the length of the last slice made
-}
-
-func (b *block[T]) cut(n, largest int) []T {
-	if n > largest/4 {
-		return make([]T, n)
-	}
-	if len(b.free) < n {
-		b.size = min(largest, max(2*b.size, n))
-		b.free = make([]T, b.size)
-	}
-	list := b.free[:n:n]
-	b.free = b.free[n:]
-	return list
 }

@@ -1,8 +1,0 @@
-//go:build darwin || dragonfly || freebsd || netbsd || openbsd
-
-package main
-
-import "syscall"
-
-// getTermios is the ioctl request that reads a terminal's settings.
-const getTermios = syscall.TIOCGETA
