@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/infergate/infergate-go/internal/think"
 )
 
 // ChatAccumulator folds the chunks of a streamed answer into the complete answer. ChatStream uses
@@ -39,7 +41,7 @@ type accChoice struct {
 	moved     map[int]*accCall // the call a wire index stands for, once a new id reused that index
 	current   *accCall         // the call that fragments without an index extend
 	nextIndex int              // the index a call gets when its own is absent or already taken
-	think     thinkSplit       // the reading of reasoning written inline, when thinkTags is set
+	think     think.Splitter   // the reading of reasoning written inline, when thinkTags is set
 }
 
 type accCall struct {
@@ -148,9 +150,9 @@ func (ch *accChoice) add(pc *ChunkChoice, thinkTags bool) {
 // splitThink moves the reasoning written inline in the delta's text to its Reasoning; on the
 // choice's finishing chunk, the text still held comes too.
 func (ch *accChoice) splitThink(d *Delta, finishing bool) {
-	reasoning, content := ch.think.write(d.Content)
+	reasoning, content := ch.think.Write(d.Content)
 	if finishing {
-		r, c := ch.think.flush()
+		r, c := ch.think.Flush()
 		reasoning, content = reasoning+r, content+c
 	}
 	d.Content = content
@@ -265,8 +267,8 @@ func (a *ChatAccumulator) Flush() (chunk ChatCompletionChunk, ok bool) {
 	}
 	for _, ch := range a.sortedChoices() {
 		d := Delta{ToolCalls: ch.releasePlaceholders(nil)}
-		if ch.think.holding() {
-			d.Reasoning, d.Content = ch.think.flush()
+		if ch.think.Holding() {
+			d.Reasoning, d.Content = ch.think.Flush()
 			ch.reasoning.WriteString(d.Reasoning)
 			ch.addContent(&d)
 		}
@@ -295,7 +297,7 @@ func (a *ChatAccumulator) holding() bool {
 }
 
 func (ch *accChoice) holding() bool {
-	if ch.think.holding() {
+	if ch.think.Holding() {
 		return true
 	}
 	for _, call := range ch.calls {
@@ -340,7 +342,7 @@ func (a *ChatAccumulator) sortedChoices() []*accChoice {
 
 func (ch *accChoice) message() Message {
 	// Text still held back goes where it would if the answer ended now.
-	heldReasoning, heldContent := ch.think.pending()
+	heldReasoning, heldContent := ch.think.Pending()
 	msg := Message{Role: ch.role, Content: ch.content.String() + heldContent,
 		Reasoning: ch.reasoning.String() + heldReasoning, Refusal: ch.refusal.String(), Parts: slices.Clone(ch.parts),
 		Extra: ch.fields.fields()}
@@ -413,4 +415,15 @@ func (j *joined) String() string {
 		return j.whole.String()
 	}
 	return j.first
+}
+
+// splitThink moves the reasoning of a whole answer's message out of its content. A message with
+// Parts is left as it is: its content must stay their text.
+func splitThink(m *Message) {
+	if m.Parts != nil || m.Content == "" {
+		return
+	}
+	reasoning, content := think.Split(m.Content)
+	m.Content = content
+	m.Reasoning += reasoning
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/infergate/infergate-go/internal/bodytext"
 	"github.com/infergate/infergate-go/internal/transport"
 )
 
@@ -187,7 +188,7 @@ func (c *config) reported(body []byte, contentType string, bare bool) envelopeFi
 	f, ok := errorFields(body, bare)
 	if !ok {
 		// Redacted before it is cut, so that no part of a credential is left.
-		f = envelopeFields{Message: excerpt(c.redactString(bodyText(body, contentType)))}
+		f = envelopeFields{Message: bodytext.Excerpt(c.redactString(bodytext.Text(body, contentType)))}
 	}
 	f.Message, f.Type, f.Code, f.Param = c.redactString(f.Message), c.redactString(f.Type), c.redactString(f.Code), c.redactString(f.Param)
 	return f

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infergate/infergate-go/internal/bodytext"
 	"github.com/infergate/infergate-go/internal/redact"
 	"github.com/infergate/infergate-go/internal/sse"
 )
@@ -44,7 +45,7 @@ func FuzzErrorBody(f *testing.F) {
 			t.Fatalf("error text %q does not start with the status", text)
 		}
 		if _, isEnvelope := decodeEnvelope(body); !isEnvelope {
-			if len(e.Message) > excerptLen+len("…") {
+			if len(e.Message) > bodytext.ExcerptLen+len("…") {
 				t.Fatalf("non-envelope body gave a %d-byte message", len(e.Message))
 			}
 			if markup := bytes.HasPrefix(bytes.TrimSpace(body), []byte("<")); markup && !bytes.Contains(body, []byte("&")) && hasMarkup(e.Message) {
@@ -102,10 +103,10 @@ func checkErrorLine(t *testing.T, cfg *config, body []byte) {
 // hasMarkup reports whether text holds the start of a tag, a comment or a declaration.
 func hasMarkup(text string) bool {
 	for i := strings.IndexByte(text, '<'); i >= 0; i = strings.IndexByte(text, '<') {
-		if startsMarkup([]byte(text[i:])) {
+		text = text[i+1:]
+		if text != "" && (strings.IndexByte("/!?", text[0]) >= 0 || 'a' <= text[0]|0x20 && text[0]|0x20 <= 'z') {
 			return true
 		}
-		text = text[i+1:]
 	}
 	return false
 }

@@ -8,10 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/infergate/infergate-go/internal/jsonscan"
+	"github.com/infergate/infergate-go/internal/jsonwrite"
 )
 
 // RawFields are fields of a JSON object that the SDK does not model, each value kept as the JSON
@@ -217,7 +219,7 @@ func appendFields(b []byte, f RawFields) []byte {
 	}
 	for _, k := range slices.Sorted(maps.Keys(f)) {
 		b = append(b, ',')
-		b = appendString(b, k)
+		b = jsonwrite.String(b, k)
 		b = append(b, ':')
 		b = append(b, f[k]...)
 	}
@@ -258,4 +260,201 @@ func withFields(obj []byte, f RawFields) ([]byte, error) {
 		out = closeObject(out)
 	}
 	return append(out, '}'), nil
+}
+
+// In a stream, a field the SDK does not model may come in fragments, one per chunk, as the
+// content does. The fragments of one field merge as the stream's own fields do: strings are
+// joined, lists appended, objects merged key by key (each key's fragments merged the same way);
+// of anything else, or of fragments of different kinds, the last stands. A field that came whole
+// keeps its text to the byte; a merged one keeps the text of every value that came whole in it.
+
+// fieldFold gathers the fragments of one delta's or tool call's fields, in the order they came.
+type fieldFold map[string][]json.RawMessage
+
+// add keeps a fragment's fields, making the fold on the first.
+func (f fieldFold) add(fields RawFields) fieldFold {
+	if f == nil {
+		f = fieldFold{}
+	}
+	for k, v := range fields {
+		f[k] = append(f[k], v)
+	}
+	return f
+}
+
+// fields merges what came so far; nil when nothing did.
+func (f fieldFold) fields() RawFields {
+	if len(f) == 0 {
+		return nil
+	}
+	out := make(RawFields, len(f))
+	for k, parts := range f {
+		out[k] = mergeValues(parts)
+	}
+	return out
+}
+
+// mergeValues merges the fragments of one value, in order. Fragments that are not JSON (a caller's
+// own chunks may hold anything) are not merged: the last stands.
+func mergeValues(parts []json.RawMessage) json.RawMessage {
+	last := parts[len(parts)-1]
+	if len(parts) == 1 {
+		return last
+	}
+	kind := kindOf(last)
+	for _, p := range parts {
+		if kindOf(p) != kind || !json.Valid(p) {
+			return last
+		}
+	}
+	switch kind {
+	case '"':
+		return joinValues(parts, '"', '"', "")
+	case '[':
+		return joinValues(parts, '[', ']', ",")
+	case '{':
+		if merged, ok := mergeObjects(parts); ok {
+			return merged
+		}
+	}
+	return last
+}
+
+// kindOf is the first byte of a JSON value: its kind, a quote for a string.
+func kindOf(v json.RawMessage) byte {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return 0
+	}
+	return v[0]
+}
+
+// joinValues joins the insides of strings or lists, each between its open and close byte, with sep
+// between those that are not empty. The inside of a JSON string is whole escapes and characters, so
+// joined insides are the joined string.
+func joinValues(parts []json.RawMessage, open, close byte, sep string) json.RawMessage {
+	out := []byte{open}
+	empty := true
+	for _, p := range parts {
+		p = bytes.TrimSpace(p)
+		inner := p[1 : len(p)-1]
+		if sep != "" {
+			if inner = bytes.TrimSpace(inner); len(inner) == 0 {
+				continue
+			}
+			if !empty {
+				out = append(out, sep...)
+			}
+		}
+		out, empty = append(out, inner...), false
+	}
+	return append(out, close)
+}
+
+// mergeObjects merges objects key by key, keys in the order they first came (a key twice in one
+// object is that object's last value, as JSON reads it); false when one cannot be read.
+func mergeObjects(parts []json.RawMessage) (json.RawMessage, bool) {
+	var order []string
+	values := map[string][]json.RawMessage{}
+	for _, p := range parts {
+		first := map[string]int{} // where each key of this object went in values
+		ok := eachField(p, func(key string, value []byte) {
+			if i, twice := first[key]; twice {
+				values[key][i] = value
+				return
+			}
+			if _, seen := values[key]; !seen {
+				order = append(order, key)
+			}
+			first[key] = len(values[key])
+			values[key] = append(values[key], value)
+		})
+		if !ok {
+			return nil, false
+		}
+	}
+	out := []byte{'{'}
+	for i, k := range order {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = jsonwrite.String(out, k)
+		out = append(out, ':')
+		out = append(out, mergeValues(values[k])...)
+	}
+	return append(out, '}'), true
+}
+
+// Extra fields are the escape hatch for what a request type does not model: response_format, seed,
+// user, parallel_tool_calls, reasoning_effort, logprobs, provider knobs such as top_k. They are
+// merged into the request's top-level JSON. A key the type models is refused rather than sent twice.
+
+// checkExtra refuses keys the request models and values that cannot be encoded.
+func checkExtra(extra map[string]any, wire reflect.Type) error {
+	if len(extra) == 0 {
+		return nil
+	}
+	modelled := jsonKeys(wire)
+	for k, v := range extra {
+		if k == "" {
+			return invalid("Extra", "a key is empty")
+		}
+		if modelled[k] {
+			return invalid("Extra", "%q is a field of the request: set it there", k)
+		}
+		if _, err := json.Marshal(v); err != nil {
+			return invalid("Extra["+k+"]", "cannot be encoded as JSON: %v", err)
+		}
+	}
+	return nil
+}
+
+// mergeExtra adds the extra fields, in key order, to an encoded JSON object.
+func mergeExtra(body []byte, extra map[string]any) ([]byte, error) {
+	if len(extra) == 0 {
+		return body, nil
+	}
+	body = bytes.TrimRight(body, " \n")
+	out := bytes.NewBuffer(make([]byte, 0, len(body)+64*len(extra)))
+	out.Write(body[:len(body)-1])
+	sep := len(bytes.TrimSpace(body[1:len(body)-1])) > 0
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		key, _ := json.Marshal(k)
+		value, err := json.Marshal(extra[k])
+		if err != nil {
+			return nil, invalid("Extra["+k+"]", "cannot be encoded as JSON: %v", err)
+		}
+		if sep {
+			out.WriteByte(',')
+		}
+		sep = true
+		out.Write(key)
+		out.WriteByte(':')
+		out.Write(value)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}
+
+var keyCache sync.Map // reflect.Type -> map[string]bool
+
+// jsonKeys returns the top-level JSON keys a struct type encodes, embedded structs included.
+func jsonKeys(t reflect.Type) map[string]bool {
+	if keys, ok := keyCache.Load(t); ok {
+		return keys.(map[string]bool)
+	}
+	keys := map[string]bool{}
+	for _, f := range reflect.VisibleFields(t) {
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		switch {
+		case !f.IsExported() || name == "-" || (f.Anonymous && name == ""):
+		case name != "":
+			keys[name] = true
+		default:
+			keys[f.Name] = true
+		}
+	}
+	keyCache.Store(t, keys)
+	return keys
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/infergate/infergate-go/internal/pagination"
 )
 
 // HistoryService manages stored chats. Get it as Client.History.
@@ -119,7 +121,7 @@ func (s *HistoryService) chat(ctx context.Context, method, path string, in any, 
 //
 // GET /api/v1/chat-history/chats
 func (s *HistoryService) List(ctx context.Context, opts ...Option) iter.Seq2[StoredChat, error] {
-	return paginate(historyPager(ctx, s.client, "/chat-history/chats", "chats", func(c StoredChat) string { return c.ID }, opts))
+	return listPages("/chat-history/chats", historyPager(ctx, s.client, "/chat-history/chats", "chats", func(c StoredChat) string { return c.ID }, opts))
 }
 
 // Archive hides a chat from the list but keeps it on the gateway.
@@ -178,21 +180,21 @@ func (s *HistoryService) Messages(ctx context.Context, chatID string, opts ...Op
 	if err != nil {
 		return func(yield func(StoredMessage, error) bool) { yield(StoredMessage{}, err) }
 	}
-	return paginate(historyPager(ctx, s.client, path+"/messages", "messages", func(m StoredMessage) string { return m.ID }, opts))
+	return listPages(path+"/messages", historyPager(ctx, s.client, path+"/messages", "messages", func(m StoredMessage) string { return m.ID }, opts))
 }
 
 // historyPager lists a chat-history route page by page. Items are told apart by id, or by their
 // whole content when the server sends none, so that none is yielded twice.
-func historyPager[T StoredChat | StoredMessage](ctx context.Context, c *Client, path, field string, id func(T) string, opts []Option) pager[T] {
-	return pager[T]{
-		path: path, pageSize: historyPageSize,
-		key: func(item T) string { return itemKey(id(item), item) },
-		fetch: func(skip, limit int) (page[T], error) {
+func historyPager[T StoredChat | StoredMessage](ctx context.Context, c *Client, path, field string, id func(T) string, opts []Option) pagination.Pager[T] {
+	return pagination.Pager[T]{
+		PageSize: historyPageSize,
+		Key:      func(item T) string { return pagination.Key(id(item), item) },
+		Fetch: func(skip, limit int) (pagination.Page[T], error) {
 			out := listOf[T]{field: field}
 			r := route{op: "history.list", method: http.MethodGet, path: path, auth: authHistory, query: url.Values{
 				"skip": {strconv.Itoa(skip)}, "limit": {strconv.Itoa(limit)}}}
 			err := run(ctx, c, opts, r, &out)
-			return page[T]{items: out.items}, err
+			return pagination.Page[T]{Items: out.items}, err
 		},
 	}
 }
@@ -318,4 +320,25 @@ func (t timestamp) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return json.Marshal(time.Time(t).Format(time.RFC3339Nano))
+}
+
+// PaginationError ends a listing (History.List, History.Messages, Billing.Usage, Billing.UsageForMonth) that the server cannot bring to an
+// end: a page with nothing that was not already yielded, which a server ignoring the offset sends
+// again and again, or more than a million items. The items yielded before it are all distinct.
+type PaginationError struct {
+	Path   string // the route listed, below /api/v1
+	Page   int    // the page at fault, counting from 1
+	Reason string // what was wrong with it
+}
+
+// Error names the route and the page.
+func (e *PaginationError) Error() string {
+	return fmt.Sprintf("infergate: listing %s stopped at page %d: %s", e.Path, e.Page, e.Reason)
+}
+
+// listPages lists a route below path through the SDK's one pagination loop: a listing the server
+// cannot bring to an end stops with a *PaginationError.
+func listPages[T any](path string, p pagination.Pager[T]) iter.Seq2[T, error] {
+	p.Fail = func(n int, reason string) error { return &PaginationError{Path: path, Page: n, Reason: reason} }
+	return pagination.Items(p)
 }

@@ -1,8 +1,15 @@
 package infergate
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Tool is a function the model may call.
@@ -98,4 +105,202 @@ type namedToolChoice struct {
 	Function struct {
 		Name string `json:"name"`
 	} `json:"function"`
+}
+
+// NewToolFromSchema makes a tool whose arguments' JSON Schema is given as JSON rather than derived
+// from a Go type: a schema written by hand, loaded from a file, or announced by another system
+// (an MCP server, say). The schema must be a JSON object (empty means a tool without arguments);
+// it is sent to the model as it is. fn receives the arguments the model sent, as a JSON value.
+//
+// Arguments are validated against the schema before fn runs when the validator
+// (github.com/google/jsonschema-go, JSON Schema draft 2020-12 and draft-07) can resolve it. A
+// schema it cannot resolve — a $ref to another document, a $dynamicRef without its anchor, a $ref
+// to a keyword that holds no schema, another $schema version, JSON nested more than 256 levels
+// deep (the validator takes time quadratic in the depth to read it) — is still sent to the model,
+// and the tool then validates nothing but that the arguments are JSON: fn must expect anything.
+// Failures are *ToolError values with the same stages as NewTool's, and reach the model the same
+// way.
+//
+// A schema that applies itself to the same value — {"allOf":[{"$ref":"#"}]}, or a cycle through
+// $defs, $anchor or $id — is refused with a *ValidationError naming the tool and the cycle: no
+// validation against it could end. Schemas that refer to themselves through properties or items
+// (a tree, a list) are fine. Validating one call's arguments is bounded: before the validator runs,
+// the arguments are walked as it would walk them, and arguments whose check would take more than
+// about 260,000 validator steps (at most ~0.15 s of one core; typical arguments take a few dozen),
+// or nest more than 4096 schema levels deep, are refused unchecked: a *ToolError of stage
+// ToolStageArguments that matches ErrSchemaTooCostly, which the model reads like any failed call.
+// A schema whose references double its work at every level costs exponential work, so this is
+// what such a schema gets. The check is part of the call: ToolLoop.ToolTimeout bounds it with the
+// function's run, and ctx ends it.
+func NewToolFromSchema(name, description string, schema json.RawMessage, fn func(ctx context.Context, arguments json.RawMessage) (string, error)) (*FuncTool, error) {
+	field := "tool " + name
+	if !functionName.MatchString(name) {
+		return nil, invalid(field, "name must be 1 to 64 letters, digits, '_' or '-'")
+	}
+	if fn == nil {
+		return nil, invalid(field, "has no function")
+	}
+	raw := bytes.TrimSpace(schema)
+	if len(raw) == 0 {
+		raw = []byte(`{"type":"object","properties":{}}`)
+	}
+	var object map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &object); err != nil || object == nil {
+		return nil, invalid(field, "schema must be a JSON object, got %.40s", raw)
+	}
+	run := func(ctx context.Context, arguments []byte) (any, error) {
+		out, err := fn(ctx, arguments)
+		if err != nil {
+			return nil, &ToolError{Tool: name, Stage: ToolStageRun, Err: err}
+		}
+		return out, nil
+	}
+	checked, err := checkRawSchema(raw)
+	if err != nil {
+		return nil, invalid(field, "schema: %v", err)
+	}
+	def := functionTool(name, description, json.RawMessage(slices.Clone(raw)))
+	return &FuncTool{def: def, schema: checked, run: run}, nil
+}
+
+// checkRawSchema prepares a schema for validation. It returns nil when the validator cannot apply
+// it (the tool then validates nothing), and an error for a schema no validation against could end.
+func checkRawSchema(raw []byte) (checked *checkedSchema, err error) {
+	defer func() {
+		if recover() != nil {
+			checked, err = nil, nil
+		}
+	}()
+	if jsonDepth(raw) > maxSchemaNesting {
+		return nil, nil
+	}
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(raw, &schema); err != nil || !supportedDraft(schema.Schema) {
+		return nil, nil
+	}
+	checked, err = checkSchema(&schema)
+	var cycle *cycleError
+	if errors.As(err, &cycle) {
+		return nil, err
+	}
+	return checked, nil
+}
+
+// supportedDraft reports whether the validator checks instances against a schema declaring this
+// $schema; for any other it refuses every instance.
+func supportedDraft(version string) bool {
+	switch version {
+	case "", "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#",
+		"https://json-schema.org/draft/2020-12/schema":
+		return true
+	}
+	return false
+}
+
+// maxSchemaNesting bounds the nesting of a schema the validator reads: it takes ~35 ms at this
+// depth, and a minute at 9,000.
+const maxSchemaNesting = 256
+
+// jsonDepth returns how deep the objects and arrays of a JSON text nest.
+func jsonDepth(text []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// ToolStage says where a tool call failed.
+type ToolStage string
+
+// The stages at which a tool call can fail.
+const (
+	ToolStageArguments ToolStage = "arguments" // not JSON, or not what the schema allows
+	ToolStageRun       ToolStage = "run"       // the function returned an error
+	ToolStagePanic     ToolStage = "panic"     // the function panicked (or called runtime.Goexit); it was recovered
+	ToolStageNotFound  ToolStage = "not_found" // the model called a tool that does not exist
+	ToolStageRefused   ToolStage = "refused"   // ToolLoop.Approve refused the call, which did not run
+	ToolStageTimeout   ToolStage = "timeout"   // the call outlived ToolLoop.ToolTimeout
+)
+
+// ToolError is a failed tool call. Its Error text is for logs and programs; Feedback is the short,
+// plain text the tool loop sends to the model as the call's result, so that it can correct itself.
+type ToolError struct {
+	Tool  string    // the name of the tool the model called
+	Stage ToolStage // where the call failed: ToolStageArguments, ToolStageRun, …
+	Err   error     // the cause, when there is one: the function's error, the schema's, …; may be nil
+	// Available names the tools that exist, for ToolStageNotFound.
+	Available []string
+
+	feedback string // for ToolStageArguments and ToolStageTimeout: what went wrong, in words a model acts on
+}
+
+// Error says which tool failed, at which stage and why, with the underlying error's own words.
+func (e *ToolError) Error() string {
+	switch e.Stage {
+	case ToolStageArguments:
+		return sprintf("infergate: tool %s: invalid arguments: %v", e.Tool, e.Err)
+	case ToolStagePanic:
+		return sprintf("infergate: tool %s panicked: %v", e.Tool, e.Err)
+	case ToolStageNotFound:
+		return sprintf("infergate: the model called an unknown tool %q", e.Tool)
+	case ToolStageRefused:
+		return sprintf("infergate: tool %s: call refused: %v", e.Tool, e.Err)
+	case ToolStageTimeout:
+		return sprintf("infergate: tool %s timed out: %v", e.Tool, e.Err)
+	}
+	return sprintf("infergate: tool %s failed: %v", e.Tool, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// Feedback is what the model reads as the failed call's result: for example
+// `Invalid arguments for get_weather: "city" is required.`, `get_weather failed: <the error>` or
+// `There is no tool named "x". Available tools: a, b.` A refused call's feedback is the text of
+// the error Approve returned, as it is.
+func (e *ToolError) Feedback() string {
+	switch e.Stage {
+	case ToolStageArguments:
+		if e.feedback == "" {
+			return "Invalid arguments for " + e.Tool + ": they do not match the tool's schema."
+		}
+		return "Invalid arguments for " + e.Tool + ": " + e.feedback
+	case ToolStageNotFound:
+		if len(e.Available) == 0 {
+			return fmt.Sprintf("There is no tool named %q, and no tools are available.", e.Tool)
+		}
+		return fmt.Sprintf("There is no tool named %q. Available tools: %s.", e.Tool, strings.Join(e.Available, ", "))
+	case ToolStagePanic:
+		return e.Tool + " failed: the tool crashed: " + errorText(e.Err)
+	case ToolStageTimeout:
+		if e.feedback == "" {
+			return e.Tool + " failed: it took too long."
+		}
+		return e.Tool + " failed: " + e.feedback
+	case ToolStageRefused:
+		if e.Err == nil || e.Err.Error() == "" {
+			return "The call of " + e.Tool + " was refused."
+		}
+		return e.Err.Error()
+	}
+	return e.Tool + " failed: " + errorText(e.Err)
+}
+
+func errorText(err error) string {
+	if err == nil {
+		return "no reason given"
+	}
+	return err.Error()
 }

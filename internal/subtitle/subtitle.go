@@ -1,6 +1,3 @@
-// Package subtitle reads SubRip (SRT) and WebVTT cues leniently: transcription providers differ in
-// line endings, index lines, cue settings and header blocks, and a subtitle that is slightly off
-// should still yield its cues rather than an error.
 package subtitle
 
 import (

@@ -192,3 +192,23 @@ func TestParseMemoryIsLinear(t *testing.T) {
 		})
 	}
 }
+
+func TestSpeakers(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ text, speaker, voice string }{
+		{"SPEAKER_00: hello", "SPEAKER_00", ""},
+		{" [SPEAKER_12] : hi", "SPEAKER_12", ""},
+		{"<v Roger Bingham>We are in", "", "Roger Bingham"},
+		{"<v.loud.x  Esme >Never", "", "Esme"},
+		{"SPEAKER_x: no number", "", ""},
+		{"<vRoger>no space", "", ""},
+		{"plain text", "", ""},
+	} {
+		if got := Speaker(tt.text); got != tt.speaker {
+			t.Errorf("Speaker(%q) = %q, want %q", tt.text, got, tt.speaker)
+		}
+		if got := Voice(tt.text); got != tt.voice {
+			t.Errorf("Voice(%q) = %q, want %q", tt.text, got, tt.voice)
+		}
+	}
+}

@@ -7,30 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
-	"unicode/utf8"
 )
-
-// FuzzAppendString checks the hand-written string encoder against encoding/json: its output is
-// valid JSON that decodes to what encoding/json's own encoding decodes to.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", `quote " and \ backslash`, "\n\r\t\b\f\x00\x1f\x7f", "é日本🙂", "\u2028\u2029", "\xff\xfe invalid", "<b>&amp;</b>", "\xed\xa0\x80"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := appendString(nil, s)
-		var back, want string
-		if err := json.Unmarshal(got, &back); err != nil {
-			t.Fatalf("appendString(%q) = %s, not JSON: %v", s, got, err)
-		}
-		ref, _ := json.Marshal(s)
-		if err := json.Unmarshal(ref, &want); err != nil {
-			t.Fatal(err)
-		}
-		if back != want {
-			t.Fatalf("appendString(%q) decodes to %q, encoding/json's to %q", s, back, want)
-		}
-	})
-}
 
 // FuzzAppendMessage checks a whole message the same way, every field set from the fuzzer.
 func FuzzAppendMessage(f *testing.F) {
@@ -182,25 +159,4 @@ func FuzzRenderChat(f *testing.F) {
 		}
 		checkChatBody(t, new(config), req, stream)
 	})
-}
-
-// TestPlainPrefix puts each byte value at each place of a word of plain bytes, and of bytes that
-// borrow in the word-at-a-time search, and holds the count to a byte-by-byte one.
-func TestPlainPrefix(t *testing.T) {
-	t.Parallel()
-	for _, fill := range []string{"abcdefgh", "        ", "!#~~~~~~", "\x1f\x00\"\\\x7f\x80\xff\x20"} {
-		for c := range 256 {
-			for pos := range 8 {
-				w := []byte(fill)
-				w[pos] = byte(c)
-				want := 0
-				for want < 8 && w[want] < utf8.RuneSelf && safeASCII[w[want]] {
-					want++
-				}
-				if got := plainPrefix(string(w)); got != want {
-					t.Fatalf("plainPrefix(%q) = %d, want %d", w, got, want)
-				}
-			}
-		}
-	}
 }

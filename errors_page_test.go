@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/infergate/infergate-go/internal/bodytext"
 	"github.com/infergate/infergate-go/internal/redact"
 )
 
@@ -69,8 +70,8 @@ func TestAPIErrorFromAHugePage(t *testing.T) {
 	page := "<html><body><script>" + strings.Repeat("var x = '<p>';", 1e5) + "</script>" +
 		strings.Repeat("<p>Ça ne marche pas. </p>", 1e5) + "</body></html>"
 	e := (&config{}).newAPIError(http.StatusServiceUnavailable, nil, []byte(page))
-	if len(e.Message) > excerptLen+len("…") || !utf8.ValidString(e.Message) || !strings.HasPrefix(e.Message, "Ça ne marche pas. Ça") {
-		t.Errorf("Message = %q (%d bytes), want a valid excerpt of at most %d bytes", e.Message, len(e.Message), excerptLen)
+	if len(e.Message) > bodytext.ExcerptLen+len("…") || !utf8.ValidString(e.Message) || !strings.HasPrefix(e.Message, "Ça ne marche pas. Ça") {
+		t.Errorf("Message = %q (%d bytes), want a valid excerpt of at most %d bytes", e.Message, len(e.Message), bodytext.ExcerptLen)
 	}
 	if len(e.Body) != len(page) {
 		t.Errorf("Body has %d bytes, want all %d", len(e.Body), len(page))
@@ -82,7 +83,7 @@ func TestAPIErrorPageIsRedacted(t *testing.T) {
 	// The key in clear, and written with an HTML entity, which only decoding reveals; the second
 	// sits where the excerpt is cut.
 	escaped := "&#115;" + secretKey[1:]
-	page := "<html><body><p>Invalid key " + secretKey + "</p><p>" + strings.Repeat("x", excerptLen-40) + " " + escaped + "</p></body></html>"
+	page := "<html><body><p>Invalid key " + secretKey + "</p><p>" + strings.Repeat("x", bodytext.ExcerptLen-40) + " " + escaped + "</p></body></html>"
 	e := (&config{redactor: redact.New(redactedText, secretKey)}).newAPIError(http.StatusUnauthorized, nil, []byte(page))
 	for _, part := range []string{secretKey, secretKey[:12], escaped} {
 		if strings.Contains(e.Error(), part) || bytes.Contains(e.Body, []byte(part)) && part == secretKey {

@@ -114,24 +114,3 @@ func TestPaginationSkipsShiftedDuplicates(t *testing.T) {
 		t.Fatalf("got %d chats, %v; want the 80 distinct ones", len(chats), err)
 	}
 }
-
-// TestPaginationBounded feeds the loop pages of new items forever: it stops at the item bound with a
-// *PaginationError.
-func TestPaginationBounded(t *testing.T) {
-	t.Parallel()
-	fetches := 0
-	p := pager[int]{path: "/endless", pageSize: 10, maxItems: 100, key: strconv.Itoa,
-		fetch: func(skip, limit int) (page[int], error) {
-			fetches++
-			items := make([]int, limit)
-			for i := range items {
-				items[i] = skip + i
-			}
-			return page[int]{items: items}, nil
-		}}
-	items, err := collect(paginate(p))
-	var pagination *PaginationError
-	if len(items) != 100 || !errors.As(err, &pagination) || fetches != 10 {
-		t.Fatalf("%d items after %d fetches, err %v; want 100, 10 and a *PaginationError", len(items), fetches, err)
-	}
-}

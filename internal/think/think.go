@@ -1,6 +1,12 @@
-package infergate
+package think
 
 import "strings"
+
+// Open and Close are the tags around reasoning written inline.
+const (
+	Open  = "<think>"
+	Close = "</think>"
+)
 
 // thinkState is where the text read so far stands.
 type thinkState uint8
@@ -9,11 +15,11 @@ const (
 	thinkStart    thinkState = iota // white space and the start of "<think>" at most: an opening may follow
 	thinkUnopened                   // no opening tag: reasoning if "</think>" follows, else content
 	thinkInside                     // after "<think>": reasoning, up to "</think>"
-	thinkClosed                     // after "</think>": the white space that follows is dropped
+	Closed                          // after "</think>": the white space that follows is dropped
 	thinkContent                    // content, to the end
 )
 
-// thinkSplit takes reasoning written inline out of an answer's text, which it reads in pieces cut
+// Splitter takes reasoning written inline out of an answer's text, which it reads in pieces cut
 // at any byte: the text between "<think>" at the start (past white space) and the first "</think>"
 // is reasoning, or, when the text does not open with the tag (chat templates that open it in the
 // prompt), all the text before the first "</think>"; white space right after "</think>" is
@@ -23,7 +29,7 @@ const (
 // Text whose place is not known yet is held: the start of a tag cut between pieces, and, before a
 // "</think>" that makes it reasoning or the end that makes it content, all text that did not open
 // with "<think>".
-type thinkSplit struct {
+type Splitter struct {
 	state thinkState
 	held  strings.Builder
 }
@@ -31,14 +37,14 @@ type thinkSplit struct {
 // thinkSpace is the white space dropped after the closing tag, and skipped before the opening one.
 const thinkSpace = " \t\r\n"
 
-// write reads the next piece of text and returns the reasoning and content it makes known, in
+// Write reads the next piece of text and returns the reasoning and content it makes known, in
 // that order: pieces of the text, without copies, except where held text is given back.
-func (t *thinkSplit) write(s string) (reasoning, content string) {
+func (t *Splitter) Write(s string) (reasoning, content string) {
 	for s != "" {
 		switch t.state {
 		case thinkContent:
 			return reasoning, s
-		case thinkClosed:
+		case Closed:
 			if s = strings.TrimLeft(s, thinkSpace); s != "" {
 				t.state = thinkContent
 			}
@@ -47,13 +53,13 @@ func (t *thinkSplit) write(s string) (reasoning, content string) {
 			if t.held.Len() > 0 {
 				text = t.take() + s
 			}
-			i := strings.Index(text, thinkClose)
+			i := strings.Index(text, Close)
 			if i < 0 {
-				cut := len(text) - tagStart(text, thinkClose)
+				cut := len(text) - tagStart(text, Close)
 				t.held.WriteString(text[cut:])
 				return text[:cut], ""
 			}
-			reasoning, s, t.state = text[:i], text[i+len(thinkClose):], thinkClosed
+			reasoning, s, t.state = text[:i], text[i+len(Close):], Closed
 		default:
 			var ok bool
 			if reasoning, s, ok = t.hold(s); !ok {
@@ -66,32 +72,32 @@ func (t *thinkSplit) write(s string) (reasoning, content string) {
 
 // hold adds s to the held text, in the states before a tag is found. Once one is, it returns the
 // reasoning before it and the text after it, and ok.
-func (t *thinkSplit) hold(s string) (reasoning, rest string, ok bool) {
+func (t *Splitter) hold(s string) (reasoning, rest string, ok bool) {
 	start := t.held.Len()
 	t.held.WriteString(s)
 	text := t.held.String()
 	if t.state == thinkStart {
 		opening := strings.TrimLeft(text, thinkSpace)
 		switch {
-		case strings.HasPrefix(opening, thinkOpen):
+		case strings.HasPrefix(opening, Open):
 			t.held = strings.Builder{}
 			t.state = thinkInside
-			return "", opening[len(thinkOpen):], true
-		case strings.HasPrefix(thinkOpen, opening):
+			return "", opening[len(Open):], true
+		case strings.HasPrefix(Open, opening):
 			return "", "", false
 		}
 		t.state = thinkUnopened
 	}
 	// The text held before s holds no closing tag: one ends in s.
-	from := max(0, start-len(thinkClose)+1)
-	i := strings.Index(text[from:], thinkClose)
+	from := max(0, start-len(Close)+1)
+	i := strings.Index(text[from:], Close)
 	if i < 0 {
 		return "", "", false
 	}
 	i += from
 	t.held = strings.Builder{}
-	t.state = thinkClosed
-	return text[:i], text[i+len(thinkClose):], true
+	t.state = Closed
+	return text[:i], text[i+len(Close):], true
 }
 
 // tagStart returns the length of the longest end of text that begins tag without being all of it.
@@ -105,24 +111,24 @@ func tagStart(text, tag string) int {
 }
 
 // take returns the held text and holds nothing.
-func (t *thinkSplit) take() string {
+func (t *Splitter) take() string {
 	s := t.held.String()
 	t.held = strings.Builder{}
 	return s
 }
 
-// pending returns what the held text would be if the answer ended now: content when no tag was
+// Pending returns what the held text would be if the answer ended now: content when no tag was
 // found (no closing tag came, so it was not reasoning), reasoning inside an unclosed tag.
-func (t *thinkSplit) pending() (reasoning, content string) {
+func (t *Splitter) Pending() (reasoning, content string) {
 	if t.state == thinkInside {
 		return t.held.String(), ""
 	}
 	return "", t.held.String()
 }
 
-// flush ends the answer: it gives back what pending returns, and holds nothing more.
-func (t *thinkSplit) flush() (reasoning, content string) {
-	reasoning, content = t.pending()
+// Flush ends the answer: it gives back what Pending returns, and holds nothing more.
+func (t *Splitter) Flush() (reasoning, content string) {
+	reasoning, content = t.Pending()
 	t.held = strings.Builder{}
 	if t.state == thinkStart || t.state == thinkUnopened {
 		t.state = thinkContent
@@ -130,19 +136,14 @@ func (t *thinkSplit) flush() (reasoning, content string) {
 	return reasoning, content
 }
 
-// holding reports whether text is held.
-func (t *thinkSplit) holding() bool { return t.held.Len() > 0 }
+// Holding reports whether text is held.
+func (t *Splitter) Holding() bool { return t.held.Len() > 0 }
 
-// splitThink moves the reasoning of a whole answer's message out of its content. A message with
-// Parts is left as it is: its content must stay their text.
-func splitThink(m *Message) {
-	if m.Parts != nil || m.Content == "" {
-		return
-	}
-	var t thinkSplit
-	reasoning, content := t.write(m.Content)
-	r, c := t.flush()
+// Split reads a whole answer's text: what a stream of it in any pieces would read, with Flush.
+func Split(text string) (reasoning, content string) {
+	var t Splitter
+	reasoning, content = t.Write(text)
+	r, c := t.Flush()
 	// Go concatenates with an empty string without a copy.
-	m.Content = content + c
-	m.Reasoning += reasoning + r
+	return reasoning + r, content + c
 }

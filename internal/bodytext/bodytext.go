@@ -1,4 +1,4 @@
-package infergate
+package bodytext
 
 import (
 	"bytes"
@@ -7,22 +7,20 @@ import (
 	"unicode/utf8"
 )
 
-// An error body that is not one of the gateway's envelopes (a proxy's HTML page, an object store's
-// XML, plain text) becomes a short, tag-free message; the body itself stays on the error.
 const (
-	// excerptLen bounds such a message, in bytes.
-	excerptLen = 200
+	// ExcerptLen bounds what Excerpt returns, in bytes, before its "…".
+	ExcerptLen = 200
 	// maxPageText bounds the text taken from the body for it: far more than the message, so that a
 	// credential in it is whole when it is redacted, and little enough that a huge page costs no more
 	// than a scan of its start.
 	maxPageText = 64 << 10
 )
 
-// bodyText is the readable text of a body: for markup (a body that starts with a tag, or whose
+// Text is the readable text of a body: for markup (a body that starts with a tag, or whose
 // contentType is HTML or XML), the page's title, or its visible text when it has none (tags,
 // comments, scripts and styles removed, entities decoded); for anything else the text itself. Runs
 // of whitespace become one space.
-func bodyText(body []byte, contentType string) string {
+func Text(body []byte, contentType string) string {
 	body = bytes.TrimSpace(body)
 	ct := strings.ToLower(contentType)
 	markup := strings.Contains(ct, "html") || strings.Contains(ct, "xml") || (len(body) > 0 && body[0] == '<')
@@ -35,12 +33,12 @@ func bodyText(body []byte, contentType string) string {
 	return collapseSpace(html.UnescapeString(visibleText(body)))
 }
 
-// excerpt cuts text to excerptLen bytes at a character boundary, marking the cut with "…".
-func excerpt(text string) string {
-	if len(text) <= excerptLen {
+// Excerpt cuts text to ExcerptLen bytes at a character boundary, marking the cut with "…".
+func Excerpt(text string) string {
+	if len(text) <= ExcerptLen {
 		return text
 	}
-	cut := excerptLen
+	cut := ExcerptLen
 	for cut > 0 && !utf8.RuneStart(text[cut]) {
 		cut--
 	}
