@@ -57,14 +57,12 @@ type LedgerEntry struct {
 	// debit. AmountTotal is AmountPaid plus AmountStaking.
 	AmountPaid, AmountStaking, AmountTotal Money
 
-	// For a call (usage_hold, usage_charge): the X-Request-Id it was answered with, the key that
-	// made it (see APIKey.ID; 0 if none), the catalogue name and hex id of the model that served
-	// it (after the gateway's resolution and any fallback), and the route, e.g. "/v1/embeddings".
-	RequestID         string
-	APIKeyID          int
-	ModelName         string
-	ModelBlockchainID string
-	Endpoint          string
+	// For a call (usage_hold, usage_charge): what the call was and who made it.
+	RequestID         string // the X-Request-Id the call was answered with
+	APIKeyID          int    // the key that made it (see APIKey.ID); 0 if none
+	ModelName         string // the catalogue name of the model that served it, after resolution and fallback
+	ModelBlockchainID string // that model's hex id
+	Endpoint          string // the route called, e.g. "/v1/chat/completions"
 	// Tokens billed: estimates while the entry is pending, the node's counts once posted.
 	InputTokens, OutputTokens, TotalTokens int
 	// Prices are the prices per million tokens the charge applied; nil when the entry names none
@@ -75,14 +73,12 @@ type LedgerEntry struct {
 	FailureCode, FailureReason string
 	Description                string // free text, e.g. for a purchase or an adjustment
 
-	// For a purchase: the key that made it unique, the entry it relates to, the payment's source
-	// ("stripe", "coinbase", "manual"), its id there, and the provider's own data as JSON (nil
-	// when none).
-	IdempotencyKey        string
-	RelatedEntryID        string
-	PaymentSource         string
-	ExternalTransactionID string
-	PaymentMetadata       json.RawMessage
+	// For a purchase: how it was paid.
+	IdempotencyKey        string          // the key that made it unique
+	RelatedEntryID        string          // the entry it relates to, if any
+	PaymentSource         string          // "stripe", "coinbase", "manual", ...
+	ExternalTransactionID string          // the payment's id at its source
+	PaymentMetadata       json.RawMessage // the payment provider's own data, compact JSON; nil when none
 
 	CreatedAt time.Time // when the entry was made, in UTC
 	UpdatedAt time.Time // when it last changed (a hold posted or voided), in UTC
@@ -186,8 +182,8 @@ const (
 // Spending is what the account spent in each month of a year: the posted entries that Mode names,
 // summed by the month (UTC) they were made in. Spending is negative, a refund raises it.
 type Spending struct {
-	Year     int
-	Mode     SpendingMode
+	Year     int             // the year summed
+	Mode     SpendingMode    // what was summed
 	Months   []MonthSpending // January to December: the gateway sends all twelve, empty months too
 	Total    Money           // the year's sum
 	Currency Currency        // the currency of every amount
@@ -195,10 +191,10 @@ type Spending struct {
 
 // MonthSpending is one month of Spending.
 type MonthSpending struct {
-	Year         int
-	Month        time.Month
-	Amount       Money // the month's sum, negative
-	Transactions int   // how many entries it sums
+	Year         int        // the year, as Spending's
+	Month        time.Month // the month (UTC)
+	Amount       Money      // the month's sum, negative
+	Transactions int        // how many entries it sums
 }
 
 // Spending returns the account's spending by month in year (0: the gateway's current year), in
