@@ -144,43 +144,43 @@ func (s *BillingService) UsageForMonth(ctx context.Context, year int, month time
 	return s.usage(ctx, "/billing/usage/month", query, err, opts)
 }
 
-// usage lists usage records through the SDK's one pagination loop; invalid is the filter's error,
-// reported as the first item.
+// usage lists usage records through billingPages; invalid is the filter's error, reported as the
+// first item.
 func (s *BillingService) usage(ctx context.Context, path string, query url.Values, invalid error, opts []Option) iter.Seq2[UsageRecord, error] {
-	return listPages(path, pagination.Pager[UsageRecord]{
-		PageSize: usagePageSize,
-		Key:      func(r UsageRecord) string { return pagination.Key(r.ID, r) },
-		Fetch: func(skip, limit int) (pagination.Page[UsageRecord], error) {
+	id := func(r UsageRecord) string { return r.ID }
+	return billingPages(ctx, s.client, "billing.usage", path, query, invalid, usagePageSize, id, opts)
+}
+
+// billingPages lists a billing route through the SDK's one pagination loop, by limit and offset,
+// query adding the filter's parameters. The route says whether more pages follow (has_more) and how
+// many items match (total); either ends the listing. invalid, when set, is yielded before anything
+// is sent.
+func billingPages[T any](ctx context.Context, c *Client, op OperationName, path string, query url.Values, invalid error,
+	pageSize int, id func(T) string, opts []Option) iter.Seq2[T, error] {
+	return listPages(path, pagination.Pager[T]{
+		PageSize: pageSize,
+		Key:      func(item T) string { return pagination.Key(id(item), item) },
+		Fetch: func(skip, limit int) (pagination.Page[T], error) {
 			if invalid != nil {
-				return pagination.Page[UsageRecord]{}, invalid
+				return pagination.Page[T]{}, invalid
 			}
-			p, err := s.fetchUsage(ctx, path, query, skip, limit, opts)
-			if err != nil {
-				return pagination.Page[UsageRecord]{}, err
+			q := url.Values{"limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(skip)}}
+			for k, v := range query {
+				q[k] = v
 			}
-			done := !p.HasMore || (p.Total > 0 && skip+len(p.Items) >= p.Total)
-			return pagination.Page[UsageRecord]{Items: p.Items, Done: done, More: !done}, nil
+			var page struct {
+				Items   []T  `json:"items"`
+				Total   int  `json:"total"`
+				HasMore bool `json:"has_more"`
+			}
+			r := route{op: op, method: http.MethodGet, path: path, query: q, auth: authHistory}
+			if err := run(ctx, c, opts, r, &page); err != nil {
+				return pagination.Page[T]{}, err
+			}
+			done := !page.HasMore || (page.Total > 0 && skip+len(page.Items) >= page.Total)
+			return pagination.Page[T]{Items: page.Items, Done: done, More: !done}, nil
 		},
 	})
-}
-
-type usagePage struct {
-	Items   []UsageRecord `json:"items"`
-	Total   int           `json:"total"`
-	HasMore bool          `json:"has_more"`
-}
-
-func (s *BillingService) fetchUsage(ctx context.Context, path string, filter url.Values, offset, limit int, opts []Option) (*usagePage, error) {
-	q := url.Values{"limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(offset)}}
-	for k, v := range filter {
-		q[k] = v
-	}
-	var page usagePage
-	r := route{op: "billing.usage", method: http.MethodGet, path: path, query: q, auth: authHistory}
-	if err := run(ctx, s.client, opts, r, &page); err != nil {
-		return nil, err
-	}
-	return &page, nil
 }
 
 // The billing routes send amounts as bare decimals: a balance names their currency once, in its

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
@@ -111,6 +112,59 @@ func ExampleBillingService_Usage() {
 	// bge-m3           300 tokens 0.0003 USD
 	// llama-3.3-70b   1200 tokens 0.0012 USD
 	// total: 0.0015 USD
+}
+
+func ExampleBillingService_Transactions() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	gw.SetModelDown("qwen2.5-vl-72b", gatewaytest.OutageProviderError)
+	client := gw.Client(infergate.WithMaxRetries(0))
+	ctx := context.Background()
+	for _, model := range []string{"llama-3.3-70b", "qwen2.5-vl-72b"} {
+		req := infergate.ChatRequest{Model: model, Messages: []infergate.Message{infergate.UserMessage("Say hello to the ledger")}}
+		_, _ = client.Chat.Create(ctx, req) // qwen2.5-vl-72b is down: its hold is voided
+	}
+
+	for e, err := range client.Billing.Transactions(ctx, infergate.TransactionFilter{}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s %-12s %-7s %-14s %d+%d tokens %s", e.CreatedAt.Format("Jan 2"), e.Type, e.Status, e.ModelName,
+			e.InputTokens, e.OutputTokens, e.AmountTotal)
+		if e.Prices != nil {
+			fmt.Printf(" at %s/%s per million", e.Prices.Input.Amount, e.Prices.Output.Amount)
+		}
+		if e.FailureCode != "" {
+			fmt.Printf(" (failed: %s)", e.FailureCode)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// Oct 15 usage_hold   voided  qwen2.5-vl-72b 5+0 tokens 0 USD (failed: 502)
+	// Oct 15 usage_charge posted  llama-3.3-70b  5+18 tokens -0.000023 USD at 1/1 per million
+}
+
+func ExampleBillingService_Spending() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	at := func(month time.Month) time.Time { return time.Date(2026, month, 10, 9, 0, 0, 0, time.UTC) }
+	gw.AddLedger(
+		gatewaytest.LedgerEntry{Status: gatewaytest.StatusPosted, EntryType: gatewaytest.EntryUsageCharge, AmountTotal: "-1.25", CreatedAt: at(time.January)},
+		gatewaytest.LedgerEntry{Status: gatewaytest.StatusPosted, EntryType: gatewaytest.EntryUsageCharge, AmountTotal: "-0.000125", CreatedAt: at(time.March)},
+		gatewaytest.LedgerEntry{Status: gatewaytest.StatusPosted, EntryType: gatewaytest.EntryRefund, AmountTotal: "0.25", CreatedAt: at(time.March)},
+	)
+	client := gw.Client()
+
+	for _, mode := range []infergate.SpendingMode{infergate.SpendingGross, infergate.SpendingNet} {
+		s, err := client.Billing.Spending(context.Background(), 2026, mode)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %s in %d (January %s, March %s)\n", s.Mode, s.Total, s.Year, s.Months[0].Amount, s.Months[2].Amount)
+	}
+	// Output:
+	// gross: -1.250125 USD in 2026 (January -1.25 USD, March -0.000125 USD)
+	// net: -1.000125 USD in 2026 (January -1.25 USD, March 0.249875 USD)
 }
 
 func ExampleKeysService() {

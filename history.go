@@ -322,9 +322,10 @@ func (t timestamp) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Time(t).Format(time.RFC3339Nano))
 }
 
-// PaginationError ends a listing (History.List, History.Messages, Billing.Usage, Billing.UsageForMonth) that the server cannot bring to an
-// end: a page with nothing that was not already yielded, which a server ignoring the offset sends
-// again and again, or more than a million items. The items yielded before it are all distinct.
+// PaginationError ends a listing (History.List, History.Messages, Billing.Usage,
+// Billing.UsageForMonth, Billing.Transactions) that the server cannot bring to an end: a page with
+// nothing that was not already yielded, which a server ignoring the offset sends again and again,
+// or more than a million items. The items yielded before it are all distinct.
 type PaginationError struct {
 	Path   string // the route listed, below /api/v1
 	Page   int    // the page at fault, counting from 1

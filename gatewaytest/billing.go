@@ -52,11 +52,16 @@ type UsageRecord struct {
 	AmountTotal       string    // amount_total, a decimal string
 	RequestID         string    // request_id: the X-Request-Id of the billed call
 	APIKeyID          *int      // api_key_id; nil sends null
+	// InputPrice and OutputPrice are the prices per million tokens the call was
+	// charged at, decimal strings; the ledger sends them (empty as null), the
+	// usage routes do not. The server's own calls charge 1 and 1.
+	InputPrice, OutputPrice string
 }
 
 // AddUsage appends billed calls to the usage list, as if they had just been
-// made. Records without an ID get a fresh one. Embeddings and speech requests
-// add their own record too.
+// made, and their charges to the ledger (see AddLedger). Records without an ID
+// get a fresh one. Chat, embeddings and speech requests add their own record
+// too.
 func (s *Server) AddUsage(records ...UsageRecord) {
 	for _, rec := range records {
 		if rec.ID == "" {
@@ -65,6 +70,7 @@ func (s *Server) AddUsage(records ...UsageRecord) {
 		s.mu.Lock()
 		s.account.usage = append(s.account.usage, rec)
 		s.mu.Unlock()
+		s.AddLedger(charge(rec))
 	}
 }
 
@@ -79,18 +85,23 @@ func (s *Server) Usage() []UsageRecord {
 type account struct {
 	balance Balance
 	usage   []UsageRecord
+	ledger  []LedgerEntry // oldest first
+	rows    uint64        // ledger rows the server made, for their ids
 	keys    []*AccountKey
 }
 
 // bill records a call of r to model at a fixed price of one millionth per
-// token, paid from the staking allowance.
+// token (1 per million, input and output), paid from the staking allowance.
 func (s *Server) bill(r *http.Request, model, endpoint string, in, out int) {
 	rec := UsageRecord{CreatedAt: s.now(r), ModelName: model, ModelBlockchainID: HexID(model), Endpoint: endpoint,
 		InputTokens: in, OutputTokens: out, TotalTokens: in + out,
-		AmountPaid: "0", AmountStake: micros(in + out), AmountTotal: micros(in + out)}
+		AmountPaid: "0", AmountStake: micros(in + out), AmountTotal: micros(in + out), InputPrice: "1", OutputPrice: "1"}
 	if id, ok := r.Context().Value(recordKey{}).(*Request); ok {
 		rec.RequestID = id.RequestID
 	}
+	s.mu.Lock()
+	rec.ID = s.billingID()
+	s.mu.Unlock()
 	s.AddUsage(rec)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -191,6 +192,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if how, down := s.outage(req.Model, model); down {
 		limit.setHeaders(w.Header())
 		failModel(w, how, req.Stream)
+		code := strconv.Itoa(http.StatusBadGateway)
+		if how == OutageRetryFailed && req.Stream {
+			code = "stream_error" // the gateway answered 200 and failed in the stream
+		}
+		s.voidHold(r, model, prompt, code, "provider request failed: the model is unavailable")
 		return
 	}
 
@@ -202,15 +208,25 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	c := s.completion(reply, model, prompt, s.now(r))
 	if req.Stream {
 		limit.setHeaders(w.Header())
-		if s.stream(w, r, c) && streamSendsUsage(c) {
+		switch sent := s.stream(w, r, c); {
+		case !sent:
+			s.voidHold(r, model, prompt, "client_disconnected", "the client went away during the stream")
+		case c.Quirks.InBandError != nil:
+			s.voidHold(r, model, prompt, "stream_error", "the provider sent an error in the stream")
+		case !streamSendsUsage(c):
+			s.voidHold(r, model, prompt, "stream_incomplete", "the stream ended without its usage")
+		default:
 			s.recordUsage(limit, model, c.Usage)
+			s.bill(r, model, chatEndpoint, c.Usage.PromptTokens, c.Usage.CompletionTokens)
 		}
 		return
 	}
 	if !s.sleep(r, reply.Quirks.Delay) {
+		s.voidHold(r, model, prompt, "client_disconnected", "the client went away before the answer")
 		return
 	}
 	s.recordUsage(limit, model, c.Usage).setHeaders(w.Header())
+	s.bill(r, model, chatEndpoint, c.Usage.PromptTokens, c.Usage.CompletionTokens)
 	writeJSON(w, http.StatusOK, c.body())
 }
 

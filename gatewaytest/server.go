@@ -232,6 +232,8 @@ func (s *Server) routes() http.Handler {
 		{"GET /api/v1/billing/balance", true, s.handleBalance},
 		{"GET /api/v1/billing/usage", true, s.handleUsage},
 		{"GET /api/v1/billing/usage/month", true, s.handleUsageMonth},
+		{"GET /api/v1/billing/transactions", true, s.handleTransactions},
+		{"GET /api/v1/billing/spending", true, s.handleSpending},
 		{"POST /api/v1/auth/keys", true, s.tokenOnly(s.handleCreateKey)},
 		{"GET /api/v1/auth/keys", true, s.tokenOnly(s.handleListKeys)},
 		{"GET /api/v1/auth/keys/default", true, s.tokenOnly(s.handleDefaultKey)},
