@@ -58,6 +58,12 @@ type ToolLoop struct {
 	// Approve is never called concurrently: the calls of a turn wait for it one at a time, which
 	// suits asking a person. ctx is the loop's.
 	Approve func(ctx context.Context, call ToolCall) error
+	// Defer, if set, is asked about each call of a known tool of a model turn, one at a time,
+	// before any of the turn's calls runs (before Approve, and before the arguments are checked).
+	// A call for which it returns true (or panics) is not run: the loop runs the turn's other calls,
+	// then ends with a *ToolsDeferredError whose State ChatService.ResumeTools goes on from, once
+	// each deferred call has an outcome, in this process or another.
+	Defer func(call ToolCall) bool
 	// ToolTimeout, if positive, bounds each tool call: the check of its arguments against the
 	// tool's schema and the function's run together (not the wait for Approve). The call's context
 	// is cancelled when it expires (an MCP call is then cancelled on its server too), and the
@@ -165,6 +171,8 @@ type ToolRun struct {
 	cfg    *config // the loop's configuration, for its observers
 	tools  map[string]*FuncTool
 	names  []string // the tools' names, in the loop's order
+	sticky *stickyModel
+	resume *resumption // set by ResumeTools
 	result ToolRunResult
 	err    error
 	once   runOnce
@@ -245,15 +253,24 @@ func (r *ToolRun) execute(yield func(ToolEvent, error) bool) {
 var errStopped = errors.New("infergate: the caller stopped the tool loop")
 
 func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) error {
+	if r.resume != nil && r.resume.saved == nil {
+		return errEmptyState()
+	}
 	req, err := r.prepare()
 	if err != nil {
 		return err
 	}
-	r.opts = append(slices.Clip(r.opts), withSticky(new(stickyModel)))
+	r.sticky = new(stickyModel)
+	r.opts = append(slices.Clip(r.opts), withSticky(r.sticky))
 	res := &r.result
 	res.Messages = slices.Clone(r.req.Messages)
 	spent := 0
-	for step := 1; ; step++ {
+	if r.resume != nil {
+		if spent, err = r.resumeFrom(yield); err != nil {
+			return err
+		}
+	}
+	for step := res.Steps + 1; ; step++ {
 		if r.loop.MaxTokens > 0 && spent > r.loop.MaxTokens {
 			return &ToolLimitError{Limit: ToolLimitTokens, Max: r.loop.MaxTokens, Step: step - 1, Messages: res.Messages, Usage: res.Usage}
 		}
@@ -281,12 +298,17 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 		if len(msg.ToolCalls) == 0 {
 			return nil
 		}
-		results, err := r.runCalls(ctx, step, msg.ToolCalls, yield)
+		turnEnd := len(res.Messages)
+		calls, deferred := r.deferCalls(msg.ToolCalls)
+		results, err := r.runCalls(ctx, step, calls, yield)
 		for _, tr := range results {
 			res.Messages = append(res.Messages, ToolResultMessage(tr.Call.ID, tr.Output))
 		}
 		if err != nil {
 			return err
+		}
+		if slices.Contains(deferred, true) {
+			return r.pause(step, spent, turnEnd, msg.ToolCalls, deferred, results)
 		}
 	}
 }
