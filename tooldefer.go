@@ -137,6 +137,11 @@ func (s *ToolLoopState) UnmarshalJSON(b []byte) error {
 		}
 	}
 	w.RequestExtra = nil
+	// What decodes but would not encode (a message's Extra key the request refuses, say) could
+	// not be sent either.
+	if _, err := json.Marshal(ToolLoopState{saved: &w}); err != nil {
+		return invalid("ToolLoopState", "cannot be sent again: %v", err)
+	}
 	s.saved = &w
 	return nil
 }
