@@ -71,8 +71,8 @@ type savedLoop struct {
 	Tools        []string    `json:"tools"` // the loop's tools, by name
 	Step         int         `json:"step"`  // the model turns taken, the paused one included
 	Usage        Usage       `json:"usage"` // as ToolRunResult.Usage sums it
-	// Tokens is what ToolLoop.MaxTokens counts: each turn's total, summed. A cost bound's spend,
-	// counted the same way, belongs beside it.
+	// Tokens is what ToolLoop.MaxTokens counts: each turn's total, summed. The spend a cost bound
+	// counts, as Money, belongs beside it, as "spend".
 	Tokens int `json:"tokens"`
 	// Outputs has one entry per call of the paused turn: the result of a call that ran, null for a
 	// deferred one.
