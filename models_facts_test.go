@@ -378,7 +378,9 @@ func TestModelsResolveAgreesWithGateway(t *testing.T) {
 			i := r.IntN(len(n) - 1)
 			return n[:i] + n[i+1:i+2] + n[i:i+1] + n[i+2:]
 		},
-		func(n string) string { return n + []string{"-turbo", "-instruct", "-instruct-turbo", ":web", "-v2"}[r.IntN(5)] },
+		func(n string) string {
+			return n + []string{"-turbo", "-instruct", "-instruct-turbo", ":web", "-v2"}[r.IntN(5)]
+		},
 		func(n string) string { return strings.Map(flipCase(r), n) },
 	}
 	var found, near, unknown int

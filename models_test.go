@@ -374,6 +374,7 @@ func TestCatalogCache(t *testing.T) {
 	}
 	m.expect(modelsGet("/chat/models"), modelsGet("/chat/models"))
 }
+
 // pricesUSD are prices in USD per million tokens, for the tables of tests.
 func pricesUSD(in, out string) *ModelPrices {
 	i, err := ParseDecimal(in)
