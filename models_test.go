@@ -387,3 +387,31 @@ func pricesUSD(in, out string) *ModelPrices {
 	}
 	return &ModelPrices{Input: Money{i, CurrencyUSD}, Output: Money{o, CurrencyUSD}}
 }
+
+// FuzzCatalogDecode holds the catalogue's one-pass decoder to encoding/json's, facts included:
+// whatever the first accepts, the second reads to the same models; neither panics, and nor does
+// completing a model's facts.
+func FuzzCatalogDecode(f *testing.F) {
+	f.Add(deployedCatalogue)
+	f.Add(`{"object":"list","data":[{"id":"glm-5.1","context_length":202752,"input_price_per_million":1.5,"output_price_per_million":"5.00","capabilities":["tools"],"tee":true,"tags":["TEE"]}]}`)
+	f.Add(`[{"id":"m","max_model_len":131072,"context_window":9,"input_price_per_million":"0.1","output_price_per_million":2.5e-1,"tee":false,"capabilities":[]}]`)
+	f.Add(`[{"id":"x:web","context_length":"1","input_price_per_million":null,"prices":{"input":{"amount":"1","currency":"USD"}},"sources":{"prices":"me"}}]`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var fast catalogList
+		accepted := fast.decodeFast([]byte(body))
+		var slow catalogList
+		err := slow.UnmarshalJSON([]byte(body))
+		for _, m := range append(fast.items, slow.items...) {
+			(&config{}).withFacts(m)
+		}
+		if !accepted {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%q: the one-pass decoder accepts it, encoding/json refuses it: %v", body, err)
+		}
+		if diff := cmp.Diff(slow.items, fast.items); diff != "" {
+			t.Fatalf("%q: models (-encoding/json +one-pass):\n%s", body, diff)
+		}
+	})
+}
