@@ -365,8 +365,10 @@ func routeFacts(m Model, sent jsonscan.CatalogModel) Model {
 		m.Sources.Capabilities = cmp.Or(m.Sources.Capabilities, FactsFromServer)
 	}
 	// Both prices or neither: one alone leaves the pair to the other sources.
-	if in, err := ParseDecimal(sent.InputPrice); err == nil {
-		if out, err := ParseDecimal(sent.OutputPrice); err == nil {
+	if sent.InputPrice != "" && sent.OutputPrice != "" {
+		in, errIn := ParseDecimal(sent.InputPrice)
+		out, errOut := ParseDecimal(sent.OutputPrice)
+		if errIn == nil && errOut == nil {
 			m.Prices = &ModelPrices{Input: Money{in, CurrencyUSD}, Output: Money{out, CurrencyUSD}}
 		}
 	}
@@ -429,12 +431,12 @@ func (c *config) withFacts(m Model) Model {
 // impliedCapabilities are what a model's type, its type tags and a ":web" name say it can do.
 func impliedCapabilities(m Model) []Capability {
 	var out []Capability
-	kinds := append([]string{string(m.Type)}, m.Tags...)
 	for _, kind := range []struct {
-		name string
+		name ModelType
 		can  Capability
-	}{{"EMBEDDING", CapabilityEmbeddings}, {"TTS", CapabilitySpeech}, {"STT", CapabilityTranscription}} {
-		if slices.ContainsFunc(kinds, func(k string) bool { return strings.EqualFold(k, kind.name) }) {
+	}{{ModelTypeEmbedding, CapabilityEmbeddings}, {ModelTypeTTS, CapabilitySpeech}, {ModelTypeSTT, CapabilityTranscription}} {
+		isKind := func(k string) bool { return strings.EqualFold(k, string(kind.name)) }
+		if isKind(string(m.Type)) || slices.ContainsFunc(m.Tags, isKind) {
 			out = append(out, kind.can)
 		}
 	}
