@@ -1,7 +1,6 @@
 package infergate
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -315,30 +314,6 @@ func (s *ModelsService) Resolve(ctx context.Context, name string, opts ...Option
 	return Model{}, &ModelNotFoundError{Name: name, Suggestions: index.Suggestions(name)}
 }
 
-// WithModelFacts adds facts about models to those the SDK knows: each model's ContextLength,
-// Capabilities and Prices, when set, are used for the catalogue's model of that ID (without regard
-// to case) and its variants (a ":web" or ":tee" suffix, an "alt-" prefix), unless the models route
-// sends that fact itself. They win over the SDK's built-in table, and facts given later over those
-// given earlier. Other fields are ignored. A model without an ID, or with a negative
-// ContextLength, is refused.
-func WithModelFacts(models ...Model) Option {
-	return func(c *config) {
-		for _, m := range models {
-			switch {
-			case strings.TrimSpace(m.ID) == "":
-				c.optionErrs = append(c.optionErrs, invalid("ModelFacts", "a model needs an ID"))
-				return
-			case m.ContextLength < 0:
-				c.optionErrs = append(c.optionErrs, invalid("ModelFacts", "%s: a negative ContextLength %d", m.ID, m.ContextLength))
-				return
-			}
-		}
-		given := slices.Clone(models)
-		slices.Reverse(given)
-		c.modelFacts = slices.Concat(given, c.modelFacts) // a new slice: a call's options never write into the client's
-	}
-}
-
 // userFacts returns the WithModelFacts entry for a catalogue name: its own, else its base model's.
 func (c *config) userFacts(name string) (Model, bool) {
 	for _, key := range []string{name, modelfacts.Base(name)} {
@@ -491,28 +466,6 @@ func WebSearchVariant(name string) string {
 func hasWebSuffix(name string) bool {
 	const suffix = ":web"
 	return len(name) >= len(suffix) && strings.EqualFold(name[len(name)-len(suffix):], suffix)
-}
-
-// listOf decodes a JSON list that servers send either bare ([...]) or wrapped in an object under
-// field ({"data":[...]}). null and a missing field give an empty list.
-type listOf[T any] struct {
-	field string
-	items []T
-}
-
-func (l *listOf[T]) UnmarshalJSON(raw []byte) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return json.Unmarshal(raw, &l.items)
-	}
-	var wrapper map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &wrapper); err != nil {
-		return err
-	}
-	if inner, ok := wrapper[l.field]; ok {
-		return json.Unmarshal(inner, &l.items)
-	}
-	return nil
 }
 
 // catalogList is the catalogue's answer, {"object":"list","data":[...]} or a bare list. The usual

@@ -1,6 +1,7 @@
 package infergate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -99,4 +100,26 @@ func itemKey[T any](id string, item T) string {
 	}
 	content, _ := json.Marshal(item)
 	return "content:" + string(content)
+}
+
+// listOf decodes a JSON list that servers send either bare ([...]) or wrapped in an object under
+// field ({"data":[...]}). null and a missing field give an empty list.
+type listOf[T any] struct {
+	field string
+	items []T
+}
+
+func (l *listOf[T]) UnmarshalJSON(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return json.Unmarshal(raw, &l.items)
+	}
+	var wrapper map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &wrapper); err != nil {
+		return err
+	}
+	if inner, ok := wrapper[l.field]; ok {
+		return json.Unmarshal(inner, &l.items)
+	}
+	return nil
 }
