@@ -155,9 +155,9 @@ type Model struct {
 // document and the commit it was read at, e.g. "table 2026-07-23: api-gateway-docs
 // documentation/models.mdx@adc92e8 (2026-06-10)". Empty when the fact is unknown.
 type FactSources struct {
-	ContextLength string `json:"context_length,omitempty"`
-	Capabilities  string `json:"capabilities,omitempty"`
-	Prices        string `json:"prices,omitempty"`
+	ContextLength string `json:"context_length,omitempty"` // where Model.ContextLength came from
+	Capabilities  string `json:"capabilities,omitempty"`   // where Model.Capabilities came from
+	Prices        string `json:"prices,omitempty"`         // where Model.Prices came from
 }
 
 // The sources of a model's facts besides the built-in table; see FactSources.

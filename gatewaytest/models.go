@@ -21,10 +21,10 @@ type CatalogModel struct {
 
 	ContextLength int      `json:"context_length,omitempty"` // the context window in tokens
 	Capabilities  []string `json:"capabilities,omitempty"`   // e.g. tools, reasoning, vision
-	// USD per million tokens, as decimal text (such as "0.70"), sent as a JSON string as the
-	// ledger sends prices (the web app reads numbers; the SDK takes both).
-	InputPricePerMillion  string `json:"input_price_per_million,omitempty"`
-	OutputPricePerMillion string `json:"output_price_per_million,omitempty"`
+	// The prices, USD per million tokens, as decimal text (such as "0.70"), sent as JSON strings
+	// as the ledger sends prices (the web app reads numbers; the SDK takes both).
+	InputPricePerMillion  string `json:"input_price_per_million,omitempty"`  // per million input tokens
+	OutputPricePerMillion string `json:"output_price_per_million,omitempty"` // per million output tokens
 }
 
 // HexID returns the deterministic blockchain id the fake gives a model or
