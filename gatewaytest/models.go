@@ -14,6 +14,9 @@ type CatalogModel struct {
 	Created      int64    `json:"created"`      // Unix seconds
 	Tags         []string `json:"tags"`         // sent as [] when nil
 	ModelType    string   `json:"modelType"`    // LLM, EMBEDDING, TTS, STT or UNKNOWN; LLM when empty
+	// ContextLength is the model's context window in tokens, sent as "context_length" as
+	// OpenAI-compatible servers send it (the deployed gateway does not); 0 sends none.
+	ContextLength int `json:"context_length,omitempty"`
 }
 
 // HexID returns the deterministic blockchain id the fake gives a model or
