@@ -112,27 +112,34 @@ func (e *CompactError) Unwrap() []error {
 // parts. It is the default TokenCounter, and the estimate a limiter admits a request by.
 func admissionEstimate(msgs []Message) int {
 	chars := 0
-	var parts []quota.Part
 	for i := range msgs {
 		m := &msgs[i]
 		if m.Parts == nil {
 			chars += quota.StringContent(m.Content)
 			continue
 		}
-		parts = parts[:0]
-		for _, p := range m.Parts {
-			switch {
-			case len(p.Raw) > 0:
-				parts = append(parts, quota.Part{Type: p.Type, JSON: p.Raw})
-			case p.ImageURL != nil:
-				parts = append(parts, quota.Part{Type: "image_url", ImageURL: p.ImageURL.URL, Detail: p.ImageURL.Detail})
-			default:
-				parts = append(parts, quota.Part{Type: "text", Text: p.Text})
-			}
+		chars += 2 + 2*max(len(m.Parts)-1, 0) // the list's brackets and separators
+		for j := range m.Parts {
+			chars += partChars(&m.Parts[j])
 		}
-		chars += quota.Parts(parts)
 	}
 	return quota.Estimate(chars)
+}
+
+// partChars is what one content part counts: a text or an image part from its fields, any other
+// from the JSON it is sent as.
+func partChars(p *ContentPart) int {
+	switch {
+	case p.Raw == nil && p.Type == "text" && p.Text != "" && p.ImageURL == nil:
+		return quota.PartLen(quota.Part{Type: "text", Text: p.Text})
+	case p.Raw == nil && p.Type == "image_url" && p.Text == "" && p.ImageURL != nil:
+		return quota.PartLen(quota.Part{Type: "image_url", ImageURL: p.ImageURL.URL, Detail: p.ImageURL.Detail})
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		raw = p.Raw
+	}
+	return quota.RawPartLen(raw)
 }
 
 // countTokens counts msgs with the call's counter.
