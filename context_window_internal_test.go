@@ -1,7 +1,11 @@
 package infergate
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -111,4 +115,38 @@ func TestGuardArithmeticBounds(t *testing.T) {
 	if addCount(g.input, answerTokens(g.req)) != math.MaxInt {
 		t.Error("the sum wrapped")
 	}
+}
+
+// BenchmarkWindowGuardCheck is the guard's own work on one request, the catalogue cached: the
+// catalogue's key, the model's lookup and the default count, against the count alone.
+func BenchmarkWindowGuardCheck(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"a","context_length":1000},{"id":"llama-3.3-70b","context_length":131072}]}`)
+	}))
+	defer srv.Close()
+	client, err := NewClient(WithBaseURL(srv.URL), WithAPIKey("sk-bench"), WithContextGuard())
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat("The quick brown fox jumps over the lazy dog, twice: don't it? 1234567890\n", 25)
+	req := &ChatRequest{Model: "llama-3.3-70b", MaxTokens: Ptr(1000), Messages: []Message{SystemMessage(text), UserMessage(text),
+		AssistantMessage(text), UserMessageParts(TextPart(text), ImageURLPart("https://example.com/cat.png"))}}
+	if err := client.cfg.windowGuard(req).check(context.Background(), req.Model); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("count", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			admissionEstimate(req.Messages)
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if client.cfg.windowGuard(req).check(context.Background(), req.Model) != nil {
+				b.Fatal("refused")
+			}
+		}
+	})
 }
