@@ -43,6 +43,7 @@ type config struct {
 	observers           []Observer
 	atMostOnce          bool
 	catalogTTL          time.Duration
+	modelFacts          []Model // WithModelFacts' entries, the last given first
 	responseInfos       []*ResponseInfo
 	maxConcurrency      int
 	concurrencyGiven    bool          // WithMaxConcurrency was applied, which only a client may be given

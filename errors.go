@@ -386,6 +386,31 @@ func scalarText(raw json.RawMessage) string {
 	return string(bytes.TrimSpace(raw))
 }
 
+// ModelNotFoundError is Models.Resolve's answer for a name the catalogue does not have. It matches
+// ErrNotFound. With Suggestions, the gateway would refuse a request naming it (a 400
+// model_not_found_near_miss naming them); without, it would serve the request with its default
+// model, silently.
+type ModelNotFoundError struct {
+	Name        string   // the name asked for
+	Suggestions []string // the catalogue names the gateway finds close to Name, best first; at most 5
+}
+
+// Error names the model and the suggestions.
+func (e *ModelNotFoundError) Error() string {
+	msg := fmt.Sprintf("infergate: model %q is not in the catalogue", e.Name)
+	if len(e.Suggestions) > 0 {
+		quoted := make([]string, len(e.Suggestions))
+		for i, s := range e.Suggestions {
+			quoted[i] = strconv.Quote(s)
+		}
+		msg += "; did you mean " + strings.Join(quoted, ", ") + "?"
+	}
+	return msg
+}
+
+// Is reports whether target is ErrNotFound.
+func (e *ModelNotFoundError) Is(target error) bool { return target == ErrNotFound }
+
 // errorf is fmt.Errorf for this package's errors: format names the package, and each wrapped error
 // of the package loses its own "infergate: " prefix in the message, so that a message names the
 // package once, while errors.Is and errors.As still find it.

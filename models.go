@@ -2,10 +2,12 @@ package infergate
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,6 +15,8 @@ import (
 	"time"
 
 	"github.com/infergate/infergate-go/internal/jsonscan"
+	"github.com/infergate/infergate-go/internal/modelfacts"
+	"github.com/infergate/infergate-go/internal/modelname"
 )
 
 // ModelsService lists the models the gateway serves. Get it as Client.Models.
@@ -143,7 +147,25 @@ type Model struct {
 	Prices *ModelPrices `json:"prices,omitempty"`
 	// TEE reports whether the model runs in a trusted execution environment (its "tee" tag).
 	TEE bool `json:"tee,omitempty"`
+	// Sources says where ContextLength, Capabilities and Prices came from.
+	Sources FactSources `json:"sources,omitzero"`
 }
+
+// FactSources says where each of a model's facts came from: FactsFromServer (the models route
+// sent it), FactsFromOption (WithModelFacts), or the SDK's built-in table, named by its date, the
+// document and the commit it was read at, e.g. "table 2026-07-23: api-gateway-docs
+// documentation/models.mdx@adc92e8 (2026-06-10)". Empty when the fact is unknown.
+type FactSources struct {
+	ContextLength string `json:"context_length,omitempty"`
+	Capabilities  string `json:"capabilities,omitempty"`
+	Prices        string `json:"prices,omitempty"`
+}
+
+// The sources of a model's facts besides the built-in table; see FactSources.
+const (
+	FactsFromServer = "server"
+	FactsFromOption = "WithModelFacts"
+)
 
 // Capability is something a model can do besides plain chat.
 type Capability string
@@ -162,9 +184,10 @@ const (
 // Can reports whether the model has capability c.
 func (m Model) Can(c Capability) bool { return slices.Contains(m.Capabilities, c) }
 
-// ModelPrices are what a model's tokens cost, per million tokens.
+// ModelPrices are what a model's tokens cost, per million tokens. The gateway bills in USD.
 type ModelPrices struct {
-	Input, Output Money // per million input (prompt) tokens, and per million output (completion) tokens
+	Input  Money `json:"input"`  // per million input (prompt) tokens
+	Output Money `json:"output"` // per million output (completion) tokens
 }
 
 // IsWebSearch reports whether the model is a web-search variant (its name ends in ":web").
@@ -180,7 +203,11 @@ func (s *ModelsService) List(ctx context.Context, opts ...Option) ([]Model, erro
 	if err != nil {
 		return nil, err
 	}
-	return s.list(ctx, c)
+	models, err := s.list(ctx, c)
+	for i := range models {
+		models[i] = c.withFacts(models[i])
+	}
+	return models, err
 }
 
 // list downloads the catalogue from the route that works.
@@ -211,7 +238,8 @@ func listModelsAt(ctx context.Context, c *config, path string) ([]Model, error) 
 }
 
 // catalog returns the catalogue for lookups, downloading it only when the cached one is older than
-// the TTL. The cached list is never handed to callers: what they get is copied (see find).
+// the TTL. The cached list holds what the server sent, and is never handed to callers: what they
+// get is copied, with the facts the call's configuration knows (withFacts).
 func (s *ModelsService) catalog(ctx context.Context, c *config) ([]Model, error) {
 	key := c.catalogKey()
 	if models, ok := s.client.catalog.get(key, c.catalogTTL); ok {
@@ -247,12 +275,190 @@ func (s *ModelsService) find(ctx context.Context, c *config, nameOrID string) (*
 	}
 	for _, m := range models {
 		if strings.EqualFold(m.ID, nameOrID) || (m.BlockchainID != "" && strings.EqualFold(m.BlockchainID, nameOrID)) {
-			m.Tags = slices.Clone(m.Tags)
+			m = c.withFacts(m)
 			return &m, nil
 		}
 	}
 	return nil, errorf("infergate: model %q is not in the catalogue: %w", nameOrID, ErrNotFound)
 }
+
+// Resolve finds the model the gateway would serve a request naming name with, by the gateway's own
+// rules: a hex blockchain id exactly (case and all), a catalogue name without regard to case, the
+// slug of a catalogue name when no other model has that slug ("Llama 3.3 70B" and
+// "llama_3.3_70b" are llama-3.3-70b), or a name whose slug is one of those. A name it does not
+// find gives a *ModelNotFoundError matching ErrNotFound, naming the catalogue models the gateway
+// finds close to it: the gateway refuses such a near miss, but serves a name close to none with
+// its default model, silently, which Resolve lets a caller catch before sending. It reads the
+// client's cached catalogue (WithCatalogTTL).
+//
+// GET /api/v1/chat/models (falling back to GET /api/v1/models)
+func (s *ModelsService) Resolve(ctx context.Context, name string, opts ...Option) (Model, error) {
+	if strings.TrimSpace(name) == "" {
+		return Model{}, invalid("Model", "a model name or hex id is required")
+	}
+	c, err := s.client.configure(opts)
+	if err != nil {
+		return Model{}, err
+	}
+	models, err := s.catalog(ctx, c)
+	if err != nil {
+		return Model{}, err
+	}
+	names, hexIDs := make([]string, len(models)), make([]string, len(models))
+	for i, m := range models {
+		names[i], hexIDs[i] = m.ID, m.BlockchainID
+	}
+	index := modelname.NewIndex(names, hexIDs)
+	if i, ok := index.Lookup(name); ok {
+		return c.withFacts(models[i]), nil
+	}
+	return Model{}, &ModelNotFoundError{Name: name, Suggestions: index.Suggestions(name)}
+}
+
+// WithModelFacts adds facts about models to those the SDK knows: each model's ContextLength,
+// Capabilities and Prices, when set, are used for the catalogue's model of that ID (without regard
+// to case) and its variants (a ":web" or ":tee" suffix, an "alt-" prefix), unless the models route
+// sends that fact itself. They win over the SDK's built-in table, and facts given later over those
+// given earlier. Other fields are ignored. A model without an ID, or with a negative
+// ContextLength, is refused.
+func WithModelFacts(models ...Model) Option {
+	return func(c *config) {
+		for _, m := range models {
+			switch {
+			case strings.TrimSpace(m.ID) == "":
+				c.optionErrs = append(c.optionErrs, invalid("ModelFacts", "a model needs an ID"))
+				return
+			case m.ContextLength < 0:
+				c.optionErrs = append(c.optionErrs, invalid("ModelFacts", "%s: a negative ContextLength %d", m.ID, m.ContextLength))
+				return
+			}
+		}
+		given := slices.Clone(models)
+		slices.Reverse(given)
+		c.modelFacts = slices.Concat(given, c.modelFacts) // a new slice: a call's options never write into the client's
+	}
+}
+
+// userFacts returns the WithModelFacts entry for a catalogue name: its own, else its base model's.
+func (c *config) userFacts(name string) (Model, bool) {
+	for _, key := range []string{name, modelfacts.Base(name)} {
+		for _, m := range c.modelFacts {
+			if strings.EqualFold(m.ID, key) {
+				return m, true
+			}
+		}
+	}
+	return Model{}, false
+}
+
+// routeFacts adds to m the facts the models route sent for it.
+func routeFacts(m Model, sent jsonscan.CatalogModel) Model {
+	// A source already given is kept: a model the SDK encoded names its own.
+	if n := cmp.Or(sent.ContextLength, sent.MaxModelLen, sent.ContextWindow); n > 0 && n <= math.MaxInt {
+		m.ContextLength, m.Sources.ContextLength = int(n), cmp.Or(m.Sources.ContextLength, FactsFromServer)
+	}
+	if sent.Capabilities != nil {
+		m.Capabilities = make([]Capability, len(sent.Capabilities))
+		for i, c := range sent.Capabilities {
+			m.Capabilities[i] = Capability(c)
+		}
+		m.Sources.Capabilities = cmp.Or(m.Sources.Capabilities, FactsFromServer)
+	}
+	// Both prices or neither: one alone leaves the pair to the other sources.
+	if sent.InputPrice != "" && sent.OutputPrice != "" {
+		in, errIn := ParseDecimal(sent.InputPrice)
+		out, errOut := ParseDecimal(sent.OutputPrice)
+		if errIn == nil && errOut == nil {
+			m.Prices = &ModelPrices{Input: Money{in, CurrencyUSD}, Output: Money{out, CurrencyUSD}}
+		}
+	}
+	if m.Prices != nil {
+		m.Sources.Prices = cmp.Or(m.Sources.Prices, FactsFromServer)
+	}
+	m.TEE = m.TEE || sent.TEE
+	return m
+}
+
+// withFacts returns a copy of a catalogue model that shares no memory with the cache, completed
+// with what the route did not send: each fact from the caller's WithModelFacts, else from the
+// built-in table; the capabilities the model's type, tags and name imply; and TEE from its tags.
+func (c *config) withFacts(m Model) Model {
+	m.Tags, m.Capabilities = slices.Clone(m.Tags), slices.Clone(m.Capabilities)
+	if m.Prices != nil {
+		prices := *m.Prices
+		m.Prices = &prices
+	}
+	user, byUser := c.userFacts(m.ID)
+	table, inTable := modelfacts.Lookup(m.ID)
+	switch {
+	case m.Sources.ContextLength != "":
+	case byUser && user.ContextLength > 0:
+		m.ContextLength, m.Sources.ContextLength = user.ContextLength, FactsFromOption
+	case inTable && table.ContextLength > 0:
+		m.ContextLength, m.Sources.ContextLength = table.ContextLength, table.ContextSource
+	}
+	switch {
+	case m.Sources.Capabilities != "":
+	case byUser && user.Capabilities != nil:
+		m.Capabilities, m.Sources.Capabilities = slices.Clone(user.Capabilities), FactsFromOption
+	case inTable && table.CapsSource != "":
+		for _, c := range table.Capabilities {
+			m.Capabilities = append(m.Capabilities, Capability(c))
+		}
+		m.Sources.Capabilities = table.CapsSource
+	}
+	for _, implied := range impliedCapabilities(m) {
+		if !m.Can(implied) {
+			m.Capabilities = append(m.Capabilities, implied)
+		}
+		m.Sources.Capabilities = cmp.Or(m.Sources.Capabilities, FactsFromServer)
+	}
+	switch {
+	case m.Sources.Prices != "":
+	case byUser && user.Prices != nil:
+		prices := *user.Prices
+		m.Prices, m.Sources.Prices = &prices, FactsFromOption
+	default:
+		if i, ok := modelfacts.LookupPrice(m.ID); ok && builtinPrices()[i] != nil {
+			prices := *builtinPrices()[i]
+			m.Prices, m.Sources.Prices = &prices, modelfacts.PriceFile
+		}
+	}
+	m.TEE = m.TEE || slices.ContainsFunc(m.Tags, func(t string) bool { return strings.EqualFold(t, "tee") })
+	return m
+}
+
+// impliedCapabilities are what a model's type, its type tags and a ":web" name say it can do.
+func impliedCapabilities(m Model) []Capability {
+	var out []Capability
+	for _, kind := range []struct {
+		name ModelType
+		can  Capability
+	}{{ModelTypeEmbedding, CapabilityEmbeddings}, {ModelTypeTTS, CapabilitySpeech}, {ModelTypeSTT, CapabilityTranscription}} {
+		isKind := func(k string) bool { return strings.EqualFold(k, string(kind.name)) }
+		if isKind(string(m.Type)) || slices.ContainsFunc(m.Tags, isKind) {
+			out = append(out, kind.can)
+		}
+	}
+	if m.IsWebSearch() {
+		out = append(out, CapabilityWebSearch)
+	}
+	return out
+}
+
+// builtinPrices are the built-in price file's prices, parsed once; nil for an entry that is no
+// decimal, which a test keeps from happening.
+var builtinPrices = sync.OnceValue(func() []*ModelPrices {
+	out := make([]*ModelPrices, len(modelfacts.Prices))
+	for i, p := range modelfacts.Prices {
+		in, errIn := ParseDecimal(p.Input)
+		price, errOut := ParseDecimal(p.Output)
+		if errIn == nil && errOut == nil {
+			out[i] = &ModelPrices{Input: Money{in, CurrencyUSD}, Output: Money{price, CurrencyUSD}}
+		}
+	}
+	return out
+})
 
 // IsBlockchainID reports whether id is a blockchain hex id ("0x" followed by hex digits) rather than a
 // model name.
@@ -320,12 +526,53 @@ func (l *catalogList) decodeFast(raw []byte) bool {
 	return ok
 }
 
-// UnmarshalJSON decodes what decodeFast declined, with encoding/json.
+// UnmarshalJSON decodes what decodeFast declined, with encoding/json. A fact in an unexpected
+// shape (a context length that is not a whole number, a price that is no decimal) is left unknown
+// rather than failing the whole list.
 func (l *catalogList) UnmarshalJSON(raw []byte) error {
-	out := listOf[Model]{field: "data"}
+	out := listOf[wireModel]{field: "data"}
 	err := json.Unmarshal(raw, &out)
-	l.items = out.items
+	l.items = make([]Model, len(out.items))
+	for i, w := range out.items {
+		l.items[i] = w.model()
+	}
 	return err
+}
+
+// wireModel is a catalogue entry with the spellings of facts servers send beside Model's own.
+type wireModel struct {
+	Model
+	ContextLength json.RawMessage `json:"context_length"`
+	MaxModelLen   json.RawMessage `json:"max_model_len"`
+	ContextWindow json.RawMessage `json:"context_window"`
+	InputPrice    json.RawMessage `json:"input_price_per_million"`
+	OutputPrice   json.RawMessage `json:"output_price_per_million"`
+	Capabilities  json.RawMessage `json:"capabilities"`
+	TEE           json.RawMessage `json:"tee"`
+}
+
+func (w wireModel) model() Model {
+	m := w.Model
+	var sizes [3]int64
+	for i, raw := range []json.RawMessage{w.ContextLength, w.MaxModelLen, w.ContextWindow} {
+		_ = json.Unmarshal(raw, &sizes[i]) // anything but an integer stays 0: unknown
+	}
+	var in, out string
+	for _, p := range []struct {
+		raw  json.RawMessage
+		text *string
+	}{{w.InputPrice, &in}, {w.OutputPrice, &out}} {
+		var n json.Number
+		if json.Unmarshal(p.raw, p.text) != nil && json.Unmarshal(p.raw, &n) == nil {
+			*p.text = string(n)
+		}
+	}
+	var caps []string
+	_ = json.Unmarshal(w.Capabilities, &caps)
+	var tee bool
+	_ = json.Unmarshal(w.TEE, &tee)
+	return routeFacts(m, jsonscan.CatalogModel{ContextLength: sizes[0], MaxModelLen: sizes[1], ContextWindow: sizes[2],
+		InputPrice: in, OutputPrice: out, Capabilities: caps, TEE: tee})
 }
 
 // decodeCatalog returns the models of a catalogue in the gateway's usual shape; ok is false when
@@ -333,8 +580,8 @@ func (l *catalogList) UnmarshalJSON(raw []byte) error {
 func decodeCatalog(raw []byte) ([]Model, bool) {
 	models := make([]Model, 0, len(raw)/160) // the gateway's entries are about 160 bytes
 	ok := jsonscan.DecodeCatalog(raw, func(m jsonscan.CatalogModel) {
-		models = append(models, Model{ID: m.ID, BlockchainID: m.BlockchainID, Created: m.Created, Tags: m.Tags,
-			Type: ModelType(m.Type), OwnedBy: m.OwnedBy})
+		models = append(models, routeFacts(Model{ID: m.ID, BlockchainID: m.BlockchainID, Created: m.Created,
+			Tags: m.Tags, Type: ModelType(m.Type), OwnedBy: m.OwnedBy}, m))
 	})
 	return models, ok
 }
