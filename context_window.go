@@ -229,7 +229,8 @@ func (s *ModelsService) guardCatalogue(ctx context.Context, c *config) ([]Model,
 	return s.catalog(ctx, &apart)
 }
 
-// contextLength is model's context window as the catalogue gives it; 0 when unknown.
+// contextLength is model's context window, as Models.Get finds it: the catalogue's, completed with
+// WithModelFacts and the built-in table; 0 when unknown.
 func (c *config) contextLength(ctx context.Context, model string) int {
 	if model == "" {
 		return 0
@@ -241,7 +242,10 @@ func (c *config) contextLength(ctx context.Context, model string) int {
 	for i := range models {
 		m := &models[i]
 		if strings.EqualFold(m.ID, model) || (m.BlockchainID != "" && strings.EqualFold(m.BlockchainID, model)) {
-			return m.ContextLength
+			if m.Sources.ContextLength != "" { // the route's own
+				return m.ContextLength
+			}
+			return c.withFacts(*m).ContextLength
 		}
 	}
 	return 0

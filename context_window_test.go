@@ -383,3 +383,22 @@ func TestStreamContextOverflowMatches(t *testing.T) {
 		t.Fatalf("err %v; want a *StreamError matching ErrContextWindow", err)
 	}
 }
+
+// A window the models route does not send comes from WithModelFacts, else the SDK's table of the
+// gateway's published models, as Models.Get gives it.
+func TestContextGuardReadsModelFacts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	gw := gatewaytest.New(t, gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "venice-uncensored"}, gatewaytest.CatalogModel{ID: "own"}))
+	c := gw.Client(infergate.WithContextGuard(), infergate.WithModelFacts(infergate.Model{ID: "own", ContextLength: 100}))
+	for model, limit := range map[string]int{"venice-uncensored": 32_000, "own": 100} {
+		_, err := c.Chat.Create(ctx, infergate.ChatRequest{Model: model, Messages: []infergate.Message{chars(200_000)}})
+		var cwe *infergate.ContextWindowError
+		if !errors.As(err, &cwe) || cwe.Limit != limit {
+			t.Errorf("%s: err %v; want a *ContextWindowError of limit %d", model, err, limit)
+		}
+	}
+	if n := chatRequests(gw); n != 0 {
+		t.Errorf("the gateway saw %d chat requests", n)
+	}
+}
