@@ -150,3 +150,30 @@ func BenchmarkWindowGuardCheck(b *testing.B) {
 		}
 	})
 }
+
+// The default counter agrees with the gateway's estimate of the body sent, for any messages a
+// server or a caller can make, and never panics.
+func FuzzAdmissionEstimate(f *testing.F) {
+	f.Add(`[{"role":"user","content":"hi"}]`)
+	f.Add(`[{"role":"user","content":[{"type":"text","text":"a'\"\\n"},{"type":"image_url","image_url":{"url":"data:x","detail":"low"}},{"type":"input_audio","input_audio":{"data":null}}]}]`)
+	f.Add(`[{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]},{"role":"user","content":[]}]`)
+	c := defaultConfig()
+	f.Fuzz(func(t *testing.T, data string) {
+		var msgs []Message
+		if json.Unmarshal([]byte(data), &msgs) != nil {
+			return
+		}
+		got := admissionEstimate(msgs)
+		body, err := c.renderChat(&ChatRequest{Messages: msgs}, false)
+		if err != nil {
+			return // not sendable: nothing to compare
+		}
+		want, err := quota.ChatEstimate(body)
+		if err != nil {
+			t.Fatalf("the gateway's estimate of %s: %v", body, err)
+		}
+		if got != want {
+			t.Fatalf("admissionEstimate = %d; the gateway's estimate of %s is %d", got, body, want)
+		}
+	})
+}
