@@ -33,7 +33,8 @@ func WithTokenCounter(count TokenCounter) Option {
 
 // WithContextGuard checks each chat request before it is sent (ChatService.Create and Stream, and
 // so GenerateObject, StreamObject and every turn of RunTools): when the model's ContextLength is
-// known, from the catalogue the client caches (see WithCatalogTTL), and the request's counted input
+// known, as Models.Get gives it (the catalogue the client caches for WithCatalogTTL, completed by
+// WithModelFacts and the SDK's table of the gateway's models), and the request's counted input
 // (WithTokenCounter) plus its MaxTokens (or "max_completion_tokens" in Extra, the larger if both
 // are set; nothing when neither is) exceeds it, nothing is sent and the call fails with a
 // *ContextWindowError. A model the catalogue does not list, or lists without a context length, the
