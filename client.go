@@ -66,6 +66,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Chat = &ChatService{client: c}
 	c.Audio = &AudioService{client: c}
 	c.Models = &ModelsService{client: c}
+	cfg.catalogue = c.Models.guardCatalogue
 	c.Bids = &BidsService{client: c}
 	c.History = &HistoryService{client: c}
 	c.Sessions = &SessionsService{client: c}

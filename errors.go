@@ -95,11 +95,13 @@ func (e *APIError) Error() string {
 }
 
 // Is reports whether the error matches one of the package's sentinels.
-func (e *APIError) Is(target error) bool { return matchesSentinel(target, e.StatusCode, e.Code) }
+func (e *APIError) Is(target error) bool {
+	return matchesSentinel(target, e.StatusCode, e.Code, e.Type, e.Message)
+}
 
-// matchesSentinel decides, for every error that carries a status and a code, which sentinels it
-// matches.
-func matchesSentinel(target error, status int, code string) bool {
+// matchesSentinel decides, for every error that carries a status, a code, a type and a message,
+// which sentinels it matches.
+func matchesSentinel(target error, status int, code, typ, message string) bool {
 	switch target {
 	case ErrUnauthorized:
 		return status == http.StatusUnauthorized
@@ -113,6 +115,8 @@ func matchesSentinel(target error, status int, code string) bool {
 		return status == http.StatusTooManyRequests || code == "rate_limit_exceeded"
 	case ErrServer:
 		return status >= 500
+	case ErrContextWindow:
+		return contextExceeded(status, code, typ, message)
 	}
 	return false
 }
@@ -161,7 +165,9 @@ func (e *StreamError) Error() string {
 
 // Is matches the same sentinels as an *APIError with the event's status and code, so that an
 // in-band 402 matches ErrInsufficientBalance, a 429 ErrRateLimited and a 5xx ErrServer.
-func (e *StreamError) Is(target error) bool { return matchesSentinel(target, e.StatusCode, e.Code) }
+func (e *StreamError) Is(target error) bool {
+	return matchesSentinel(target, e.StatusCode, e.Code, e.Type, e.Message)
+}
 
 // Unwrap lets errors.Is(err, ErrIncompleteStream) hold for the error that ended a stream.
 func (e *StreamError) Unwrap() error {

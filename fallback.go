@@ -144,7 +144,11 @@ func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, 
 	if len(c.fallbackModels) > 0 {
 		models = c.modelList(req.Model)
 	}
+	guard := c.windowGuard(req)
 	if len(models) <= 1 {
+		if err := guard.check(ctx, req.Model); err != nil {
+			return err
+		}
 		r, err := c.chatRoute(req, req.Model, stream)
 		if err != nil {
 			return err
@@ -159,6 +163,10 @@ func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, 
 	for i, model := range models {
 		if cooling != nil && cooling[i] {
 			failed = append(failed, ModelAttempt{Model: model, Err: ErrModelCooling})
+			continue
+		}
+		if err := guard.check(ctx, model); err != nil {
+			failed = append(failed, ModelAttempt{Model: model, Err: err})
 			continue
 		}
 		r, err := c.chatRoute(req, model, stream)
