@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,6 +30,7 @@ const (
 	roleEnv      = "INFERGATE_FLEET_ROLE"
 	paramsEnv    = "INFERGATE_FLEET_PARAMS"
 	reportPrefix = "fleet-report "
+	readyLine    = "fleet-ready"
 )
 
 // The roles of a fleet process.
@@ -52,7 +54,8 @@ type fleetParams struct {
 	Prefix     string // the Redis keys' prefix: one per run
 	Quotas     infergate.Quotas
 	Lease      time.Duration // the leases' time (role hold)
-	Start, End time.Time     // when the calls begin, and when the process stops calling
+	Start, End time.Time     // role calls: when the calls begin, and end; a zero Start is read from stdin
+	Duration   time.Duration // role calls: from a Start read from stdin to End
 	Goroutines int           // calling at once
 	Calls      int           // calls, one after the other (role cooldown)
 	Cooldown   time.Duration // WithModelCooldown's (role cooldown); 0 for none
@@ -192,6 +195,17 @@ func runCalls(p fleetParams) (processReport, error) {
 		return processReport{}, err
 	}
 	defer fc.Close()
+	if p.Start.IsZero() {
+		// Ready: the test waits for every process of the fleet before it gives them their start,
+		// in Unix milliseconds, so that a process slow to start on a loaded machine is not late.
+		fmt.Println(readyLine)
+		var ms int64
+		if _, err := fmt.Scanln(&ms); err != nil {
+			return processReport{}, fmt.Errorf("reading the start: %w", err)
+		}
+		p.Start = time.UnixMilli(ms)
+		p.End = p.Start.Add(p.Duration)
+	}
 	time.Sleep(time.Until(p.Start)) // the processes start together; a real process has no other clock
 	ctx, cancel := context.WithDeadline(context.Background(), p.End)
 	defer cancel()
@@ -291,10 +305,13 @@ func runCooldown(p fleetParams) (processReport, error) {
 
 // fleetProcess is a fleet process the test started.
 type fleetProcess struct {
-	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
-	done           chan struct{}
-	err            error // Wait's
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout bytes.Buffer // written until done is closed
+	stderr bytes.Buffer
+	ready  chan struct{} // closed when the process says readyLine
+	done   chan struct{}
+	err    error // Wait's
 }
 
 // startProcess starts the test binary as a process of role, told p.
@@ -308,15 +325,32 @@ func startProcess(t *testing.T, role string, p fleetParams) *fleetProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp := &fleetProcess{done: make(chan struct{})}
+	fp := &fleetProcess{ready: make(chan struct{}), done: make(chan struct{})}
 	// -test.run matches no test: the process is its role, which TestMain starts before any test.
 	fp.cmd = exec.Command(exe, "-test.run=^$")
 	fp.cmd.Env = append(os.Environ(), roleEnv+"="+role, paramsEnv+"="+string(params))
-	fp.cmd.Stdout, fp.cmd.Stderr = &fp.stdout, &fp.stderr
+	fp.cmd.Stderr = &fp.stderr
+	out, err := fp.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp.stdin, err = fp.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
 	if err := fp.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
+		lines := bufio.NewScanner(out)
+		lines.Buffer(nil, 1<<20)
+		said := false
+		for lines.Scan() {
+			if lines.Text() == readyLine && !said {
+				said = true
+				close(fp.ready)
+			}
+			fp.stdout.Write(append(lines.Bytes(), '\n'))
+		}
 		fp.err = fp.cmd.Wait()
 		close(fp.done)
 	}()
@@ -325,6 +359,12 @@ func startProcess(t *testing.T, role string, p fleetParams) *fleetProcess {
 		<-fp.done
 	})
 	return fp
+}
+
+// start tells a ready process its start.
+func (fp *fleetProcess) start(at time.Time) error {
+	_, err := fmt.Fprintln(fp.stdin, at.UnixMilli())
+	return err
 }
 
 // report waits for the process's end and returns its report; an error when it failed or did not

@@ -64,8 +64,9 @@ type fleetRun struct {
 }
 
 // startFleet starts a fake gateway and the fleet's processes, limited through Redis at redisAddr,
-// or each by an in-process limiter when redisAddr is "". They call from start for d.
-func startFleet(t *testing.T, name, redisAddr string, start time.Time, d time.Duration) *fleetRun {
+// or each by an in-process limiter when redisAddr is "". Once ready, they call for d from the
+// start they are given (go).
+func startFleet(t *testing.T, name, redisAddr string, d time.Duration) *fleetRun {
 	t.Helper()
 	run := &fleetRun{name: name}
 	q := fleetQuotas(fleetWindow)
@@ -77,12 +78,37 @@ func startFleet(t *testing.T, name, redisAddr string, start time.Time, d time.Du
 			run.mu.Unlock()
 			return gatewaytest.Reply{Content: "Hello."}
 		}))
-	run.params = fleetParams{URL: gw.URL(), Redis: redisAddr, Prefix: "fleet:" + name + ":" + fmt.Sprint(start.UnixNano()),
-		Quotas: q, Start: start, End: start.Add(d), Goroutines: fleetGoroutines}
+	run.params = fleetParams{URL: gw.URL(), Redis: redisAddr, Prefix: "fleet:" + name + ":" + fmt.Sprint(time.Now().UnixNano()),
+		Quotas: q, Duration: d, Goroutines: fleetGoroutines}
 	for range fleetProcesses {
 		run.processes = append(run.processes, startProcess(t, roleCalls, run.params))
 	}
 	return run
+}
+
+// whenReady waits until every process is ready to call.
+func (run *fleetRun) whenReady(t *testing.T) {
+	t.Helper()
+	for _, p := range run.processes {
+		select {
+		case <-p.ready:
+		case <-p.done:
+			t.Fatalf("a process of fleet %s ended before it was ready: %v\n%s", run.name, p.err, p.stderr.String())
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("a process of fleet %s was not ready within 2 minutes", run.name)
+		}
+	}
+}
+
+// goAt tells every process to call from start.
+func (run *fleetRun) goAt(t *testing.T, start time.Time) {
+	t.Helper()
+	run.params.Start, run.params.End = start, start.Add(run.params.Duration)
+	for _, p := range run.processes {
+		if err := p.start(start); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // wait collects the processes' reports.
@@ -208,14 +234,22 @@ func TestFleet(t *testing.T) {
 	}
 	t.Cleanup(restarted.Stop)
 	d := fleetDuration(t)
-	// Time for 24 processes to start on a loaded machine, and then the start of a window: a fleet
-	// that starts in the last milliseconds of a window, before it has filled it, has calls admitted
-	// there that reach the gateway in the next window, which they overrun (seen: four 429s in the
-	// first window). Once the windows are full from their start, nothing is admitted at their end.
-	start := time.UnixMilli(windowStart(time.Now().Add(3*time.Second), fleetWindow)).Add(fleetWindow)
-	redisFleet := startFleet(t, "redis", shared.Addr, start, d)
-	inProcess := startFleet(t, "in-process", "", start, d)
-	restarting := startFleet(t, "redis-restart", restarted.Addr, start, d)
+	redisFleet := startFleet(t, "redis", shared.Addr, d)
+	inProcess := startFleet(t, "in-process", "", d)
+	restarting := startFleet(t, "redis-restart", restarted.Addr, d)
+	fleets := []*fleetRun{redisFleet, inProcess, restarting}
+	for _, run := range fleets {
+		run.whenReady(t)
+	}
+	// Every process ready, and then the start of a window: a fleet that starts late in a window,
+	// before it has filled it, has calls admitted in its last milliseconds that reach the gateway in
+	// the next window, which they overrun (seen: two to four 429s in the first window, when the
+	// processes were given a start of their own and some were late to it). Once the windows are
+	// full from their start, nothing is admitted at their end.
+	start := time.UnixMilli(windowStart(time.Now().Add(500*time.Millisecond), fleetWindow)).Add(fleetWindow)
+	for _, run := range fleets {
+		run.goAt(t, start)
+	}
 
 	stopAt, restartAt := start.Add(d*3/10), start.Add(d*7/10)
 	time.Sleep(time.Until(stopAt))
@@ -228,7 +262,7 @@ func TestFleet(t *testing.T) {
 	restartedAt := time.Now()
 
 	var wg sync.WaitGroup
-	for _, run := range []*fleetRun{redisFleet, inProcess, restarting} {
+	for _, run := range fleets {
 		wg.Go(run.wait)
 	}
 	wg.Wait()
