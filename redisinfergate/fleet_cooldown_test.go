@@ -16,7 +16,6 @@ import (
 // others started after it, goes straight to the next model, sending the model that is down nothing.
 // A process without the cooldown pays the retries on every call: the time per call before.
 func TestFleetCooldownShared(t *testing.T) {
-	t.Parallel()
 	const calls = 3
 	gw := gatewaytest.New(t, gatewaytest.WithAnyModel(), gatewaytest.WithModelDown(fleetModel, gatewaytest.OutageProviderError))
 	q := fleetQuotas(time.Minute)
