@@ -1,8 +1,11 @@
 package infergate
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"io"
+	"sync"
+	"time"
 
 	"github.com/infergate/infergate-go/internal/transport"
 )
@@ -63,6 +66,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Chat = &ChatService{client: c}
 	c.Audio = &AudioService{client: c}
 	c.Models = &ModelsService{client: c}
+	cfg.catalogue = c.Models.guardCatalogue
 	c.Bids = &BidsService{client: c}
 	c.History = &HistoryService{client: c}
 	c.Sessions = &SessionsService{client: c}
@@ -85,3 +89,85 @@ func (c *Client) configure(opts []Option) (*config, error) { return c.cfg.derive
 // Format prints the client the same way for every verb, so that no formatting of it, %#v and %+v
 // included, can reveal a credential.
 func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
+
+// defaultCatalogTTL is how long Models.Get and Bids.Rated reuse the catalogue, as long as the gateway
+// caches it itself.
+const defaultCatalogTTL = 5 * time.Minute
+
+// WithCatalogTTL sets how long Models.Get and Bids.Rated reuse a downloaded model catalogue (default
+// 5 minutes, as long as the gateway caches it itself); zero always downloads it, and a negative TTL is refused. Models.List always
+// downloads it.
+func WithCatalogTTL(d time.Duration) Option { return func(c *config) { c.catalogTTL = d } }
+
+// catalogCache keeps the catalogues downloaded for lookups, one per API root and credential: a
+// catalogue may list a tenant's private models, and a key that was revoked must fail, not be answered
+// from what another key downloaded. It also remembers which API roots serve the deployed gateway's
+// route.
+type catalogCache struct {
+	mu       sync.Mutex
+	entries  map[catalogKey]catalogEntry
+	deployed map[string]bool // API roots whose contract route answered 404
+}
+
+// catalogKey names a catalogue by API root and a hash of the credential that downloaded it, so that
+// the cache holds no credential.
+type catalogKey struct {
+	root       string
+	credential [sha256.Size]byte
+}
+
+type catalogEntry struct {
+	models  []Model
+	fetched time.Time
+}
+
+// maxCatalogs bounds the cache for a client shared by many tenants: past it, the oldest goes.
+const maxCatalogs = 64
+
+func (c *config) catalogKey() catalogKey {
+	credential, _ := c.credential(authAPIKey)
+	return catalogKey{root: c.baseURL.String(), credential: sha256.Sum256([]byte(credential))}
+}
+
+func (cc *catalogCache) get(key catalogKey, ttl time.Duration) ([]Model, bool) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	e, ok := cc.entries[key]
+	if !ok || ttl <= 0 || time.Since(e.fetched) >= ttl {
+		return nil, false
+	}
+	return e.models, true
+}
+
+func (cc *catalogCache) put(key catalogKey, models []Model) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.entries == nil {
+		cc.entries = map[catalogKey]catalogEntry{}
+	}
+	if _, ok := cc.entries[key]; !ok && len(cc.entries) >= maxCatalogs {
+		oldest := key
+		for k, e := range cc.entries {
+			if oldest == key || e.fetched.Before(cc.entries[oldest].fetched) {
+				oldest = k
+			}
+		}
+		delete(cc.entries, oldest)
+	}
+	cc.entries[key] = catalogEntry{models: models, fetched: time.Now()}
+}
+
+func (cc *catalogCache) servesDeployedRoute(root string) bool {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.deployed[root]
+}
+
+func (cc *catalogCache) setDeployedRoute(root string) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.deployed == nil {
+		cc.deployed = map[string]bool{}
+	}
+	cc.deployed[root] = true
+}

@@ -1,6 +1,7 @@
 package infergate
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net"
@@ -18,7 +19,8 @@ import (
 
 // config is everything a call runs with. The client holds one, made by NewClient; a call passed
 // options runs with its own, derived from the client's by derive, and never with a copy of the
-// client: a config reaches no service, cache or other call.
+// client: a config reaches no service, cache or other call, but for the catalogue the context guard
+// reads, which is keyed by API root and credential.
 type config struct {
 	apiKey, accessToken secret
 	rawBaseURL          string
@@ -41,6 +43,7 @@ type config struct {
 	observers           []Observer
 	atMostOnce          bool
 	catalogTTL          time.Duration
+	modelFacts          []Model // WithModelFacts' entries, the last given first
 	responseInfos       []*ResponseInfo
 	maxConcurrency      int
 	concurrencyGiven    bool         // WithMaxConcurrency was applied, which only a client may be given
@@ -57,6 +60,12 @@ type config struct {
 	cooldown       time.Duration   // how long a failed model is skipped; see WithModelCooldown
 	cooldownStore  CooldownStore   // WithCooldownStore's; nil for localCooldowns
 	localCooldowns *localCooldowns // the client's own store, which its calls share
+
+	// The context guard (WithContextGuard): whether it is on, how it counts, and the client's
+	// cached catalogue, which it reads the models' windows from.
+	contextGuard bool
+	tokenCounter TokenCounter
+	catalogue    func(context.Context, *config) ([]Model, error)
 
 	// retrier carries the requests: made once per client from httpClient and the client's
 	// middleware, and shared by every call that does not bring its own HTTP client.

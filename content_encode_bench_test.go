@@ -79,7 +79,8 @@ func BenchmarkCreate50KB(b *testing.B) {
 	}
 }
 
-func BenchmarkDecodeCatalogue1000(b *testing.B) {
+// catalogue1000 is a catalogue of a thousand models in the deployed gateway's shape.
+func catalogue1000() []byte {
 	var body bytes.Buffer
 	body.WriteString(`{"object":"list","data":[`)
 	types := []string{"LLM", "LLM", "EMBEDDING", "STT", "TTS"}
@@ -91,13 +92,34 @@ func BenchmarkDecodeCatalogue1000(b *testing.B) {
 			i, 0xabcdef0000+i, 1731000000+i, i%3, types[i%len(types)])
 	}
 	body.WriteString(`]}`)
-	raw := body.Bytes()
+	return body.Bytes()
+}
+
+func BenchmarkDecodeCatalogue1000(b *testing.B) {
+	raw := catalogue1000()
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
 		var out catalogList
 		if !out.decodeFast(raw) || len(out.items) != 1000 {
 			b.Fatal("the fast path declined the catalogue")
+		}
+	}
+}
+
+// BenchmarkCatalogueFacts1000 is what Models.List adds to the decoding: each of a thousand models
+// completed from the built-in table, whose price lookup tries every key of the price file on a
+// name it does not know.
+func BenchmarkCatalogueFacts1000(b *testing.B) {
+	var list catalogList
+	if !list.decodeFast(catalogue1000()) {
+		b.Fatal("the fast path declined the catalogue")
+	}
+	c := &config{}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, m := range list.items {
+			c.withFacts(m)
 		}
 	}
 }

@@ -95,11 +95,13 @@ func (e *APIError) Error() string {
 }
 
 // Is reports whether the error matches one of the package's sentinels.
-func (e *APIError) Is(target error) bool { return matchesSentinel(target, e.StatusCode, e.Code) }
+func (e *APIError) Is(target error) bool {
+	return matchesSentinel(target, e.StatusCode, e.Code, e.Type, e.Message)
+}
 
-// matchesSentinel decides, for every error that carries a status and a code, which sentinels it
-// matches.
-func matchesSentinel(target error, status int, code string) bool {
+// matchesSentinel decides, for every error that carries a status, a code, a type and a message,
+// which sentinels it matches.
+func matchesSentinel(target error, status int, code, typ, message string) bool {
 	switch target {
 	case ErrUnauthorized:
 		return status == http.StatusUnauthorized
@@ -113,6 +115,8 @@ func matchesSentinel(target error, status int, code string) bool {
 		return status == http.StatusTooManyRequests || code == "rate_limit_exceeded"
 	case ErrServer:
 		return status >= 500
+	case ErrContextWindow:
+		return contextExceeded(status, code, typ, message)
 	}
 	return false
 }
@@ -161,7 +165,9 @@ func (e *StreamError) Error() string {
 
 // Is matches the same sentinels as an *APIError with the event's status and code, so that an
 // in-band 402 matches ErrInsufficientBalance, a 429 ErrRateLimited and a 5xx ErrServer.
-func (e *StreamError) Is(target error) bool { return matchesSentinel(target, e.StatusCode, e.Code) }
+func (e *StreamError) Is(target error) bool {
+	return matchesSentinel(target, e.StatusCode, e.Code, e.Type, e.Message)
+}
 
 // Unwrap lets errors.Is(err, ErrIncompleteStream) hold for the error that ended a stream.
 func (e *StreamError) Unwrap() error {
@@ -380,6 +386,31 @@ func scalarText(raw json.RawMessage) string {
 	}
 	return string(bytes.TrimSpace(raw))
 }
+
+// ModelNotFoundError is Models.Resolve's answer for a name the catalogue does not have. It matches
+// ErrNotFound. With Suggestions, the gateway would refuse a request naming it (a 400
+// model_not_found_near_miss naming them); without, it would serve the request with its default
+// model, silently.
+type ModelNotFoundError struct {
+	Name        string   // the name asked for
+	Suggestions []string // the catalogue names the gateway finds close to Name, best first; at most 5
+}
+
+// Error names the model and the suggestions.
+func (e *ModelNotFoundError) Error() string {
+	msg := fmt.Sprintf("infergate: model %q is not in the catalogue", e.Name)
+	if len(e.Suggestions) > 0 {
+		quoted := make([]string, len(e.Suggestions))
+		for i, s := range e.Suggestions {
+			quoted[i] = strconv.Quote(s)
+		}
+		msg += "; did you mean " + strings.Join(quoted, ", ") + "?"
+	}
+	return msg
+}
+
+// Is reports whether target is ErrNotFound.
+func (e *ModelNotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // errorf is fmt.Errorf for this package's errors: format names the package, and each wrapped error
 // of the package loses its own "infergate: " prefix in the message, so that a message names the

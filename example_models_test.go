@@ -2,6 +2,7 @@ package infergate_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 
@@ -63,4 +64,56 @@ func ExampleWebSearchVariant() {
 	// Output:
 	// glm-5.1:web
 	// glm-5.1:web
+}
+
+func ExampleModel_Can() {
+	gateway := gatewaytest.NewServer(gatewaytest.WithModels(
+		gatewaytest.CatalogModel{ID: "kimi-k2.6"},
+		gatewaytest.CatalogModel{ID: "glm-5.1:web"},
+	))
+	defer gateway.Close()
+	client := gateway.Client()
+
+	models, err := client.Models.List(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range models {
+		fmt.Printf("%-12s window %7d  tools %-5v vision %-5v web search %-5v $%s in, $%s out per 1M tokens\n",
+			m.ID, m.ContextLength, m.Can(infergate.CapabilityTools), m.Can(infergate.CapabilityVision),
+			m.Can(infergate.CapabilityWebSearch), m.Prices.Input.Amount, m.Prices.Output.Amount)
+	}
+	fmt.Println("window from:", models[0].Sources.ContextLength)
+	// Output:
+	// kimi-k2.6    window  256000  tools true  vision true  web search false $0.5 in, $3.25 out per 1M tokens
+	// glm-5.1:web  window  200000  tools true  vision false web search true  $1.5 in, $5 out per 1M tokens
+	// window from: table 2026-07-23: api-gateway-docs documentation/models.mdx@adc92e8 (2026-06-10)
+}
+
+func ExampleModelsService_Resolve() {
+	gateway := modelsGateway()
+	defer gateway.Close()
+	client := gateway.Client()
+	ctx := context.Background()
+
+	m, err := client.Models.Resolve(ctx, "Llama 3.3 70B") // the gateway's slug of a name
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(m.ID)
+
+	// A near miss: the gateway would refuse it, naming the models it finds close.
+	_, err = client.Models.Resolve(ctx, "llama-3.3-70b-instruct")
+	var notFound *infergate.ModelNotFoundError
+	if errors.As(err, &notFound) {
+		fmt.Println("did you mean", notFound.Suggestions)
+	}
+
+	// A name close to none: the gateway would serve it with its default model, silently.
+	_, err = client.Models.Resolve(ctx, "gpt-4o")
+	fmt.Println(errors.Is(err, infergate.ErrNotFound), err)
+	// Output:
+	// llama-3.3-70b
+	// did you mean [llama-3.3-70b]
+	// true infergate: model "gpt-4o" is not in the catalogue
 }

@@ -1,6 +1,7 @@
 package infergate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -342,4 +343,26 @@ func (e *PaginationError) Error() string {
 func listPages[T any](path string, p pagination.Pager[T]) iter.Seq2[T, error] {
 	p.Fail = func(n int, reason string) error { return &PaginationError{Path: path, Page: n, Reason: reason} }
 	return pagination.Items(p)
+}
+
+// listOf decodes a JSON list that servers send either bare ([...]) or wrapped in an object under
+// field ({"data":[...]}). null and a missing field give an empty list.
+type listOf[T any] struct {
+	field string
+	items []T
+}
+
+func (l *listOf[T]) UnmarshalJSON(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return json.Unmarshal(raw, &l.items)
+	}
+	var wrapper map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &wrapper); err != nil {
+		return err
+	}
+	if inner, ok := wrapper[l.field]; ok {
+		return json.Unmarshal(inner, &l.items)
+	}
+	return nil
 }

@@ -1,104 +1,23 @@
 package infergate
 
 import (
-	"bytes"
+	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/infergate/infergate-go/internal/jsonscan"
+	"github.com/infergate/infergate-go/internal/modelfacts"
+	"github.com/infergate/infergate-go/internal/modelname"
 )
 
 // ModelsService lists the models the gateway serves. Get it as Client.Models.
 type ModelsService struct{ client *Client }
-
-// defaultCatalogTTL is how long Models.Get and Bids.Rated reuse the catalogue, as long as the gateway
-// caches it itself.
-const defaultCatalogTTL = 5 * time.Minute
-
-// WithCatalogTTL sets how long Models.Get and Bids.Rated reuse a downloaded model catalogue (default
-// 5 minutes, as long as the gateway caches it itself); zero always downloads it, and a negative TTL is refused. Models.List always
-// downloads it.
-func WithCatalogTTL(d time.Duration) Option { return func(c *config) { c.catalogTTL = d } }
-
-// catalogCache keeps the catalogues downloaded for lookups, one per API root and credential: a
-// catalogue may list a tenant's private models, and a key that was revoked must fail, not be answered
-// from what another key downloaded. It also remembers which API roots serve the deployed gateway's
-// route.
-type catalogCache struct {
-	mu       sync.Mutex
-	entries  map[catalogKey]catalogEntry
-	deployed map[string]bool // API roots whose contract route answered 404
-}
-
-// catalogKey names a catalogue by API root and a hash of the credential that downloaded it, so that
-// the cache holds no credential.
-type catalogKey struct {
-	root       string
-	credential [sha256.Size]byte
-}
-
-type catalogEntry struct {
-	models  []Model
-	fetched time.Time
-}
-
-// maxCatalogs bounds the cache for a client shared by many tenants: past it, the oldest goes.
-const maxCatalogs = 64
-
-func (c *config) catalogKey() catalogKey {
-	credential, _ := c.credential(authAPIKey)
-	return catalogKey{root: c.baseURL.String(), credential: sha256.Sum256([]byte(credential))}
-}
-
-func (cc *catalogCache) get(key catalogKey, ttl time.Duration) ([]Model, bool) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	e, ok := cc.entries[key]
-	if !ok || ttl <= 0 || time.Since(e.fetched) >= ttl {
-		return nil, false
-	}
-	return e.models, true
-}
-
-func (cc *catalogCache) put(key catalogKey, models []Model) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if cc.entries == nil {
-		cc.entries = map[catalogKey]catalogEntry{}
-	}
-	if _, ok := cc.entries[key]; !ok && len(cc.entries) >= maxCatalogs {
-		oldest := key
-		for k, e := range cc.entries {
-			if oldest == key || e.fetched.Before(cc.entries[oldest].fetched) {
-				oldest = k
-			}
-		}
-		delete(cc.entries, oldest)
-	}
-	cc.entries[key] = catalogEntry{models: models, fetched: time.Now()}
-}
-
-func (cc *catalogCache) servesDeployedRoute(root string) bool {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	return cc.deployed[root]
-}
-
-func (cc *catalogCache) setDeployedRoute(root string) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if cc.deployed == nil {
-		cc.deployed = map[string]bool{}
-	}
-	cc.deployed[root] = true
-}
 
 // The catalogue's routes: the one the API contract names, and the one the deployed gateway serves.
 const (
@@ -143,7 +62,25 @@ type Model struct {
 	Prices *ModelPrices `json:"prices,omitempty"`
 	// TEE reports whether the model runs in a trusted execution environment (its "tee" tag).
 	TEE bool `json:"tee,omitempty"`
+	// Sources says where ContextLength, Capabilities and Prices came from.
+	Sources FactSources `json:"sources,omitzero"`
 }
+
+// FactSources says where each of a model's facts came from: FactsFromServer (the models route
+// sent it), FactsFromOption (WithModelFacts), or the SDK's built-in table, named by its date, the
+// document and the commit it was read at, e.g. "table 2026-07-23: api-gateway-docs
+// documentation/models.mdx@adc92e8 (2026-06-10)". Empty when the fact is unknown.
+type FactSources struct {
+	ContextLength string `json:"context_length,omitempty"` // where Model.ContextLength came from
+	Capabilities  string `json:"capabilities,omitempty"`   // where Model.Capabilities came from
+	Prices        string `json:"prices,omitempty"`         // where Model.Prices came from
+}
+
+// The sources of a model's facts besides the built-in table; see FactSources.
+const (
+	FactsFromServer = "server"
+	FactsFromOption = "WithModelFacts"
+)
 
 // Capability is something a model can do besides plain chat.
 type Capability string
@@ -162,9 +99,10 @@ const (
 // Can reports whether the model has capability c.
 func (m Model) Can(c Capability) bool { return slices.Contains(m.Capabilities, c) }
 
-// ModelPrices are what a model's tokens cost, per million tokens.
+// ModelPrices are what a model's tokens cost, per million tokens. The gateway bills in USD.
 type ModelPrices struct {
-	Input, Output Money // per million input (prompt) tokens, and per million output (completion) tokens
+	Input  Money `json:"input"`  // per million input (prompt) tokens
+	Output Money `json:"output"` // per million output (completion) tokens
 }
 
 // IsWebSearch reports whether the model is a web-search variant (its name ends in ":web").
@@ -180,7 +118,11 @@ func (s *ModelsService) List(ctx context.Context, opts ...Option) ([]Model, erro
 	if err != nil {
 		return nil, err
 	}
-	return s.list(ctx, c)
+	models, err := s.list(ctx, c)
+	for i := range models {
+		models[i] = c.withFacts(models[i])
+	}
+	return models, err
 }
 
 // list downloads the catalogue from the route that works.
@@ -211,7 +153,8 @@ func listModelsAt(ctx context.Context, c *config, path string) ([]Model, error) 
 }
 
 // catalog returns the catalogue for lookups, downloading it only when the cached one is older than
-// the TTL. The cached list is never handed to callers: what they get is copied (see find).
+// the TTL. The cached list holds what the server sent, and is never handed to callers: what they
+// get is copied, with the facts the call's configuration knows (withFacts).
 func (s *ModelsService) catalog(ctx context.Context, c *config) ([]Model, error) {
 	key := c.catalogKey()
 	if models, ok := s.client.catalog.get(key, c.catalogTTL); ok {
@@ -247,12 +190,166 @@ func (s *ModelsService) find(ctx context.Context, c *config, nameOrID string) (*
 	}
 	for _, m := range models {
 		if strings.EqualFold(m.ID, nameOrID) || (m.BlockchainID != "" && strings.EqualFold(m.BlockchainID, nameOrID)) {
-			m.Tags = slices.Clone(m.Tags)
+			m = c.withFacts(m)
 			return &m, nil
 		}
 	}
 	return nil, errorf("infergate: model %q is not in the catalogue: %w", nameOrID, ErrNotFound)
 }
+
+// Resolve finds the model the gateway would serve a request naming name with, by the gateway's own
+// rules: a hex blockchain id exactly (case and all), a catalogue name without regard to case, the
+// slug of a catalogue name when no other model has that slug ("Llama 3.3 70B" and
+// "llama_3.3_70b" are llama-3.3-70b), or a name whose slug is one of those. A name it does not
+// find gives a *ModelNotFoundError matching ErrNotFound, naming the catalogue models the gateway
+// finds close to it: the gateway refuses such a near miss, but serves a name close to none with
+// its default model, silently, which Resolve lets a caller catch before sending. It reads the
+// client's cached catalogue (WithCatalogTTL).
+//
+// GET /api/v1/chat/models (falling back to GET /api/v1/models)
+func (s *ModelsService) Resolve(ctx context.Context, name string, opts ...Option) (Model, error) {
+	if strings.TrimSpace(name) == "" {
+		return Model{}, invalid("Model", "a model name or hex id is required")
+	}
+	c, err := s.client.configure(opts)
+	if err != nil {
+		return Model{}, err
+	}
+	models, err := s.catalog(ctx, c)
+	if err != nil {
+		return Model{}, err
+	}
+	names, hexIDs := make([]string, len(models)), make([]string, len(models))
+	for i, m := range models {
+		names[i], hexIDs[i] = m.ID, m.BlockchainID
+	}
+	index := modelname.NewIndex(names, hexIDs)
+	if i, ok := index.Lookup(name); ok {
+		return c.withFacts(models[i]), nil
+	}
+	return Model{}, &ModelNotFoundError{Name: name, Suggestions: index.Suggestions(name)}
+}
+
+// userFacts returns the WithModelFacts entry for a catalogue name: its own, else its base model's.
+func (c *config) userFacts(name string) (Model, bool) {
+	for _, key := range []string{name, modelfacts.Base(name)} {
+		for _, m := range c.modelFacts {
+			if strings.EqualFold(m.ID, key) {
+				return m, true
+			}
+		}
+	}
+	return Model{}, false
+}
+
+// routeFacts adds to m the facts the models route sent for it.
+func routeFacts(m Model, sent jsonscan.CatalogModel) Model {
+	// A source already given is kept: a model the SDK encoded names its own.
+	if n := cmp.Or(sent.ContextLength, sent.MaxModelLen, sent.ContextWindow); n > 0 && n <= math.MaxInt {
+		m.ContextLength, m.Sources.ContextLength = int(n), cmp.Or(m.Sources.ContextLength, FactsFromServer)
+	}
+	if sent.Capabilities != nil {
+		m.Capabilities = make([]Capability, len(sent.Capabilities))
+		for i, c := range sent.Capabilities {
+			m.Capabilities[i] = Capability(c)
+		}
+		m.Sources.Capabilities = cmp.Or(m.Sources.Capabilities, FactsFromServer)
+	}
+	// Both prices or neither: one alone leaves the pair to the other sources.
+	if sent.InputPrice != "" && sent.OutputPrice != "" {
+		in, errIn := ParseDecimal(sent.InputPrice)
+		out, errOut := ParseDecimal(sent.OutputPrice)
+		if errIn == nil && errOut == nil {
+			m.Prices = &ModelPrices{Input: Money{in, CurrencyUSD}, Output: Money{out, CurrencyUSD}}
+		}
+	}
+	if m.Prices != nil {
+		m.Sources.Prices = cmp.Or(m.Sources.Prices, FactsFromServer)
+	}
+	m.TEE = m.TEE || sent.TEE
+	return m
+}
+
+// withFacts returns a copy of a catalogue model that shares no memory with the cache, completed
+// with what the route did not send: each fact from the caller's WithModelFacts, else from the
+// built-in table; the capabilities the model's type, tags and name imply; and TEE from its tags.
+func (c *config) withFacts(m Model) Model {
+	m.Tags, m.Capabilities = slices.Clone(m.Tags), slices.Clone(m.Capabilities)
+	if m.Prices != nil {
+		prices := *m.Prices
+		m.Prices = &prices
+	}
+	user, byUser := c.userFacts(m.ID)
+	table, inTable := modelfacts.Lookup(m.ID)
+	switch {
+	case m.Sources.ContextLength != "":
+	case byUser && user.ContextLength > 0:
+		m.ContextLength, m.Sources.ContextLength = user.ContextLength, FactsFromOption
+	case inTable && table.ContextLength > 0:
+		m.ContextLength, m.Sources.ContextLength = table.ContextLength, table.ContextSource
+	}
+	switch {
+	case m.Sources.Capabilities != "":
+	case byUser && user.Capabilities != nil:
+		m.Capabilities, m.Sources.Capabilities = slices.Clone(user.Capabilities), FactsFromOption
+	case inTable && table.CapsSource != "":
+		for _, c := range table.Capabilities {
+			m.Capabilities = append(m.Capabilities, Capability(c))
+		}
+		m.Sources.Capabilities = table.CapsSource
+	}
+	for _, implied := range impliedCapabilities(m) {
+		if !m.Can(implied) {
+			m.Capabilities = append(m.Capabilities, implied)
+		}
+		m.Sources.Capabilities = cmp.Or(m.Sources.Capabilities, FactsFromServer)
+	}
+	switch {
+	case m.Sources.Prices != "":
+	case byUser && user.Prices != nil:
+		prices := *user.Prices
+		m.Prices, m.Sources.Prices = &prices, FactsFromOption
+	default:
+		if i, ok := modelfacts.LookupPrice(m.ID); ok && builtinPrices()[i] != nil {
+			prices := *builtinPrices()[i]
+			m.Prices, m.Sources.Prices = &prices, modelfacts.PriceFile
+		}
+	}
+	m.TEE = m.TEE || slices.ContainsFunc(m.Tags, func(t string) bool { return strings.EqualFold(t, "tee") })
+	return m
+}
+
+// impliedCapabilities are what a model's type, its type tags and a ":web" name say it can do.
+func impliedCapabilities(m Model) []Capability {
+	var out []Capability
+	for _, kind := range []struct {
+		name ModelType
+		can  Capability
+	}{{ModelTypeEmbedding, CapabilityEmbeddings}, {ModelTypeTTS, CapabilitySpeech}, {ModelTypeSTT, CapabilityTranscription}} {
+		isKind := func(k string) bool { return strings.EqualFold(k, string(kind.name)) }
+		if isKind(string(m.Type)) || slices.ContainsFunc(m.Tags, isKind) {
+			out = append(out, kind.can)
+		}
+	}
+	if m.IsWebSearch() {
+		out = append(out, CapabilityWebSearch)
+	}
+	return out
+}
+
+// builtinPrices are the built-in price file's prices, parsed once; nil for an entry that is no
+// decimal, which a test keeps from happening.
+var builtinPrices = sync.OnceValue(func() []*ModelPrices {
+	out := make([]*ModelPrices, len(modelfacts.Prices))
+	for i, p := range modelfacts.Prices {
+		in, errIn := ParseDecimal(p.Input)
+		price, errOut := ParseDecimal(p.Output)
+		if errIn == nil && errOut == nil {
+			out[i] = &ModelPrices{Input: Money{in, CurrencyUSD}, Output: Money{price, CurrencyUSD}}
+		}
+	}
+	return out
+})
 
 // IsBlockchainID reports whether id is a blockchain hex id ("0x" followed by hex digits) rather than a
 // model name.
@@ -287,28 +384,6 @@ func hasWebSuffix(name string) bool {
 	return len(name) >= len(suffix) && strings.EqualFold(name[len(name)-len(suffix):], suffix)
 }
 
-// listOf decodes a JSON list that servers send either bare ([...]) or wrapped in an object under
-// field ({"data":[...]}). null and a missing field give an empty list.
-type listOf[T any] struct {
-	field string
-	items []T
-}
-
-func (l *listOf[T]) UnmarshalJSON(raw []byte) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return json.Unmarshal(raw, &l.items)
-	}
-	var wrapper map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &wrapper); err != nil {
-		return err
-	}
-	if inner, ok := wrapper[l.field]; ok {
-		return json.Unmarshal(inner, &l.items)
-	}
-	return nil
-}
-
 // catalogList is the catalogue's answer, {"object":"list","data":[...]} or a bare list. The usual
 // shape goes through jsonscan.DecodeCatalog in one pass, with a handful of allocations for a
 // thousand models; anything else through encoding/json.
@@ -320,12 +395,53 @@ func (l *catalogList) decodeFast(raw []byte) bool {
 	return ok
 }
 
-// UnmarshalJSON decodes what decodeFast declined, with encoding/json.
+// UnmarshalJSON decodes what decodeFast declined, with encoding/json. A fact in an unexpected
+// shape (a context length that is not a whole number, a price that is no decimal) is left unknown
+// rather than failing the whole list.
 func (l *catalogList) UnmarshalJSON(raw []byte) error {
-	out := listOf[Model]{field: "data"}
+	out := listOf[wireModel]{field: "data"}
 	err := json.Unmarshal(raw, &out)
-	l.items = out.items
+	l.items = make([]Model, len(out.items))
+	for i, w := range out.items {
+		l.items[i] = w.model()
+	}
 	return err
+}
+
+// wireModel is a catalogue entry with the spellings of facts servers send beside Model's own.
+type wireModel struct {
+	Model
+	ContextLength json.RawMessage `json:"context_length"`
+	MaxModelLen   json.RawMessage `json:"max_model_len"`
+	ContextWindow json.RawMessage `json:"context_window"`
+	InputPrice    json.RawMessage `json:"input_price_per_million"`
+	OutputPrice   json.RawMessage `json:"output_price_per_million"`
+	Capabilities  json.RawMessage `json:"capabilities"`
+	TEE           json.RawMessage `json:"tee"`
+}
+
+func (w wireModel) model() Model {
+	m := w.Model
+	var sizes [3]int64
+	for i, raw := range []json.RawMessage{w.ContextLength, w.MaxModelLen, w.ContextWindow} {
+		_ = json.Unmarshal(raw, &sizes[i]) // anything but an integer stays 0: unknown
+	}
+	var in, out string
+	for _, p := range []struct {
+		raw  json.RawMessage
+		text *string
+	}{{w.InputPrice, &in}, {w.OutputPrice, &out}} {
+		var n json.Number
+		if json.Unmarshal(p.raw, p.text) != nil && json.Unmarshal(p.raw, &n) == nil {
+			*p.text = string(n)
+		}
+	}
+	var caps []string
+	_ = json.Unmarshal(w.Capabilities, &caps)
+	var tee bool
+	_ = json.Unmarshal(w.TEE, &tee)
+	return routeFacts(m, jsonscan.CatalogModel{ContextLength: sizes[0], MaxModelLen: sizes[1], ContextWindow: sizes[2],
+		InputPrice: in, OutputPrice: out, Capabilities: caps, TEE: tee})
 }
 
 // decodeCatalog returns the models of a catalogue in the gateway's usual shape; ok is false when
@@ -333,8 +449,8 @@ func (l *catalogList) UnmarshalJSON(raw []byte) error {
 func decodeCatalog(raw []byte) ([]Model, bool) {
 	models := make([]Model, 0, len(raw)/160) // the gateway's entries are about 160 bytes
 	ok := jsonscan.DecodeCatalog(raw, func(m jsonscan.CatalogModel) {
-		models = append(models, Model{ID: m.ID, BlockchainID: m.BlockchainID, Created: m.Created, Tags: m.Tags,
-			Type: ModelType(m.Type), OwnedBy: m.OwnedBy})
+		models = append(models, routeFacts(Model{ID: m.ID, BlockchainID: m.BlockchainID, Created: m.Created,
+			Tags: m.Tags, Type: ModelType(m.Type), OwnedBy: m.OwnedBy}, m))
 	})
 	return models, ok
 }

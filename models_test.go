@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
+
+	"github.com/infergate/infergate-go/internal/modelfacts"
 )
 
 const (
@@ -133,10 +135,16 @@ const deployedCatalogue = `{"object":"list","data":[
 	{"id":"glm-5.1:web","blockchainID":"` + glmWebHex + `","created":1737000000,"tags":[],"modelType":"LLM"},
 	{"id":"whisper-1","blockchainID":"0x33","created":1738000000,"modelType":"STT"}]}`
 
+// deployedModels are deployedCatalogue's models with the facts the built-in table knows.
 var deployedModels = []Model{
-	{ID: "llama-3.3-70b", BlockchainID: llamaHex, Created: 1736000000, Tags: []string{"chat", "fast"}, Type: ModelTypeLLM},
-	{ID: "glm-5.1:web", BlockchainID: glmWebHex, Created: 1737000000, Tags: []string{}, Type: ModelTypeLLM},
-	{ID: "whisper-1", BlockchainID: "0x33", Created: 1738000000, Type: ModelTypeSTT},
+	{ID: "llama-3.3-70b", BlockchainID: llamaHex, Created: 1736000000, Tags: []string{"chat", "fast"}, Type: ModelTypeLLM,
+		ContextLength: 128000, Capabilities: []Capability{CapabilityTools}, Prices: pricesUSD("0.70", "2.50"),
+		Sources: FactSources{modelfacts.ModelsPage, modelfacts.ModelsPage, modelfacts.PriceFile}},
+	{ID: "glm-5.1:web", BlockchainID: glmWebHex, Created: 1737000000, Tags: []string{}, Type: ModelTypeLLM,
+		ContextLength: 200000, Capabilities: []Capability{CapabilityTools, CapabilityReasoning, CapabilityWebSearch},
+		Prices: pricesUSD("1.50", "5.00"), Sources: FactSources{modelfacts.ModelsPage, modelfacts.ModelsPage, modelfacts.PriceFile}},
+	{ID: "whisper-1", BlockchainID: "0x33", Created: 1738000000, Type: ModelTypeSTT,
+		Capabilities: []Capability{CapabilityTranscription}, Sources: FactSources{Capabilities: FactsFromServer}},
 }
 
 func TestModelsList(t *testing.T) {
@@ -167,9 +175,10 @@ func TestModelsList(t *testing.T) {
 			wantCalls: []catalogCall{modelsGet("/chat/models")},
 		},
 		{
-			name:      "bare array",
-			routes:    map[string]string{"/chat/models": `[{"id":"a","modelType":"EMBEDDING"},{"id":"b","modelType":"SOMETHING_NEW"}]`},
-			want:      []Model{{ID: "a", Type: ModelTypeEmbedding}, {ID: "b", Type: "SOMETHING_NEW"}},
+			name:   "bare array",
+			routes: map[string]string{"/chat/models": `[{"id":"zz","modelType":"EMBEDDING"},{"id":"yy","modelType":"SOMETHING_NEW"}]`},
+			want: []Model{{ID: "zz", Type: ModelTypeEmbedding, Capabilities: []Capability{CapabilityEmbeddings},
+				Sources: FactSources{Capabilities: FactsFromServer}}, {ID: "yy", Type: "SOMETHING_NEW"}},
 			wantCalls: []catalogCall{modelsGet("/chat/models")},
 		},
 		{
@@ -364,4 +373,45 @@ func TestCatalogCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.expect(modelsGet("/chat/models"), modelsGet("/chat/models"))
+}
+
+// pricesUSD are prices in USD per million tokens, for the tables of tests.
+func pricesUSD(in, out string) *ModelPrices {
+	i, err := ParseDecimal(in)
+	if err != nil {
+		panic(err)
+	}
+	o, err := ParseDecimal(out)
+	if err != nil {
+		panic(err)
+	}
+	return &ModelPrices{Input: Money{i, CurrencyUSD}, Output: Money{o, CurrencyUSD}}
+}
+
+// FuzzCatalogDecode holds the catalogue's one-pass decoder to encoding/json's, facts included:
+// whatever the first accepts, the second reads to the same models; neither panics, and nor does
+// completing a model's facts.
+func FuzzCatalogDecode(f *testing.F) {
+	f.Add(deployedCatalogue)
+	f.Add(`{"object":"list","data":[{"id":"glm-5.1","context_length":202752,"input_price_per_million":1.5,"output_price_per_million":"5.00","capabilities":["tools"],"tee":true,"tags":["TEE"]}]}`)
+	f.Add(`[{"id":"m","max_model_len":131072,"context_window":9,"input_price_per_million":"0.1","output_price_per_million":2.5e-1,"tee":false,"capabilities":[]}]`)
+	f.Add(`[{"id":"x:web","context_length":"1","input_price_per_million":null,"prices":{"input":{"amount":"1","currency":"USD"}},"sources":{"prices":"me"}}]`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var fast catalogList
+		accepted := fast.decodeFast([]byte(body))
+		var slow catalogList
+		err := slow.UnmarshalJSON([]byte(body))
+		for _, m := range append(fast.items, slow.items...) {
+			(&config{}).withFacts(m)
+		}
+		if !accepted {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%q: the one-pass decoder accepts it, encoding/json refuses it: %v", body, err)
+		}
+		if diff := cmp.Diff(slow.items, fast.items); diff != "" {
+			t.Fatalf("%q: models (-encoding/json +one-pass):\n%s", body, diff)
+		}
+	})
 }

@@ -3,6 +3,8 @@ package infergate
 import (
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -133,3 +135,27 @@ func WithAtMostOnce(on bool) Option { return func(c *config) { c.atMostOnce = on
 // then. Give the option to the calls of models that think in their text rather than to a client
 // that serves others too, whose streams would arrive in one piece at their end. Off by default.
 func WithThinkTags() Option { return func(c *config) { c.thinkTags = true } }
+
+// WithModelFacts adds facts about models to those the SDK knows: each model's ContextLength,
+// Capabilities and Prices, when set, are used for the catalogue's model of that ID (without regard
+// to case) and its variants (a ":web" or ":tee" suffix, an "alt-" prefix), unless the models route
+// sends that fact itself. They win over the SDK's built-in table, and facts given later over those
+// given earlier. Other fields are ignored. A model without an ID, or with a negative
+// ContextLength, is refused.
+func WithModelFacts(models ...Model) Option {
+	return func(c *config) {
+		for _, m := range models {
+			switch {
+			case strings.TrimSpace(m.ID) == "":
+				c.optionErrs = append(c.optionErrs, invalid("ModelFacts", "a model needs an ID"))
+				return
+			case m.ContextLength < 0:
+				c.optionErrs = append(c.optionErrs, invalid("ModelFacts", "%s: a negative ContextLength %d", m.ID, m.ContextLength))
+				return
+			}
+		}
+		given := slices.Clone(models)
+		slices.Reverse(given)
+		c.modelFacts = slices.Concat(given, c.modelFacts) // a new slice: a call's options never write into the client's
+	}
+}

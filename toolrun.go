@@ -71,6 +71,16 @@ type ToolLoop struct {
 	// on. A tool that ignores its context is waited for, since a goroutine cannot be stopped from
 	// outside.
 	ToolTimeout time.Duration
+	// Compact, if set and WithContextGuard is on, is called before a model turn that would not fit
+	// any of its models' context windows (see WithContextGuard), with the transcript and limit, the
+	// largest of those windows, to return a shorter transcript: the caller's policy (drop the oldest
+	// turns, summarise them through another call, …). It is called again while the turn still does
+	// not fit, and the loop goes on with what it returns (ToolRunResult.Messages included). Without
+	// it, such a turn ends the loop with a *ContextWindowError whose Messages is the transcript. A
+	// Compact that fails, or returns a transcript the counter (WithTokenCounter) finds no shorter,
+	// ends the loop with a *CompactError; nothing more is sent. msgs is the loop's copy, which
+	// Compact may change.
+	Compact func(ctx context.Context, msgs []Message, limit int) ([]Message, error)
 }
 
 // ToolEventKind says what a ToolEvent reports.
@@ -278,6 +288,9 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 			return &ToolLimitError{Limit: ToolLimitSteps, Max: r.loop.MaxSteps, Step: step - 1, Messages: res.Messages, Usage: res.Usage}
 		}
 		req.Messages = res.Messages
+		if err := r.fit(ctx, &req); err != nil {
+			return err
+		}
 		answer, err := r.turn(ctx, req, step, yield)
 		if err != nil {
 			return err

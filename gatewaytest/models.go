@@ -8,12 +8,23 @@ import (
 )
 
 // CatalogModel is an entry of the model catalogue, in the deployed gateway's shape.
+//
+// The deployed gateway sends none of the facts below; its first-party web app reads them when a
+// server does. They are sent only when set, so a catalogue that sets none, DefaultModels
+// included, is the gateway's.
 type CatalogModel struct {
 	ID           string   `json:"id"`           // the name, e.g. llama-3.3-70b
 	BlockchainID string   `json:"blockchainID"` // 0x and 64 hex digits; HexID(ID) when empty
 	Created      int64    `json:"created"`      // Unix seconds
 	Tags         []string `json:"tags"`         // sent as [] when nil
 	ModelType    string   `json:"modelType"`    // LLM, EMBEDDING, TTS, STT or UNKNOWN; LLM when empty
+
+	ContextLength int      `json:"context_length,omitempty"` // the context window in tokens
+	Capabilities  []string `json:"capabilities,omitempty"`   // e.g. tools, reasoning, vision
+	// The prices, USD per million tokens, as decimal text (such as "0.70"), sent as JSON strings
+	// as the ledger sends prices (the web app reads numbers; the SDK takes both).
+	InputPricePerMillion  string `json:"input_price_per_million,omitempty"`  // per million input tokens
+	OutputPricePerMillion string `json:"output_price_per_million,omitempty"` // per million output tokens
 }
 
 // HexID returns the deterministic blockchain id the fake gives a model or

@@ -3,9 +3,9 @@ package gatewaytest
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
-	"unicode"
+
+	"github.com/infergate/infergate-go/internal/modelname"
 )
 
 // Model resolution, as the deployed gateway does it for chat and embeddings: a request's model
@@ -14,13 +14,6 @@ import (
 // model_type_mismatch. A name that is none of them but near some is a 400
 // model_not_found_near_miss naming them; a name near none, or no name, is served by the route's
 // default model, silently, and the answer names that model.
-
-// nearMissCutoff and maxSuggestions are the gateway's: difflib's ratio a key must reach, and how
-// many catalogue names a near miss names at most.
-const (
-	nearMissCutoff = 0.72
-	maxSuggestions = 5
-)
 
 // modelUse is what a route asks of a model.
 type modelUse struct {
@@ -39,64 +32,20 @@ var (
 // catalog is the catalogue indexed the way the gateway resolves names; built once, read only.
 type catalog struct {
 	models []CatalogModel
-	byHex  map[string]int // blockchain id → model
-	byKey  map[string]int // lower-case name, or the slug of one name alone → model
-	keys   []string       // byKey's keys, sorted, which near misses are sought among
+	index  *modelname.Index
 }
 
 func newCatalog(models []CatalogModel) *catalog {
-	c := &catalog{models: models, byHex: map[string]int{}, byKey: map[string]int{}}
-	slugs := map[string][]int{}
+	names, hexIDs := make([]string, len(models)), make([]string, len(models))
 	for i, m := range models {
-		if _, dup := c.byHex[m.BlockchainID]; !dup {
-			c.byHex[m.BlockchainID] = i
-		}
-		if _, dup := c.byKey[strings.ToLower(m.ID)]; !dup {
-			c.byKey[strings.ToLower(m.ID)] = i
-		}
-		slugs[slug(m.ID)] = append(slugs[slug(m.ID)], i)
+		names[i], hexIDs[i] = m.ID, m.BlockchainID
 	}
-	// A slug is an alias only when one model claims it, and a name always wins over it.
-	for s, claims := range slugs {
-		if _, taken := c.byKey[s]; !taken && len(claims) == 1 && s != "" {
-			c.byKey[s] = claims[0]
-		}
-	}
-	for k := range c.byKey {
-		c.keys = append(c.keys, k)
-	}
-	slices.Sort(c.keys)
-	return c
-}
-
-// slug is the gateway's kebab slug of a name: lower case, each run of white space or
-// underscores a hyphen, runs of hyphens one, none at either end. Dots and colons stay.
-func slug(name string) string {
-	var b strings.Builder
-	hyphen := false
-	for _, r := range strings.ToLower(name) {
-		if unicode.IsSpace(r) || r == '_' || r == '-' {
-			hyphen = true
-			continue
-		}
-		if hyphen && b.Len() > 0 {
-			b.WriteByte('-')
-		}
-		hyphen = false
-		b.WriteRune(r)
-	}
-	return b.String()
+	return &catalog{models: models, index: modelname.NewIndex(names, hexIDs)}
 }
 
 // lookup finds the model a name resolves to.
 func (c *catalog) lookup(name string) (CatalogModel, bool) {
-	i, ok := c.byHex[name]
-	if !ok {
-		i, ok = c.byKey[strings.ToLower(name)]
-	}
-	if !ok {
-		i, ok = c.byKey[slug(name)]
-	}
+	i, ok := c.index.Lookup(name)
 	if !ok {
 		return CatalogModel{}, false
 	}
@@ -112,42 +61,6 @@ func (c *catalog) defaultFor(use modelUse) string {
 		}
 	}
 	return use.fallback
-}
-
-// suggestions are the catalogue names the gateway offers for a name it does not know: the names
-// the slug reaches once a trailing -turbo or -instruct-turbo is cut off (repeatedly), then the
-// names of the keys difflib finds close to the slug, to the name in lower case and to each cut
-// form; each name once, at most maxSuggestions.
-func (c *catalog) suggestions(name string) []string {
-	cut := []string{}
-	for s := slug(name); ; {
-		trimmed, ok := strings.CutSuffix(s, "-instruct-turbo")
-		if !ok {
-			trimmed, ok = strings.CutSuffix(s, "-turbo")
-		}
-		if !ok {
-			break
-		}
-		s = trimmed
-		cut = append(cut, s)
-	}
-	var out []string
-	add := func(key string) {
-		if n := c.models[c.byKey[key]].ID; len(out) < maxSuggestions && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	for _, s := range cut {
-		if _, ok := c.byKey[s]; ok {
-			add(s)
-		}
-	}
-	for _, needle := range append([]string{slug(name), strings.ToLower(name)}, cut...) {
-		for _, key := range closeMatches(needle, c.keys, maxSuggestions, nearMissCutoff) {
-			add(key)
-		}
-	}
-	return out
 }
 
 // resolveModel is the name of the model that serves a request naming requested on a route that
@@ -175,7 +88,7 @@ func (s *Server) resolveModel(w http.ResponseWriter, requested string, use model
 		}})
 		return "", false
 	}
-	near := s.catalog.suggestions(requested)
+	near := s.catalog.index.Suggestions(requested)
 	if len(near) == 0 {
 		return s.catalog.defaultFor(use), true
 	}

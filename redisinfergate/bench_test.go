@@ -7,6 +7,7 @@ import (
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
 	"github.com/infergate/infergate-go/redisinfergate"
 )
 
@@ -57,4 +58,35 @@ func BenchmarkAcquireRelease(b *testing.B) {
 			percentiles(ping, "ping-µs")
 		})
 	}
+}
+
+// BenchmarkCreateLimited is a whole Create against the fake gateway without a limiter and with
+// redisinfergate's, interleaved call by call so that the machine's load weighs on both alike: each
+// call's time is reported (p50 of each, and the ratio of the p50s), under quotas that never bind.
+func BenchmarkCreateLimited(b *testing.B) {
+	gw := gatewaytest.New(b)
+	q := infergate.Quotas{Default: infergate.Quota{Requests: 1 << 30, Tokens: 1 << 40, Concurrent: 1 << 20}}
+	plain := gw.Client()
+	limited := gw.Client(infergate.WithLimiter(redisinfergate.NewLimiter(newRedis(b), q, redisinfergate.WithPrefix(keyOf(b)))))
+	req := infergate.ChatRequest{Model: "llama-3.3-70b", Messages: []infergate.Message{infergate.UserMessage("Say hello.")}}
+	none := make([]time.Duration, 0, b.N)
+	redis := make([]time.Duration, 0, b.N)
+	call := func(c *infergate.Client, took *[]time.Duration) {
+		begun := time.Now()
+		if _, err := c.Chat.Create(b.Context(), req); err != nil {
+			b.Fatal(err)
+		}
+		*took = append(*took, time.Since(begun))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		call(plain, &none)
+		call(limited, &redis)
+	}
+	b.StopTimer()
+	p50 := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	n, r := p50(none), p50(redis)
+	b.ReportMetric(float64(n.Microseconds()), "p50-none-µs")
+	b.ReportMetric(float64(r.Microseconds()), "p50-redis-µs")
+	b.ReportMetric(float64(r)/float64(n), "p50-ratio")
 }

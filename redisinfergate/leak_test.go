@@ -9,8 +9,11 @@ import (
 )
 
 // TestMain stops the package's redis-server after the tests, and fails the run if a test left a
-// goroutine behind.
+// goroutine behind. A process a fleet test started is its role instead.
 func TestMain(m *testing.M) {
+	if role := os.Getenv(roleEnv); role != "" {
+		os.Exit(runFleetProcess(role))
+	}
 	os.Exit(leakcheck.Run(stopRedisAfter{m}))
 }
 

@@ -1,6 +1,7 @@
 package tokens_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/gatewaytest"
 	"github.com/infergate/infergate-go/tokens"
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -139,4 +141,46 @@ func BenchmarkCodecLoad(b *testing.B) {
 	b.ReportMetric(ns/runs, "load-ns/op")
 	b.ReportMetric(allocs/runs, "load-allocs/op")
 	b.ReportMetric(heap/runs, "load-heap-B/op")
+}
+
+// BenchmarkContextGuard is a Create on the fake gateway without WithContextGuard (the baseline)
+// and with it, counting with CountPrompt; the catalogue is cached, as it is after a client's first
+// guarded call. The root package's BenchmarkContextGuard counts with the default counter.
+func BenchmarkContextGuard(b *testing.B) {
+	gw := gatewaytest.NewServer(gatewaytest.WithModels(gatewaytest.CatalogModel{ID: "llama-3.3-70b", ContextLength: 131_072}))
+	defer gw.Close()
+	req := infergate.ChatRequest{Model: "llama-3.3-70b", Messages: guardedConversation(), MaxTokens: infergate.Ptr(1000)}
+	for _, bc := range []struct {
+		name string
+		opts []infergate.Option
+	}{
+		{"off", nil},
+		{"CountPrompt", []infergate.Option{infergate.WithContextGuard(), infergate.WithTokenCounter(tokens.CountPrompt)}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			client := gw.Client(bc.opts...)
+			ctx := context.Background()
+			if _, err := client.Chat.Create(ctx, req); err != nil { // fills the catalogue's cache, loads the codec
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := client.Chat.Create(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// guardedConversation is the root package's benchmark conversation: a chat of a few turns, about
+// 2,000 tokens, with a part list.
+func guardedConversation() []infergate.Message {
+	text := strings.Repeat("The quick brown fox jumps over the lazy dog, twice: don't it? 1234567890\n", 25)
+	return []infergate.Message{
+		infergate.SystemMessage("You are a helpful assistant.\n" + text),
+		infergate.UserMessage(text),
+		infergate.AssistantMessage(text),
+		infergate.UserMessageParts(infergate.TextPart(text), infergate.ImageURLPart("https://example.com/cat.png")),
+	}
 }

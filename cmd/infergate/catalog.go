@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,6 +60,31 @@ func (a *app) models(ctx context.Context, args []string) error {
 	return t.flush()
 }
 
+// checkModel looks a model a command is asked for up in the catalogue, as the gateway will: a near
+// miss, which the gateway refuses, fails here with the names the gateway would suggest; a name
+// close to none, which the gateway answers with its default model without a word, is sent after a
+// warning. A catalogue that cannot be read stops nothing: the gateway has the last word.
+func (a *app) checkModel(ctx context.Context, client *infergate.Client, name string) error {
+	if name == "" {
+		return nil
+	}
+	_, err := client.Models.Resolve(ctx, name)
+	var notFound *infergate.ModelNotFoundError
+	switch {
+	case !errors.As(err, &notFound):
+		return nil
+	case len(notFound.Suggestions) > 0:
+		quoted := make([]string, len(notFound.Suggestions))
+		for i, s := range notFound.Suggestions {
+			quoted[i] = strconv.Quote(s)
+		}
+		return usagef("model %q is not in the gateway's catalogue: did you mean %s?",
+			name, strings.Join(quoted, " or "))
+	}
+	fmt.Fprintf(a.stderr, "infergate: model %q is not in the gateway's catalogue, so the gateway answers with its default model (infergate models lists them)\n", name)
+	return nil
+}
+
 // rankedBid is a bid as bids --json prints it: the bid and what a session of the asked length
 // costs on it.
 type rankedBid struct {
@@ -82,7 +108,16 @@ func (a *app) bids(ctx context.Context, args []string) error {
 		return err
 	}
 	defer stop()
-	bids, err := client.Bids.Rated(ctx, rest[0])
+	name := rest[0]
+	m, err := client.Models.Resolve(ctx, name)
+	var notFound *infergate.ModelNotFoundError
+	switch {
+	case errors.As(err, &notFound):
+		return err // it names the models the gateway finds close, if any
+	case err == nil:
+		name = m.ID // the gateway's spellings of a name (case, slug) are the catalogue's
+	}
+	bids, err := client.Bids.Rated(ctx, name)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,8 @@ func TestCatalogCommands(t *testing.T) {
 		{name: "bids-json", args: []string{"bids", "--json", "--duration", "90s", "llama-3.3-70b"}, opts: contract},
 		{name: "bids-json-market-shape", args: []string{"bids", "--json", "llama-3.3-70b"}},
 		{name: "bids-unknown-model", args: []string{"bids", "gpt-9"}},
+		{name: "bids-model-near-miss", args: []string{"bids", "llama-3.3-70"}},
+		{name: "bids-model-slug", args: []string{"bids", "LLAMA 3.3 70B"}},
 		{name: "bids-bad-duration", args: []string{"bids", "llama-3.3-70b", "--duration", "1ms"}},
 		{name: "bids-none-available", args: []string{"bids", "llama-3.3-70b"}, opts: []gatewaytest.ServerOption{
 			gatewaytest.WithBids(gatewaytest.Bid{ID: gatewaytest.HexID("b"), ModelID: gatewaytest.HexID("llama-3.3-70b"),

@@ -40,6 +40,9 @@ func (a *app) chat(ctx context.Context, args []string) error {
 		return err
 	}
 	defer stop()
+	if err := a.checkModel(ctx, client, *model); err != nil {
+		return err
+	}
 	if !interactive {
 		req.Messages = append(req.Messages, infergate.UserMessage(question))
 		_, err := a.answer(ctx, client, req, f.json)

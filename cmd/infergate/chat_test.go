@@ -18,6 +18,7 @@ func TestChat(t *testing.T) {
 	thinking := gatewaytest.WithReplies(gatewaytest.Reply{Reasoning: "The user greets me.", Content: "Hello! How can I help?"})
 	runGolden(t, []goldenCase{
 		{name: "chat", args: []string{"chat", "-m", "llama-3.3-70b", "What", "is", "up?"}},
+		{name: "chat-model-near-miss", args: []string{"chat", "-m", "llama-3.3-70b-instruct", "hi"}},
 		{name: "chat-stdin", args: []string{"chat"}, stdin: "a question\non two lines\n"},
 		{name: "chat-reasoning-piped", args: []string{"chat", "hi"}, opts: []gatewaytest.ServerOption{thinking}},
 		{name: "chat-reasoning-terminal", args: []string{"chat", "hi"}, opts: []gatewaytest.ServerOption{thinking},
@@ -49,9 +50,14 @@ func TestChatSendsTheConversation(t *testing.T) {
 	if r := c.run(context.Background(), "chat", "--system", "Be brief.", "-m", "qwen2.5-vl-72b"); r.code != exitOK {
 		t.Fatalf("chat = %+v", r)
 	}
-	reqs := c.srv.Requests()
+	var reqs []gatewaytest.Request
+	for _, r := range c.srv.Requests() {
+		if r.Path == "/api/v1/chat/completions" {
+			reqs = append(reqs, r)
+		}
+	}
 	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want one per line", len(reqs))
+		t.Fatalf("%d chat requests, want one per line", len(reqs))
 	}
 	last := reqs[1].JSON
 	msgs, _ := last["messages"].([]any)

@@ -43,6 +43,9 @@ func (a *app) embed(ctx context.Context, args []string) error {
 		return err
 	}
 	defer stop()
+	if err := a.checkModel(ctx, client, *model); err != nil {
+		return err
+	}
 	resp, err := client.Embeddings.Create(ctx, infergate.EmbeddingRequest{Model: *model, Input: texts})
 	if err != nil {
 		return err

@@ -5,14 +5,21 @@ type CatalogModel struct {
 	ID, BlockchainID, OwnedBy, Type string
 	Created                         int64
 	Tags                            []string
+	// The facts a server may send: each context size as sent, zero when absent; each price per
+	// million tokens as the text of the number or the content of the string, empty when absent.
+	ContextLength, MaxModelLen, ContextWindow int64
+	InputPrice, OutputPrice                   string
+	Capabilities                              []string
+	TEE                                       bool
 }
 
 // DecodeCatalog reads the catalogue the gateway sends, {"object":"list","data":[...]} or a bare
 // list, in one pass, handing each model to add: a model has only the keys id, blockchainID,
-// owned_by and modelType (strings), created (an integer) and tags (a list of strings). Strings
-// without escapes share one copy of b, and equal tags and types share one string, so a thousand
-// models cost a handful of allocations. Anything else declines; add may then have seen some models
-// already.
+// owned_by and modelType (strings), created, context_length, max_model_len and context_window
+// (integers), input_price_per_million and output_price_per_million (numbers or strings), tags and
+// capabilities (lists of strings) and tee (a boolean). Strings without escapes share one copy of
+// b, and equal tags, capabilities and types share one string, so a thousand models cost a handful
+// of allocations. Anything else declines; add may then have seen some models already.
 func DecodeCatalog(b []byte, add func(CatalogModel)) bool {
 	// One copy of the body, which the models' strings are cut from, costs one allocation instead of
 	// one per string.
@@ -85,8 +92,42 @@ func (d *catalogDecoder) field(m *CatalogModel, key []byte, seen *uint16) bool {
 	case "tags":
 		m.Tags, ok = d.tagList()
 		return ok && once(seen, 5)
+	case "context_length":
+		m.ContextLength, ok = d.s.integer(18)
+		return ok && once(seen, 6)
+	case "max_model_len":
+		m.MaxModelLen, ok = d.s.integer(18)
+		return ok && once(seen, 7)
+	case "context_window":
+		m.ContextWindow, ok = d.s.integer(18)
+		return ok && once(seen, 8)
+	case "input_price_per_million":
+		m.InputPrice, ok = d.price()
+		return ok && once(seen, 9)
+	case "output_price_per_million":
+		m.OutputPrice, ok = d.price()
+		return ok && once(seen, 10)
+	case "capabilities":
+		m.Capabilities, ok = d.tagList()
+		return ok && once(seen, 11)
+	case "tee":
+		m.TEE = d.s.peek() == 't'
+		ok = d.s.literal("true") || d.s.literal("false")
+		return ok && once(seen, 12)
 	}
 	return false
+}
+
+// price reads a price sent as a number (its text) or as a string (its content).
+func (d *catalogDecoder) price() (string, bool) {
+	if d.s.peek() == '"' {
+		return d.str()
+	}
+	start := d.s.i
+	if !d.s.number() {
+		return "", false
+	}
+	return d.text[start:d.s.i], true
 }
 
 func (d *catalogDecoder) tagList() ([]string, bool) {

@@ -14,6 +14,29 @@ type refModel struct {
 	Type         string   `json:"modelType"`
 	Created      int64    `json:"created"`
 	Tags         []string `json:"tags"`
+
+	ContextLength int64     `json:"context_length"`
+	MaxModelLen   int64     `json:"max_model_len"`
+	ContextWindow int64     `json:"context_window"`
+	InputPrice    priceText `json:"input_price_per_million"`
+	OutputPrice   priceText `json:"output_price_per_million"`
+	Capabilities  []string  `json:"capabilities"`
+	TEE           bool      `json:"tee"`
+}
+
+// priceText is a price as DecodeCatalog reads it: a number's text, or a string's content.
+type priceText string
+
+func (p *priceText) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, (*string)(p))
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	*p = priceText(n)
+	return nil
 }
 
 // checkCatalog reports how DecodeCatalog and encoding/json differ on b, when the decoder accepts it.
@@ -39,7 +62,10 @@ func checkCatalog(b []byte) (declined bool, diff string) {
 	}
 	var wantModels []CatalogModel
 	for _, m := range want {
-		wantModels = append(wantModels, CatalogModel(m))
+		wantModels = append(wantModels, CatalogModel{ID: m.ID, BlockchainID: m.BlockchainID, OwnedBy: m.OwnedBy,
+			Type: m.Type, Created: m.Created, Tags: m.Tags, ContextLength: m.ContextLength, MaxModelLen: m.MaxModelLen,
+			ContextWindow: m.ContextWindow, InputPrice: string(m.InputPrice), OutputPrice: string(m.OutputPrice),
+			Capabilities: m.Capabilities, TEE: m.TEE})
 	}
 	return false, diffOf(wantModels, got)
 }
@@ -50,6 +76,8 @@ var catalogSeeds = []string{
 	`{"data":[]}`,
 	`{"object":"list","data":[{"id":"é","owned_by":"x","created":0}]} `,
 	`{"data":[{"id":"a","tags":["x","y","y"]}]}`,
+	`{"data":[{"id":"glm-5.1","context_length":202752,"input_price_per_million":1.5,"output_price_per_million":"5.00","capabilities":["tools","reasoning"],"tee":true}]}`,
+	`[{"id":"m","max_model_len":131072,"context_window":0,"input_price_per_million":"0.1","output_price_per_million":2.5e-1,"tee":false,"capabilities":[]}]`,
 }
 
 func TestDecodeCatalog(t *testing.T) {
@@ -61,7 +89,17 @@ func TestDecodeCatalog(t *testing.T) {
 		{catalogSeeds[3], false},
 		{catalogSeeds[4], false},
 		{`{"data":[{"id":"a\u00e9\n","modelType":"LLM"},{"id":"b","modelType":"LLM"}]}`, false},
+		{catalogSeeds[5], false},
+		{catalogSeeds[6], false},
 		{`{"data":[{"id":"a","extra":1}]}`, true},
+		{`{"data":[{"id":"a","context_length":1.5}]}`, true},
+		{`{"data":[{"id":"a","context_length":null}]}`, true},
+		{`{"data":[{"id":"a","input_price_per_million":null}]}`, true},
+		{`{"data":[{"id":"a","input_price_per_million":01}]}`, true},
+		{`{"data":[{"id":"a","tee":"true"}]}`, true},
+		{`{"data":[{"id":"a","tee":nul}]}`, true},
+		{`{"data":[{"id":"a","capabilities":[1]}]}`, true},
+		{`{"data":[{"id":"a","prices":{}}]}`, true},
 		{`{"data":[{"id":null}]}`, true},
 		{`{"data":null}`, true},
 		{`{"data":[{"id":"a","id":"b"}]}`, true},

@@ -49,6 +49,9 @@ func Parts(parts []Part) int {
 	return n
 }
 
+// PartLen is what one part counts within Parts.
+func PartLen(p Part) int { return partLen(p) }
+
 func partLen(p Part) int {
 	switch p.Type {
 	case "text":

@@ -1,6 +1,9 @@
 package quota
 
-import "errors"
+import (
+	"errors"
+	"unicode/utf8"
+)
 
 var errNotObject = errors.New("quota: the request is not a JSON object")
 
@@ -45,6 +48,17 @@ func contentLen(content value) int {
 		return n
 	}
 	return content.strLen()
+}
+
+// RawPartLen is what one part of a content array counts, given as the JSON the request sends:
+// as Parts counts a text or image part when it has the members the gateway's model keeps, and
+// whole otherwise. JSON that cannot be read counts its length.
+func RawPartLen(raw []byte) int {
+	v, err := parseValue(raw)
+	if err != nil {
+		return utf8.RuneCount(raw)
+	}
+	return rawPartLen(v)
 }
 
 // rawPartLen is what one part of a content array counts. A text or image part is rebuilt from the

@@ -1,16 +1,16 @@
-package gatewaytest
+package modelname
 
 import (
 	"cmp"
 	"slices"
 )
 
-// closeMatches is Python's difflib.get_close_matches(word, possibilities, n, cutoff), which the
+// CloseMatches is Python's difflib.get_close_matches(word, possibilities, n, cutoff), which the
 // gateway uses to suggest catalogue names for a near miss: the possibilities whose similarity
 // ratio with word is at least cutoff, the best n of them, best first (equal ratios: the greater
 // string first, as Python's heapq.nlargest orders its (ratio, string) pairs). Strings are compared
 // by code point, as Python's are.
-func closeMatches(word string, possibilities []string, n int, cutoff float64) []string {
+func CloseMatches(word string, possibilities []string, n int, cutoff float64) []string {
 	type scored struct {
 		ratio float64
 		s     string

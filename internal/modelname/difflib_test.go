@@ -1,4 +1,4 @@
-package gatewaytest
+package modelname
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// closeMatches gives what Python's difflib.get_close_matches gives (the wants are Python 3's
+// CloseMatches gives what Python's difflib.get_close_matches gives (the wants are Python 3's
 // output): ties in order of the greater string, code points compared, elements popular in a long
 // word matched only by extension, and the ratio of two empty strings 1.
 func TestCloseMatchesIsDifflibs(t *testing.T) {
@@ -29,8 +29,8 @@ func TestCloseMatchesIsDifflibs(t *testing.T) {
 		{"model-x", []string{"model-y", "model-z", "models-x", "mode-x"}, 5, 0.72, []string{"models-x", "mode-x", "model-z", "model-y"}},
 		{"llama-3.3-70b-instruct", []string{"llama-3.2-3b", "llama-3.3-70b", "llama-3.3-70b:web"}, 5, 0.72, []string{"llama-3.3-70b"}},
 	} {
-		if got := closeMatches(c.word, c.possibilities, c.n, c.cutoff); !slices.Equal(got, c.want) {
-			t.Errorf("closeMatches(%.20q, %.3q, %d, %v) = %q, want %q", c.word, c.possibilities, c.n, c.cutoff, got, c.want)
+		if got := CloseMatches(c.word, c.possibilities, c.n, c.cutoff); !slices.Equal(got, c.want) {
+			t.Errorf("CloseMatches(%.20q, %.3q, %d, %v) = %q, want %q", c.word, c.possibilities, c.n, c.cutoff, got, c.want)
 		}
 	}
 }
@@ -46,7 +46,7 @@ func FuzzCloseMatches(f *testing.F) {
 		if len(word) > 300 || len(p1) > 300 || len(p2) > 300 {
 			return // quadratic in the lengths, as difflib is; the gateway's names are short
 		}
-		got := closeMatches(word, []string{p1, p2, word}, 5, cutoff)
+		got := CloseMatches(word, []string{p1, p2, word}, 5, cutoff)
 		for _, g := range got {
 			if g != p1 && g != p2 && g != word {
 				t.Fatalf("%q is not a possibility", g)
