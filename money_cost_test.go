@@ -13,7 +13,9 @@ import (
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
-func usd(s string) infergate.Money { return infergate.Money{Amount: dec(s), Currency: infergate.CurrencyUSD} }
+func usd(s string) infergate.Money {
+	return infergate.Money{Amount: dec(s), Currency: infergate.CurrencyUSD}
+}
 
 func dec(s string) infergate.Decimal {
 	d, err := infergate.ParseDecimal(s)
