@@ -31,7 +31,7 @@ type ResponseInfo struct {
 }
 
 // WithResponseInfo fills info with the response's status, headers, request id and rate limits once
-// the call has its answer: for a stream, once Stream returns. It is an option for one call: NewClient
+// the call has its answer: for a stream, once Stream returns (its Cost once it ends). It is an option for one call: NewClient
 // refuses it, because concurrent calls would write the same struct. After a failed attempt that was
 // retried, info describes the last response; after a fallback (WithFallbackModels), the serving
 // model's, with the models that failed before it in Fallbacks. Given more than once (say, by a
