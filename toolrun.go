@@ -144,12 +144,12 @@ const (
 // ErrToolTokenLimit or ErrToolCostLimit by Limit.
 type ToolLimitError struct {
 	Limit ToolLimit // which bound: ToolLimitSteps, ToolLimitCalls, ToolLimitTokens or ToolLimitCost
-	Max   int       // the bound: ToolLoop.MaxSteps, MaxToolCalls or MaxTokens, defaults applied; 0 for ToolLimitCost
+	Max   int       // ToolLoop.MaxSteps, MaxToolCalls or MaxTokens, defaults applied; 0 for ToolLimitCost
 	// Requested is the number of calls the turn asked for, for ToolLimitCalls; 0 for ToolLimitSteps.
 	Requested int
 	// Step is the model turn, from 1, at which the loop ended: the last one taken for
-	// ToolLimitSteps (equal to Max), ToolLimitTokens and ToolLimitCost, the one that asked for too many calls for
-	// ToolLimitCalls.
+	// ToolLimitSteps (equal to Max), ToolLimitTokens and ToolLimitCost, the one that asked for too
+	// many calls for ToolLimitCalls.
 	Step int
 	// Messages is the transcript: the request's messages, every turn and tool result. For
 	// ToolLimitCalls it stops before the turn that asked for too many calls, none of which ran.
