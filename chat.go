@@ -220,9 +220,11 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 		return nil, err
 	}
 	var out *ChatCompletion
+	var served string
 	ctx, cancel := c.callContext(ctx)
 	defer cancel()
 	err = c.chatModels(ctx, &req, false, func(ctx context.Context, r *route) error {
+		served = r.model
 		return exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
 			var wire wireCompletion
 			if err := c.decodeJSON(r, resp, body, &wire); err != nil {
@@ -240,6 +242,7 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
+	c.recordCost(served, out)
 	return out, nil
 }
 

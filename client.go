@@ -67,6 +67,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.Audio = &AudioService{client: c}
 	c.Models = &ModelsService{client: c}
 	cfg.catalogue = c.Models.guardCatalogue
+	cfg.cachedCatalogue = c.Models.cachedCatalogue
 	c.Bids = &BidsService{client: c}
 	c.History = &HistoryService{client: c}
 	c.Sessions = &SessionsService{client: c}

@@ -66,6 +66,9 @@ type config struct {
 	contextGuard bool
 	tokenCounter TokenCounter
 	catalogue    func(context.Context, *config) ([]Model, error)
+	// cachedCatalogue is the catalogue the client holds, never downloaded: ResponseInfo.Cost's
+	// prices come from it.
+	cachedCatalogue func(*config) []Model
 
 	// retrier carries the requests: made once per client from httpClient and the client's
 	// middleware, and shared by every call that does not bring its own HTTP client.

@@ -230,6 +230,30 @@ func (s *ModelsService) Resolve(ctx context.Context, name string, opts ...Option
 	return Model{}, &ModelNotFoundError{Name: name, Suggestions: index.Suggestions(name)}
 }
 
+// cachedCatalogue is the catalogue the client holds for c, without downloading it; nil when it
+// holds none.
+func (s *ModelsService) cachedCatalogue(c *config) []Model {
+	models, _ := s.client.catalog.get(c.catalogKey(), c.catalogTTL)
+	return models
+}
+
+// pricesIn returns model's prices as Models.Get finds them in catalogue (the route's, completed
+// with WithModelFacts and the built-in table), or, for a model catalogue does not list, from
+// WithModelFacts and the table by its name; nil when unknown.
+func (c *config) pricesIn(catalogue []Model, model string) *ModelPrices {
+	if model == "" {
+		return nil // the gateway's choice, which it does not say before answering
+	}
+	m := Model{ID: model}
+	for i := range catalogue {
+		if strings.EqualFold(catalogue[i].ID, model) || (catalogue[i].BlockchainID != "" && strings.EqualFold(catalogue[i].BlockchainID, model)) {
+			m = catalogue[i]
+			break
+		}
+	}
+	return c.withFacts(m).Prices
+}
+
 // userFacts returns the WithModelFacts entry for a catalogue name: its own, else its base model's.
 func (c *config) userFacts(name string) (Model, bool) {
 	for _, key := range []string{name, modelfacts.Base(name)} {

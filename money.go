@@ -1,6 +1,9 @@
 package infergate
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // Money is an amount with its currency. Every amount the SDK returns is one: a balance and the
 // costs of usage records are in the account's currency (CurrencyUSD on the deployed gateway), a
@@ -118,3 +121,92 @@ func wireAmount(field string, m Money, want Currency) (Decimal, error) {
 	}
 	return m.Amount, nil
 }
+
+// Cost returns what usage costs at p, as the gateway bills it: PromptTokens × Input ÷ 1,000,000 +
+// CompletionTokens × Output ÷ 1,000,000, exact, in Decimal (a count below 0 counts as 0), in the
+// prices' currency (a price of 0 with no currency takes the other's).
+//
+// Prices in two different currencies have no cost, as the API gives no exchange rate between them:
+// Cost then returns the zero Money (0, with no currency), ResponseInfo.Cost is nil, and a
+// ToolLoop.MaxCost refuses them with an error matching ErrCurrencyMismatch. Compare Input.Currency
+// with Output.Currency to tell such prices from a call that cost nothing.
+func (p ModelPrices) Cost(u Usage) Money {
+	cost, err := p.cost(u)
+	if err != nil {
+		return Money{}
+	}
+	return cost
+}
+
+// cost is Cost, with the error of prices in two currencies, which matches ErrCurrencyMismatch.
+func (p ModelPrices) cost(u Usage) (Money, error) {
+	currency, err := p.currency()
+	if err != nil {
+		return Money{}, err
+	}
+	perMillion := p.Input.Amount.MulInt(int64(max(u.PromptTokens, 0))).Add(p.Output.Amount.MulInt(int64(max(u.CompletionTokens, 0))))
+	return Money{Amount: newDecimal(perMillion.mantissa(), int64(perMillion.scale)+6), Currency: currency}, nil
+}
+
+// currency is the currency p's costs are in, or the error of prices in two currencies.
+func (p ModelPrices) currency() (Currency, error) {
+	return p.Input.currencyWith(p.Output, "combine the prices")
+}
+
+// costBudget is a tool loop's ToolLoop.MaxCost: the prices of the models its turns may be served
+// by, and what its turns have cost so far.
+type costBudget struct {
+	max    Money
+	models []string      // the loop's models: its request's, then the fallbacks, each once
+	prices []ModelPrices // the prices of models
+	sticky *stickyModel  // which of models served the last turn
+	spent  Money
+}
+
+// costBudget returns the budget of a tool loop whose request names model; nil when max is zero.
+// Before anything is sent, it refuses a negative max and a model whose prices are unknown (each a
+// *ValidationError), and prices in two currencies or in another currency than max's (an error
+// matching ErrCurrencyMismatch). The prices are those Models.Get gives: the client's cached
+// catalogue, downloaded if it holds none, completed with WithModelFacts and the built-in table.
+func (c *config) costBudget(ctx context.Context, model string, max Money, sticky *stickyModel) (*costBudget, error) {
+	switch {
+	case max.IsZero():
+		return nil, nil
+	case max.Sign() < 0:
+		return nil, invalid("ToolLoop.MaxCost", "must not be negative, got %s", max)
+	}
+	var catalogue []Model
+	if c.catalogue != nil {
+		catalogue, _ = c.catalogue(ctx, c) // one that cannot be read leaves the facts and the table
+	}
+	b := &costBudget{max: max, models: distinctModels(append([]string{model}, c.fallbackModels...)), sticky: sticky,
+		spent: Money{Currency: max.Currency}}
+	for _, m := range b.models {
+		p := c.pricesIn(catalogue, m)
+		if p == nil {
+			return nil, invalid("ToolLoop.MaxCost", "model %s has no known prices to count the loop's cost by; give them with WithModelFacts", modelName(m))
+		}
+		currency, err := p.currency()
+		if err != nil {
+			return nil, fmt.Errorf("infergate: ToolLoop.MaxCost: model %s: %w", modelName(m), err)
+		}
+		if currency != max.Currency && !(p.Input.IsZero() && p.Output.IsZero()) {
+			return nil, fmt.Errorf("%w: ToolLoop.MaxCost is %s, but model %s is priced in %s: %s",
+				ErrCurrencyMismatch, max, modelName(m), currencyName(currency), noExchangeRate)
+		}
+		b.prices = append(b.prices, *p)
+	}
+	return b, nil
+}
+
+// add counts the cost of a turn that spent u, at the prices of the model that served it.
+func (b *costBudget) add(u Usage) {
+	if b == nil {
+		return
+	}
+	cost, _ := b.prices[b.sticky.start%len(b.models)].cost(u) // the currencies were checked
+	b.spent.Amount = b.spent.Amount.Add(cost.Amount)
+}
+
+// exceeded reports whether the turns have cost more than the budget; reaching it is not exceeding it.
+func (b *costBudget) exceeded() bool { return b != nil && b.spent.Amount.Cmp(b.max.Amount) > 0 }

@@ -19,10 +19,19 @@ type ResponseInfo struct {
 	// Err is ErrModelCooling, at their place in the list; the other fields describe the answering
 	// model's response. Nil when the first model answered.
 	Fallbacks []ModelAttempt
+	// Cost is what a chat call cost, as ModelPrices.Cost computes it from the usage the answer
+	// reported and the prices of the model that served it (after a fallback, the serving model's).
+	// For a stream it is set when the stream ends, with the usage it reported (nil until then).
+	// The prices are those of the catalogue the client has cached (Models.Get, Models.Resolve and
+	// WithContextGuard cache it), completed with WithModelFacts and the built-in table, which alone
+	// give them when no catalogue is cached: a call never downloads the catalogue to price itself.
+	// Nil when the answer reported no usage, when the model's prices are unknown or in two
+	// currencies, and for the other routes.
+	Cost *Money
 }
 
 // WithResponseInfo fills info with the response's status, headers, request id and rate limits once
-// the call has its answer: for a stream, once Stream returns. It is an option for one call: NewClient
+// the call has its answer: for a stream, once Stream returns (its Cost once it ends). It is an option for one call: NewClient
 // refuses it, because concurrent calls would write the same struct. After a failed attempt that was
 // retried, info describes the last response; after a fallback (WithFallbackModels), the serving
 // model's, with the models that failed before it in Fallbacks. Given more than once (say, by a
@@ -111,5 +120,41 @@ func (c *config) record(resp *http.Response) {
 			info.Header = header.Clone()
 		}
 		*dst = info
+	}
+}
+
+// recordCost sets the call's ResponseInfo.Cost from answer's usage at the prices of model, which
+// served it.
+func (c *config) recordCost(model string, answer *ChatCompletion) {
+	if len(c.responseInfos) == 0 || answer == nil || c.cachedCatalogue == nil {
+		return
+	}
+	var usage *Usage
+	for _, u := range []*Usage{answer.Usage, answer.UsageFromProvider, answer.UsageFromConsumer} {
+		if u != nil {
+			usage = u
+			break
+		}
+	}
+	if usage == nil {
+		return
+	}
+	prices := c.pricesIn(c.cachedCatalogue(c), model)
+	if prices == nil {
+		return
+	}
+	cost, err := prices.cost(*usage)
+	if err != nil {
+		return
+	}
+	for _, info := range c.responseInfos {
+		info.Cost = Ptr(cost)
+	}
+}
+
+// recordCost sets the call's ResponseInfo.Cost once the stream has ended.
+func (s *ChatStream) recordCost() {
+	if len(s.cfg.responseInfos) > 0 {
+		s.cfg.recordCost(s.model, s.Completion())
 	}
 }

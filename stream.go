@@ -39,6 +39,7 @@ type ChatStream struct {
 	release func()
 	obs     *observation // nil unless observed
 	cfg     *config      // redacts and logs what the server reports
+	model   string       // the model the request was sent to
 
 	wire    wireChunk
 	mem     streamMemory  // the fast decoder and the blocks chunks are cut from
@@ -312,6 +313,7 @@ func (s *ChatStream) finish(cause error) {
 	if s.obs != nil {
 		s.obs.end(s.Completion(), s.err)
 	}
+	s.recordCost()
 	s.close(cause)
 }
 

@@ -94,7 +94,7 @@ func (c *config) openStream(ctx context.Context, r *route) (*ChatStream, error) 
 	if err != nil {
 		return nil, err
 	}
-	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, cfg: c}
+	st := &ChatStream{body: call.body, ctx: call.ctx, release: call.release, obs: call.obs, cfg: c, model: r.model}
 	st.hold = r.limit.last
 	st.acc.spare, st.acc.thinkTags = &st.choice, c.thinkTags
 	var src io.Reader = call.body

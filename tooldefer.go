@@ -71,9 +71,11 @@ type savedLoop struct {
 	Tools        []string    `json:"tools"` // the loop's tools, by name
 	Step         int         `json:"step"`  // the model turns taken, the paused one included
 	Usage        Usage       `json:"usage"` // as ToolRunResult.Usage sums it
-	// Tokens is what ToolLoop.MaxTokens counts: each turn's total, summed. The spend a cost bound
-	// counts, as Money, belongs beside it, as "spend".
+	// Tokens is what ToolLoop.MaxTokens counts: each turn's total, summed.
 	Tokens int `json:"tokens"`
+	// Spend is what ToolLoop.MaxCost counts: the turns' cost at the prices of the models that served
+	// them. It is absent when the loop had no cost bound; a loop resumed with one then counts from 0.
+	Spend *Money `json:"spend,omitempty"`
 	// Outputs has one entry per call of the paused turn: the result of a call that ran, null for a
 	// deferred one.
 	Outputs []*string `json:"outputs"`
@@ -152,7 +154,7 @@ func (w *savedLoop) check() error {
 	switch {
 	case w.Step < 1:
 		return invalid("ToolLoopState.step", "is %d; a paused loop has taken a turn", w.Step)
-	case w.Tokens < 0 || w.FallbackStart < 0:
+	case w.Tokens < 0 || w.FallbackStart < 0 || w.Spend != nil && w.Spend.Sign() < 0:
 		return invalid("ToolLoopState", "counts below zero")
 	case len(msgs) == 0 || msgs[len(msgs)-1].Role != RoleAssistant:
 		return invalid("ToolLoopState.request.messages", "do not end with the assistant turn whose calls were deferred")
@@ -231,9 +233,13 @@ func (r *ToolRun) askDefer(call ToolCall) (later bool) {
 
 // pause ends the loop at step, whose calls were deferred as deferred says; results are those of
 // its other calls, in order, and turnEnd the length of the transcript up to the turn.
-func (r *ToolRun) pause(step, tokens, turnEnd int, calls []ToolCall, deferred []bool, results []ToolResult) error {
+func (r *ToolRun) pause(step, tokens int, budget *costBudget, turnEnd int, calls []ToolCall, deferred []bool, results []ToolResult) error {
 	w := &savedLoop{Version: toolLoopStateVersion, Request: r.req, Tools: slices.Clone(r.names), Step: step,
 		Usage: r.result.Usage, Tokens: tokens, Outputs: make([]*string, len(calls)), FallbackStart: r.sticky.start}
+	if budget != nil {
+		spend := budget.spent
+		w.Spend = &spend
+	}
 	w.Request.Messages = slices.Clone(r.result.Messages[:turnEnd])
 	w.Request.Extra = maps.Clone(r.req.Extra)
 	var pending []ToolCall
@@ -249,13 +255,21 @@ func (r *ToolRun) pause(step, tokens, turnEnd int, calls []ToolCall, deferred []
 }
 
 // resumeFrom checks the resumption against the prepared loop, then adds the paused turn's results
-// to the transcript, reporting the outcomes, and returns the tokens counted so far.
-func (r *ToolRun) resumeFrom(yield func(ToolEvent, error) bool) (int, error) {
+// to the transcript, reporting the outcomes, and returns the tokens counted so far. The spend the
+// state carries is added to budget, which refuses it in another currency than its bound's.
+func (r *ToolRun) resumeFrom(budget *costBudget, yield func(ToolEvent, error) bool) (int, error) {
 	w := r.resume.saved
 	for _, name := range w.Tools {
 		if r.tools[name] == nil {
 			return 0, invalid("ToolLoop.Tools", "lack the state's tool %q", name)
 		}
+	}
+	if budget != nil && w.Spend != nil {
+		spent, err := budget.spent.Add(*w.Spend)
+		if err != nil {
+			return 0, fmt.Errorf("infergate: the state's spend and ToolLoop.MaxCost: %w", err)
+		}
+		budget.spent = spent
 	}
 	calls := w.turn()
 	answers, err := matchOutcomes(calls, w.Outputs, r.resume.outcomes)

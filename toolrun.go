@@ -29,6 +29,10 @@ var ErrToolCallLimit = errors.New("infergate: a model turn asked for too many to
 // ToolLoop.MaxTokens allows (a *ToolLimitError of ToolLimitTokens).
 var ErrToolTokenLimit = errors.New("infergate: tool loop spent its token budget")
 
+// ErrToolCostLimit matches the error of a tool loop whose turns cost more than ToolLoop.MaxCost
+// allows (a *ToolLimitError of ToolLimitCost).
+var ErrToolCostLimit = errors.New("infergate: tool loop spent its cost budget")
+
 // ToolLoop configures ChatService.RunTools. The zero value runs no tools; set Tools.
 type ToolLoop struct {
 	Tools []*FuncTool // the functions the model may call: NewTool, NewToolFromSchema, or mcptools' tools
@@ -51,6 +55,18 @@ type ToolLoop struct {
 	// the tool calls of the turn that crossed the budget have run. Reaching it exactly is not
 	// exceeding it.
 	MaxTokens int
+	// MaxCost is a money budget for the whole loop (none when zero; a negative one is refused
+	// before anything is sent). Each turn costs its usage (as MaxTokens counts it,
+	// UsageOrEstimate) at the prices of the model that served it, as ModelPrices.Cost computes
+	// them, exactly; once the sum exceeds MaxCost, the loop ends as MaxTokens ends it, with a
+	// *ToolLimitError (ToolLimitCost) whose Spent is the sum. The prices are Models.Get's (the
+	// client's cached catalogue, downloaded once when it holds none, completed with WithModelFacts
+	// and the built-in table), for the request's model and every fallback: one without known
+	// prices is refused before anything is sent with a *ValidationError, and prices in two
+	// currencies, or in another currency than MaxCost's, with an error matching
+	// ErrCurrencyMismatch. The gateway bills in USD: say so, as Money{Amount: a, Currency:
+	// CurrencyUSD}.
+	MaxCost Money
 	// Approve, if set, is asked before each call runs (after its arguments passed the tool's
 	// schema; calls of unknown tools are not asked about). A nil error runs the call; an error skips
 	// it, and the error's text is sent to the model as the call's result, so that it learns the call
@@ -126,24 +142,28 @@ const (
 	ToolLimitSteps  ToolLimit = "steps"  // ToolLoop.MaxSteps: model turns
 	ToolLimitCalls  ToolLimit = "calls"  // ToolLoop.MaxToolCalls: tool calls one model turn asked for
 	ToolLimitTokens ToolLimit = "tokens" // ToolLoop.MaxTokens: tokens spent by all turns
+	ToolLimitCost   ToolLimit = "cost"   // ToolLoop.MaxCost: money spent by all turns
 )
 
 // ToolLimitError ends a tool loop that reached one of its bounds. It keeps the transcript, so that
-// the conversation can be continued; errors.Is matches ErrToolStepLimit, ErrToolCallLimit or
-// ErrToolTokenLimit by Limit.
+// the conversation can be continued; errors.Is matches ErrToolStepLimit, ErrToolCallLimit,
+// ErrToolTokenLimit or ErrToolCostLimit by Limit.
 type ToolLimitError struct {
-	Limit ToolLimit // which bound: ToolLimitSteps, ToolLimitCalls or ToolLimitTokens
-	Max   int       // the bound: ToolLoop.MaxSteps, MaxToolCalls or MaxTokens, defaults applied
+	Limit ToolLimit // which bound: ToolLimitSteps, ToolLimitCalls, ToolLimitTokens or ToolLimitCost
+	Max   int       // ToolLoop.MaxSteps, MaxToolCalls or MaxTokens, defaults applied; 0 for ToolLimitCost
 	// Requested is the number of calls the turn asked for, for ToolLimitCalls; 0 for ToolLimitSteps.
 	Requested int
 	// Step is the model turn, from 1, at which the loop ended: the last one taken for
-	// ToolLimitSteps (equal to Max) and ToolLimitTokens, the one that asked for too many calls for
-	// ToolLimitCalls.
+	// ToolLimitSteps (equal to Max), ToolLimitTokens and ToolLimitCost, the one that asked for too
+	// many calls for ToolLimitCalls.
 	Step int
 	// Messages is the transcript: the request's messages, every turn and tool result. For
 	// ToolLimitCalls it stops before the turn that asked for too many calls, none of which ran.
 	Messages []Message
 	Usage    Usage // tokens summed over all turns, the last one included, as Usage.Add sums
+	// MaxCost and Spent are, for ToolLimitCost, the bound (ToolLoop.MaxCost) and what all turns
+	// cost, the last one included: more than MaxCost, exactly.
+	MaxCost, Spent Money
 }
 
 // Error says which bound the loop reached.
@@ -153,11 +173,13 @@ func (e *ToolLimitError) Error() string {
 		return fmt.Sprintf("infergate: model turn %d asked for %d tool calls; ToolLoop.MaxToolCalls allows %d", e.Step, e.Requested, e.Max)
 	case ToolLimitTokens:
 		return fmt.Sprintf("infergate: tool loop stopped after %d model turns, which spent more tokens than ToolLoop.MaxTokens allows (%d)", e.Step, e.Max)
+	case ToolLimitCost:
+		return fmt.Sprintf("infergate: tool loop stopped after %d model turns, which cost %s, more than ToolLoop.MaxCost allows (%s)", e.Step, e.Spent, e.MaxCost)
 	}
 	return fmt.Sprintf("infergate: tool loop stopped after %d model turns without a final answer", e.Max)
 }
 
-// Is matches ErrToolStepLimit, ErrToolCallLimit or ErrToolTokenLimit, by Limit.
+// Is matches ErrToolStepLimit, ErrToolCallLimit, ErrToolTokenLimit or ErrToolCostLimit, by Limit.
 func (e *ToolLimitError) Is(target error) bool {
 	switch e.Limit {
 	case ToolLimitSteps:
@@ -166,6 +188,8 @@ func (e *ToolLimitError) Is(target error) bool {
 		return target == ErrToolCallLimit
 	case ToolLimitTokens:
 		return target == ErrToolTokenLimit
+	case ToolLimitCost:
+		return target == ErrToolCostLimit
 	}
 	return false
 }
@@ -272,17 +296,25 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 	}
 	r.sticky = new(stickyModel)
 	r.opts = append(slices.Clip(r.opts), withSticky(r.sticky))
+	budget, err := r.cfg.costBudget(ctx, req.Model, r.loop.MaxCost, r.sticky)
+	if err != nil {
+		return err
+	}
 	res := &r.result
 	res.Messages = slices.Clone(r.req.Messages)
 	spent := 0
 	if r.resume != nil {
-		if spent, err = r.resumeFrom(yield); err != nil {
+		if spent, err = r.resumeFrom(budget, yield); err != nil {
 			return err
 		}
 	}
 	for step := res.Steps + 1; ; step++ {
 		if r.loop.MaxTokens > 0 && spent > r.loop.MaxTokens {
 			return &ToolLimitError{Limit: ToolLimitTokens, Max: r.loop.MaxTokens, Step: step - 1, Messages: res.Messages, Usage: res.Usage}
+		}
+		if budget.exceeded() {
+			return &ToolLimitError{Limit: ToolLimitCost, MaxCost: r.loop.MaxCost, Spent: budget.spent, Step: step - 1,
+				Messages: res.Messages, Usage: res.Usage}
 		}
 		if step > r.loop.MaxSteps {
 			return &ToolLimitError{Limit: ToolLimitSteps, Max: r.loop.MaxSteps, Step: step - 1, Messages: res.Messages, Usage: res.Usage}
@@ -299,6 +331,7 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 		turnUsage := answer.UsageOrEstimate()
 		res.Usage = res.Usage.Add(turnUsage)
 		spent = addCount(spent, usageTokens(turnUsage))
+		budget.add(turnUsage)
 		msg := firstMessage(answer, step)
 		if len(msg.ToolCalls) > r.loop.MaxToolCalls {
 			return &ToolLimitError{Limit: ToolLimitCalls, Max: r.loop.MaxToolCalls, Requested: len(msg.ToolCalls), Step: step,
@@ -321,7 +354,7 @@ func (r *ToolRun) run(ctx context.Context, yield func(ToolEvent, error) bool) er
 			return err
 		}
 		if slices.Contains(deferred, true) {
-			return r.pause(step, spent, turnEnd, msg.ToolCalls, deferred, results)
+			return r.pause(step, spent, budget, turnEnd, msg.ToolCalls, deferred, results)
 		}
 	}
 }
