@@ -16,7 +16,7 @@ import (
 
 // Every attempt of every route is admitted where it is sent: limitStage, the outermost step of the
 // client's transport, which go-retryablehttp runs once per attempt. It takes the attempt's permits
-// (WithLimiter's, then WithMaxConcurrency's place) and hands them to the answer's body, which gives
+// (WithMaxConcurrency's place, then WithLimiter's) and hands them to the answer's body, which gives
 // them back when it is closed. An answer read whole is closed by the call, a panic included (read
 // gives back what is left when it returns), and a retry closes the answer it drops. An answer read
 // as it arrives (a stream, audio) also gives them back when it is read to its end or when its
