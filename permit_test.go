@@ -81,6 +81,11 @@ func TestStreamGivesItsPlaceBackWhenAnObserverPanics(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				srv := &arrivals{answer: func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get("Accept") != "text/event-stream" {
+						w.Header().Set("Content-Type", "application/json")
+						_, _ = io.WriteString(w, limitedAnswer)
+						return
+					}
 					w.Header().Set("Content-Type", "text/event-stream")
 					_, _ = io.WriteString(w, sseAnswer)
 				}}
