@@ -83,6 +83,7 @@ func (l *Limiter) Acquire(ctx context.Context, req infergate.LimitRequest) (infe
 			p.window.Milliseconds(), req.Tokens, p.lease, l.settings.lease.Milliseconds()).Result()
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
+				p.dropLease(ctx) // the script may have run before the context ended
 				return nil, ctxErr
 			}
 			err = classify(err)

@@ -3,6 +3,7 @@ package redisinfergate_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -279,4 +280,49 @@ func TestAcquireEndsWithContext(t *testing.T) {
 	if _, err := l.Acquire(ctx, req); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Acquire: %v; want context.Canceled", err)
 	}
+}
+
+// cancelAfterScript ends a call's context once Redis has run its script and reports the context's
+// error in place of the reply: the context ended while the reply was on its way.
+type cancelAfterScript struct {
+	armed  *atomic.Bool
+	cancel context.CancelFunc
+}
+
+func (h cancelAfterScript) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h cancelAfterScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if err == nil && strings.HasPrefix(cmd.Name(), "eval") && h.armed.CompareAndSwap(true, false) {
+			h.cancel()
+			cmd.SetErr(context.Canceled)
+			return context.Canceled
+		}
+		return err
+	}
+}
+func (h cancelAfterScript) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// A call whose context ends while Redis admits it leaves no lease behind: the place is free at
+// once, not when the lease expires.
+func TestAcquireEndedDuringTheScriptLeavesNoLease(t *testing.T) {
+	t.Parallel()
+	q := infergate.Quotas{Default: infergate.Quota{Concurrent: 1}}
+	req := infergate.LimitRequest{Key: keyOf(t)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rdb := newRedis(t)
+	armed := new(atomic.Bool)
+	armed.Store(true)
+	rdb.AddHook(cancelAfterScript{armed: armed, cancel: cancel})
+	if p, err := redisinfergate.NewLimiter(rdb, q).Acquire(ctx, req); !errors.Is(err, context.Canceled) {
+		if p != nil {
+			p.Release(infergate.LimitReport{})
+		}
+		t.Fatalf("Acquire: %v; want context.Canceled", err)
+	}
+	other := redisinfergate.NewLimiter(newRedis(t), q)
+	mustAdmit(t, other, req, 2*time.Second).Release(infergate.LimitReport{})
 }

@@ -82,6 +82,20 @@ func (p *permit) renew() {
 	p.mu.Unlock()
 }
 
+// dropLease removes the lease of an admission whose reply was lost when ctx ended, so that its
+// place does not stay taken until the lease expires.
+func (p *permit) dropLease(ctx context.Context) {
+	if p.lease == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := p.l.rdb.ZRem(ctx, p.keys.leases, p.lease).Err(); err != nil {
+		p.l.settings.logger.Warn("redisinfergate: the lease of a call whose context ended could not be removed; it expires",
+			slog.Any("error", classify(err)))
+	}
+}
+
 // Release gives the lease back and corrects the counts with what the server said: the tokens the
 // answer used, and a hold on every later call until the server's reset or its Retry-After.
 func (p *permit) Release(r infergate.LimitReport) {
