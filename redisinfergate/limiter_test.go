@@ -193,6 +193,16 @@ func TestNoTokenLimitNoHold(t *testing.T) {
 	mustAdmit(t, l, req, 300*time.Millisecond).Release(infergate.LimitReport{})
 }
 
+// Only a 429's Retry-After is the gateway's limiter speaking: another answer's (a provider's 503)
+// holds no call back.
+func TestRetryAfterHoldsOnlyOn429(t *testing.T) {
+	t.Parallel()
+	l := redisinfergate.NewLimiter(newRedis(t), infergate.Quotas{Default: infergate.Quota{Requests: 100}})
+	req := infergate.LimitRequest{Key: keyOf(t), Model: "glm-5"}
+	mustAdmit(t, l, req, 5*time.Second).Release(infergate.LimitReport{StatusCode: 503, RetryAfter: time.Hour})
+	mustAdmit(t, l, req, 300*time.Millisecond).Release(infergate.LimitReport{})
+}
+
 // The tokens an answer used replace the admission's estimate, as the gateway records them.
 func TestUsageCorrectsTokens(t *testing.T) {
 	t.Parallel()

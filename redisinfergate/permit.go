@@ -144,10 +144,15 @@ func (p *permit) Release(r infergate.LimitReport) {
 	}
 }
 
-// holdFor is how long the server asked every later call to wait, from now: a Retry-After, or the
-// reset of a window it said is used up. Reset times are the server's clock, read against ours.
+// holdFor is how long the server asked every later call to wait, from now: a 429's Retry-After, or
+// the reset of a window it said is used up. Another status's Retry-After (a provider's 503) speaks
+// of one model's providers, not of the key's quota. Reset times are the server's clock, read
+// against ours.
 func holdFor(r infergate.LimitReport, now time.Time) time.Duration {
-	hold := r.RetryAfter
+	var hold time.Duration
+	if r.StatusCode == 429 {
+		hold = r.RetryAfter
+	}
 	if rl := r.RateLimits; rl != nil {
 		if rl.LimitRequests > 0 && rl.RemainingRequests <= 0 && !rl.ResetRequests.IsZero() {
 			hold = max(hold, rl.ResetRequests.Sub(now))
