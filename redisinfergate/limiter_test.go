@@ -336,3 +336,20 @@ func TestAcquireEndedDuringTheScriptLeavesNoLease(t *testing.T) {
 	other := redisinfergate.NewLimiter(newRedis(t), q)
 	mustAdmit(t, other, req, 2*time.Second).Release(infergate.LimitReport{})
 }
+
+// A lease's key lives as long as its longest lease: a process with a shorter lease time does not
+// make the places of another one's calls expire with its own.
+func TestShortLeaseKeepsLongerOnes(t *testing.T) {
+	t.Parallel()
+	q := infergate.Quotas{Default: infergate.Quota{Concurrent: 2}}
+	req := infergate.LimitRequest{Key: keyOf(t)}
+	long := redisinfergate.NewLimiter(newRedis(t), q, redisinfergate.WithLeaseTime(time.Minute))
+	short := redisinfergate.NewLimiter(newRedis(t), q, redisinfergate.WithLeaseTime(100*time.Millisecond))
+	held := mustAdmit(t, long, req, 5*time.Second)
+	defer held.Release(infergate.LimitReport{})
+	mustAdmit(t, short, req, 5*time.Second).Release(infergate.LimitReport{})
+	time.Sleep(300 * time.Millisecond) // past the short lease time, well within the long one
+	other := mustAdmit(t, long, req, 5*time.Second)
+	defer other.Release(infergate.LimitReport{})
+	mustWait(t, long, req, 300*time.Millisecond)
+}
