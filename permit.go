@@ -83,22 +83,23 @@ func (s limitStage) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	h := &attemptHold{}
-	for _, l := range lc.limiters {
-		p, err := l.Acquire(ctx, lc.req)
-		if err != nil {
-			h.end()
-			lc.refused = err
-			return nil, transport.Permanent(err)
-		}
-		h.permits = append(h.permits, p)
-	}
-	lc.refused = nil
 	handed := false
 	defer func() {
-		if !handed { // the attempt failed, or a middleware panicked
+		if !handed { // refused, the attempt failed, or a limiter or a middleware panicked
 			h.end()
 		}
 	}()
+	for _, l := range lc.limiters {
+		p, err := l.Acquire(ctx, lc.req)
+		if err != nil {
+			lc.refused = err
+			return nil, transport.Permanent(err)
+		}
+		if p != nil { // a limiter's odd answer: nothing to give back
+			h.permits = append(h.permits, p)
+		}
+	}
+	lc.refused = nil
 	resp, err := s.next.RoundTrip(req)
 	if resp != nil {
 		h.status, h.header, h.arrived = resp.StatusCode, resp.Header, time.Now()

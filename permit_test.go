@@ -116,3 +116,40 @@ func TestStreamGivesItsPlaceBackWhenAnObserverPanics(t *testing.T) {
 		})
 	}
 }
+
+// oddLimiter panics on its first Acquire, then admits with a nil Permit.
+type oddLimiter struct{ calls atomic.Int32 }
+
+func (l *oddLimiter) Acquire(context.Context, infergate.LimitRequest) (infergate.Permit, error) {
+	if l.calls.Add(1) == 1 {
+		panic("limiter")
+	}
+	return nil, nil
+}
+
+// A limiter that panics leaves no place of WithMaxConcurrency taken, and one that admits with a
+// nil Permit has nothing to give back.
+func TestOddLimiterKeepsNoPlace(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := &arrivals{}
+		c := testClient(t, "https://gw.test", infergate.WithHTTPClient(infergate.InProcessClient(srv)),
+			infergate.WithLimiter(&oddLimiter{}), infergate.WithMaxConcurrency(1))
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("the limiter's panic did not reach the caller")
+				}
+			}()
+			_, _ = c.Chat.Create(t.Context(), chatOf("hello"))
+		}()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		if _, err := c.Chat.Create(ctx, chatOf("hello")); err != nil {
+			t.Errorf("the next call: %v", err)
+		}
+		if n := srv.count(); n != 1 {
+			t.Errorf("%d calls sent, want 1", n)
+		}
+	})
+}
