@@ -120,8 +120,8 @@ func (p *permit) Release(r infergate.LimitReport) {
 		used = max(used, 0)
 	}
 	hold := holdFor(r, p.l.now())
-	if p.lease == "" && used < 0 && hold <= 0 {
-		return
+	if p.lease == "" && used < 0 && hold <= 0 || !p.l.mayAsk(false) {
+		return // nothing to say, or Redis cannot be reached: the lease expires there
 	}
 	holdMS := int64(0)
 	if hold > 0 {
