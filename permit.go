@@ -19,14 +19,18 @@ import (
 // (WithMaxConcurrency's place, then WithLimiter's) and hands them to the answer's body, which gives
 // them back when it is closed. An answer read whole is closed by the call, a panic included (read
 // gives back what is left when it returns), and a retry closes the answer it drops. An answer read
-// as it arrives (a stream, audio) also gives them back when it is read to its end or when its
-// context ends, so that one dropped without Close does not keep them.
+// as it arrives (a stream, audio) also gives them back when it is read to its end (a chat stream,
+// once it has read the usage its last bytes report) or when its context ends, so that one dropped
+// without Close does not keep them.
 
 // limitCall is what a send's attempts are admitted as, carried by the request's context.
 type limitCall struct {
 	limiters []Limiter
 	req      LimitRequest
-	atEOF    bool // an answer read as it arrives: its end and its context's end give the permits back
+	// streamed is an answer read as it arrives: its context's end gives the permits back, and so
+	// does its end (atEOF) for audio. A chat stream gives them back when it ends, and closes its
+	// body, only once it has read its usage, which may arrive with the body's end.
+	streamed, atEOF bool
 
 	last    *attemptHold // the answer of the latest attempt, whose usage the caller reports
 	refused error        // why the latest attempt was not admitted
@@ -40,7 +44,7 @@ func (c *config) admit(r *route) bool {
 	if len(c.limiters) == 0 {
 		return false
 	}
-	r.limit = limitCall{limiters: c.limiters, atEOF: r.stream || r.op == OperationSpeech,
+	r.limit = limitCall{limiters: c.limiters, streamed: r.stream || r.op == OperationSpeech, atEOF: r.op == OperationSpeech,
 		req: LimitRequest{Key: c.limitKey(r.auth), Model: r.model, Route: r.path, Tokens: r.tokens}}
 	return true
 }
@@ -108,7 +112,7 @@ func (s limitStage) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	h.ReadCloser, h.atEOF = resp.Body, lc.atEOF
-	if lc.atEOF {
+	if lc.streamed {
 		h.mu.Lock()
 		h.stop = context.AfterFunc(ctx, h.end)
 		h.mu.Unlock()

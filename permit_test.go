@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"testing/synctest"
 	"time"
 
@@ -152,4 +153,58 @@ func TestOddLimiterKeepsNoPlace(t *testing.T) {
 			t.Errorf("%d calls sent, want 1", n)
 		}
 	})
+}
+
+// sseWithUsage is a stream whose last chunk reports the tokens used.
+const sseWithUsage = "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n" +
+	"data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":5,\"total_tokens\":12}}\n\n" +
+	"data: [DONE]\n\n"
+
+// A stream's permits learn the usage its last chunk reports, however its body's end arrives: with
+// the last bytes (a chunked body often ends so) or after them.
+func TestStreamReportsItsUsageToTheLimiter(t *testing.T) {
+	t.Parallel()
+	for name, wrap := range map[string]func(io.Reader) io.Reader{
+		"end apart":          func(r io.Reader) io.Reader { return r },
+		"end with the bytes": iotest.DataErrReader,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := &arrivals{answer: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, sseWithUsage)
+			}}
+			endsWithBytes := func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+				resp, err := next(req)
+				if resp != nil && resp.Body != nil {
+					resp.Body = struct {
+						io.Reader
+						io.Closer
+					}{wrap(resp.Body), resp.Body}
+				}
+				return resp, err
+			}
+			lim := &recording{}
+			c := testClient(t, "https://gw.test", infergate.WithHTTPClient(infergate.InProcessClient(srv)),
+				infergate.WithLimiter(lim), infergate.WithMiddleware(endsWithBytes))
+			st, err := c.Chat.Stream(t.Context(), chatOf("hello"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for st.Next() {
+			}
+			if err := st.Err(); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			lim.mu.Lock()
+			defer lim.mu.Unlock()
+			if len(lim.reports) != 1 {
+				t.Fatalf("%d releases, want 1", len(lim.reports))
+			}
+			if u := lim.reports[0].Usage; u == nil || u.TotalTokens != 12 {
+				t.Errorf("released with usage %+v, want the stream's 12 tokens", u)
+			}
+		})
+	}
 }
