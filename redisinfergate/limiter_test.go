@@ -3,6 +3,7 @@ package redisinfergate_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -217,6 +218,16 @@ func TestUsageCorrectsTokens(t *testing.T) {
 	more := infergate.LimitRequest{Key: keyOf(t) + ":more", Tokens: 10}
 	mustAdmit(t, l, more, 5*time.Second).Release(infergate.LimitReport{StatusCode: 200, Usage: &infergate.Usage{PromptTokens: 50, CompletionTokens: 45}})
 	mustWait(t, l, more, 300*time.Millisecond)
+}
+
+// A usage whose counts add up past what an int holds fills the window; it is not read as none.
+func TestHugeUsageFillsTheWindow(t *testing.T) {
+	t.Parallel()
+	l := redisinfergate.NewLimiter(newRedis(t), infergate.Quotas{Default: infergate.Quota{Tokens: 100, Window: time.Hour}})
+	req := infergate.LimitRequest{Key: keyOf(t), Tokens: 10}
+	mustAdmit(t, l, req, 5*time.Second).Release(infergate.LimitReport{StatusCode: 200,
+		Usage: &infergate.Usage{PromptTokens: math.MaxInt, CompletionTokens: 1}})
+	mustWait(t, l, req, 300*time.Millisecond)
 }
 
 // A model no group names is counted in Default, apart from the groups.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
@@ -114,8 +115,9 @@ func (p *permit) Release(r infergate.LimitReport) {
 	used := int64(-1)
 	if u := r.Usage; u != nil && p.tokens {
 		used = int64(u.TotalTokens)
-		if used <= 0 {
-			used = int64(u.PromptTokens) + int64(u.CompletionTokens)
+		if used <= 0 { // the sum saturates: a server's huge counts must not wrap around to none
+			prompt, completion := int64(max(u.PromptTokens, 0)), int64(max(u.CompletionTokens, 0))
+			used = prompt + min(completion, math.MaxInt64-prompt)
 		}
 		used = max(used, 0)
 	}
