@@ -54,11 +54,13 @@ func NewClient(opts ...Option) (*Client, error) {
 	if l, ok := cfg.limiter.(interface{ quotaErr() error }); ok && l.quotaErr() != nil {
 		return nil, l.quotaErr()
 	}
-	if cfg.limiter != nil {
-		cfg.limiters = append(cfg.limiters, cfg.limiter)
-	}
+	// The place first: a call waiting for one holds nothing of the limiter's quota, which may be a
+	// fleet's, and what the limiter admits is sent at once, in the window it was counted in.
 	if cfg.maxConcurrency > 0 {
 		cfg.limiters = append(cfg.limiters, newPlaces(cfg.maxConcurrency))
+	}
+	if cfg.limiter != nil {
+		cfg.limiters = append(cfg.limiters, cfg.limiter)
 	}
 	cfg.concurrencyGiven, cfg.limiterGiven = false, false
 	cfg.retrier = transport.NewRetrier(cfg.transportClient(cfg.middleware))

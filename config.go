@@ -49,7 +49,7 @@ type config struct {
 	concurrencyGiven    bool         // WithMaxConcurrency was applied, which only a client may be given
 	limiter             Limiter      // WithLimiter's
 	limiterGiven        bool         // WithLimiter was applied, which only a client may be given
-	limiters            []Limiter    // what admits every attempt: limiter, then WithMaxConcurrency's places
+	limiters            []Limiter    // what admits every attempt: WithMaxConcurrency's places, then limiter
 	limitKeys           [2]string    // LimitRequest.Key of the API key and of the access token
 	fallbackModels      []string     // tried after the request's model; see WithFallbackModels
 	sticky              *stickyModel // a loop's turns start at the model that served the previous one

@@ -213,6 +213,9 @@ func (l *localLimiter) Acquire(ctx context.Context, req LimitRequest) (Permit, e
 	if l.err != nil {
 		return nil, l.err
 	}
+	if req.Tokens < 0 {
+		return nil, invalid("Tokens", "the request's admission estimate must not be negative, got %d", req.Tokens)
+	}
 	i := -1
 	if req.Model != "" {
 		if v, ok := l.groups.Load(req.Model); ok {
@@ -248,7 +251,7 @@ type localPermit struct{ p *quota.Permit }
 func (p localPermit) Release(r LimitReport) {
 	rep := quota.Report{Status: r.StatusCode, RetryAfter: r.RetryAfter, Used: -1}
 	if r.Usage != nil {
-		rep.Used = max(r.Usage.PromptTokens+r.Usage.CompletionTokens, r.Usage.TotalTokens)
+		rep.Used = max(addCount(r.Usage.PromptTokens, r.Usage.CompletionTokens), r.Usage.TotalTokens)
 	}
 	if rl := r.RateLimits; rl != nil {
 		if rl.RemainingRequests == 0 {

@@ -355,3 +355,42 @@ func TestLimiterUnknownModelFallsToDefault(t *testing.T) {
 		}
 	})
 }
+
+// A request's Tokens is an estimate: a negative one is refused, rather than counted as room for
+// the calls that follow.
+func TestLimiterRefusesNegativeTokens(t *testing.T) {
+	t.Parallel()
+	lim := infergate.NewLimiter(infergate.Quotas{Default: infergate.Quota{Tokens: 10}})
+	var invalid *infergate.ValidationError
+	if p, err := lim.Acquire(t.Context(), infergate.LimitRequest{Route: "/chat/completions", Tokens: -1000}); !errors.As(err, &invalid) {
+		if p != nil {
+			p.Release(infergate.LimitReport{StatusCode: 200})
+		}
+		t.Fatalf("Tokens -1000: err = %v, want a *ValidationError", err)
+	}
+}
+
+// An answer reporting more tokens than an int holds fills the window; the count does not wrap
+// around to let every later call through.
+func TestLimiterCountsHugeUsage(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := &arrivals{answer: func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, strings.Replace(limitedAnswer, `"prompt_tokens":3`, `"prompt_tokens":9223372036854775807`, 1))
+		}}
+		c := testClient(t, "https://gw.test", infergate.WithHTTPClient(infergate.InProcessClient(srv)),
+			infergate.WithLimiter(infergate.NewLimiter(infergate.Quotas{Default: infergate.Quota{Tokens: 100}})))
+		if _, err := c.Chat.Create(t.Context(), chatOf("hello")); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		if _, err := c.Chat.Create(ctx, chatOf("hello")); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("the call after a full window: err = %v, want it held back until the window ends", err)
+		}
+		if n := srv.count(); n != 1 {
+			t.Errorf("%d calls sent, want 1", n)
+		}
+	})
+}

@@ -16,17 +16,21 @@ import (
 
 // Every attempt of every route is admitted where it is sent: limitStage, the outermost step of the
 // client's transport, which go-retryablehttp runs once per attempt. It takes the attempt's permits
-// (WithLimiter's, then WithMaxConcurrency's place) and hands them to the answer's body, which gives
+// (WithMaxConcurrency's place, then WithLimiter's) and hands them to the answer's body, which gives
 // them back when it is closed. An answer read whole is closed by the call, a panic included (read
 // gives back what is left when it returns), and a retry closes the answer it drops. An answer read
-// as it arrives (a stream, audio) also gives them back when it is read to its end or when its
-// context ends, so that one dropped without Close does not keep them.
+// as it arrives (a stream, audio) also gives them back when it is read to its end (a chat stream,
+// once it has read the usage its last bytes report) or when its context ends, so that one dropped
+// without Close does not keep them.
 
 // limitCall is what a send's attempts are admitted as, carried by the request's context.
 type limitCall struct {
 	limiters []Limiter
 	req      LimitRequest
-	atEOF    bool // an answer read as it arrives: its end and its context's end give the permits back
+	// streamed is an answer read as it arrives: its context's end gives the permits back, and so
+	// does its end (atEOF) for audio. A chat stream gives them back when it ends, and closes its
+	// body, only once it has read its usage, which may arrive with the body's end.
+	streamed, atEOF bool
 
 	last    *attemptHold // the answer of the latest attempt, whose usage the caller reports
 	refused error        // why the latest attempt was not admitted
@@ -40,7 +44,7 @@ func (c *config) admit(r *route) bool {
 	if len(c.limiters) == 0 {
 		return false
 	}
-	r.limit = limitCall{limiters: c.limiters, atEOF: r.stream || r.op == OperationSpeech,
+	r.limit = limitCall{limiters: c.limiters, streamed: r.stream || r.op == OperationSpeech, atEOF: r.op == OperationSpeech,
 		req: LimitRequest{Key: c.limitKey(r.auth), Model: r.model, Route: r.path, Tokens: r.tokens}}
 	return true
 }
@@ -83,22 +87,23 @@ func (s limitStage) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	h := &attemptHold{}
-	for _, l := range lc.limiters {
-		p, err := l.Acquire(ctx, lc.req)
-		if err != nil {
-			h.end()
-			lc.refused = err
-			return nil, transport.Permanent(err)
-		}
-		h.permits = append(h.permits, p)
-	}
-	lc.refused = nil
 	handed := false
 	defer func() {
-		if !handed { // the attempt failed, or a middleware panicked
+		if !handed { // refused, the attempt failed, or a limiter or a middleware panicked
 			h.end()
 		}
 	}()
+	for _, l := range lc.limiters {
+		p, err := l.Acquire(ctx, lc.req)
+		if err != nil {
+			lc.refused = err
+			return nil, transport.Permanent(err)
+		}
+		if p != nil { // a limiter's odd answer: nothing to give back
+			h.permits = append(h.permits, p)
+		}
+	}
+	lc.refused = nil
 	resp, err := s.next.RoundTrip(req)
 	if resp != nil {
 		h.status, h.header, h.arrived = resp.StatusCode, resp.Header, time.Now()
@@ -107,7 +112,7 @@ func (s limitStage) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	h.ReadCloser, h.atEOF = resp.Body, lc.atEOF
-	if lc.atEOF {
+	if lc.streamed {
 		h.mu.Lock()
 		h.stop = context.AfterFunc(ctx, h.end)
 		h.mu.Unlock()

@@ -310,11 +310,11 @@ func (s *ChatStream) finish(cause error) {
 		}
 		s.err = errorf("infergate: stream broken after %s: %w (%w)", plural(s.chunks, "chunk"), cause, ErrIncompleteStream)
 	}
+	s.recordCost()
+	defer s.close(cause) // also when an observer's hook panics: the answer's place goes back
 	if s.obs != nil {
 		s.obs.end(s.Completion(), s.err)
 	}
-	s.recordCost()
-	s.close(cause)
 }
 
 func (s *ChatStream) close(cause error) {
@@ -415,11 +415,11 @@ func (s *ChatStream) Message() Message {
 func (s *ChatStream) Close() error {
 	if s != nil && !s.done {
 		s.done = true
+		defer s.release() // also when an observer's hook panics: the answer's place goes back
+		defer s.body.Close()
 		if s.obs != nil {
 			s.obs.end(s.Completion(), context.Canceled)
 		}
-		s.body.Close()
-		s.release()
 	}
 	return nil
 }

@@ -21,7 +21,9 @@
 //
 // When Redis cannot be reached, calls go on unlimited, as the gateway's own limiter does when its
 // Redis fails: the logger says so once and again when Redis is back, and Limiter.Unlimited counts
-// them. WithFailClosed(true) makes those calls fail instead. Keys are named
+// them. Once a call has found it unreachable, the calls of the next second do not ask it (nor wait
+// out the redis client's timeouts), and then one call asks it again, as the gateway's circuit
+// breaker does. WithFailClosed(true) makes those calls fail instead. Keys are named
 // <prefix>:{<api key's name>}:<group>:window, :leases and :hold (<prefix>:{<name>}:cooling:<model>
 // for cooldowns); each expires when what it holds does, so nothing is left behind. The braces make
 // each API key's keys one hash slot, for Redis Cluster.

@@ -19,6 +19,11 @@ import (
 // places come back when calls end, which no window predicts.
 const pollLimit = 50 * time.Millisecond
 
+// askAgainAfter is how long, once Redis could not be reached, calls go on (or fail, closed)
+// without asking it, as the gateway's own limiter does with its circuit breaker: a Redis that does
+// not answer would otherwise cost every call the client's timeouts. Then one call asks it again.
+const askAgainAfter = time.Second
+
 // Limiter is an infergate.Limiter whose counts live in Redis, shared by every process that uses the
 // same Redis, prefix and quotas. Requests and tokens are counted per credential (LimitRequest.Key)
 // and per group (by QuotaGroup.Name; Default's count is apart from every group's) in fixed windows
@@ -29,7 +34,8 @@ const pollLimit = 50 * time.Millisecond
 // When Redis cannot be reached, calls go on unlimited (Unlimited counts them) and the logger says
 // so, unless WithFailClosed(true). A Redis answer the limiter does not expect is an error wrapping
 // ErrUnexpectedReply. The redis client's own timeouts and retries bound how long a call waits on a
-// Redis that does not answer.
+// Redis that does not answer; once one has found it unreachable, the calls of the next second go on
+// without asking it, then one asks it again.
 type Limiter struct {
 	rdb       redis.UniversalClient
 	quotas    infergate.Quotas
@@ -38,6 +44,7 @@ type Limiter struct {
 	now       func() time.Time // converts the server's reset times into durations
 	unlimited atomic.Int64
 	down      atomic.Bool
+	askAgain  atomic.Int64 // while Redis cannot be reached: when to ask it again, in Unix ns
 }
 
 // NewLimiter returns a limiter of q's quotas, counted in rdb. A negative bound in q is reported by
@@ -75,6 +82,9 @@ func (l *Limiter) Acquire(ctx context.Context, req infergate.LimitRequest) (infe
 	if quota.Concurrent > 0 {
 		p.lease = rand.Text()
 	}
+	if !l.mayAsk(true) {
+		return l.unreachable(ErrUnreachable)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -83,6 +93,7 @@ func (l *Limiter) Acquire(ctx context.Context, req infergate.LimitRequest) (infe
 			p.window.Milliseconds(), req.Tokens, p.lease, l.settings.lease.Milliseconds()).Result()
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
+				p.dropLease(ctx) // the script may have run before the context ended
 				return nil, ctxErr
 			}
 			err = classify(err)
@@ -90,11 +101,7 @@ func (l *Limiter) Acquire(ctx context.Context, req infergate.LimitRequest) (infe
 				return nil, err
 			}
 			l.failed(err)
-			if l.settings.failClosed {
-				return nil, err
-			}
-			l.unlimited.Add(1)
-			return unlimitedPermit{}, nil
+			return l.unreachable(err)
 		}
 		l.answered()
 		a, err := parseAdmission(reply)
@@ -127,8 +134,29 @@ func (l *Limiter) quota(model string) (string, infergate.Quota) {
 	return "", l.quotas.Default
 }
 
+// unreachable is Acquire's answer when Redis cannot be reached.
+func (l *Limiter) unreachable(err error) (infergate.Permit, error) {
+	if l.settings.failClosed {
+		return nil, err
+	}
+	l.unlimited.Add(1)
+	return unlimitedPermit{}, nil
+}
+
+// mayAsk reports whether Redis may be asked: it answered last, or it did not and askAgainAfter has
+// passed since; then, for a probe, only the first caller asks it.
+func (l *Limiter) mayAsk(probe bool) bool {
+	at := l.askAgain.Load()
+	if at == 0 {
+		return true
+	}
+	now := time.Now().UnixNano()
+	return now >= at && probe && l.askAgain.CompareAndSwap(at, now+int64(askAgainAfter))
+}
+
 // failed notes that Redis could not be reached: said once, until it answers again.
 func (l *Limiter) failed(err error) {
+	l.askAgain.Store(time.Now().Add(askAgainAfter).UnixNano())
 	if l.down.CompareAndSwap(false, true) {
 		then := "calls go on without a limit until it answers again"
 		if l.settings.failClosed {
@@ -139,6 +167,7 @@ func (l *Limiter) failed(err error) {
 }
 
 func (l *Limiter) answered() {
+	l.askAgain.Store(0)
 	if l.down.CompareAndSwap(true, false) {
 		l.settings.logger.Info("redisinfergate: Redis answers again; calls are limited again",
 			slog.Int64("unlimited", l.unlimited.Load()))

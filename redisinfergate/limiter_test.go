@@ -3,6 +3,8 @@ package redisinfergate_test
 import (
 	"context"
 	"errors"
+	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -194,6 +196,16 @@ func TestNoTokenLimitNoHold(t *testing.T) {
 	mustAdmit(t, l, req, 300*time.Millisecond).Release(infergate.LimitReport{})
 }
 
+// Only a 429's Retry-After is the gateway's limiter speaking: another answer's (a provider's 503)
+// holds no call back.
+func TestRetryAfterHoldsOnlyOn429(t *testing.T) {
+	t.Parallel()
+	l := redisinfergate.NewLimiter(newRedis(t), infergate.Quotas{Default: infergate.Quota{Requests: 100}})
+	req := infergate.LimitRequest{Key: keyOf(t), Model: "glm-5"}
+	mustAdmit(t, l, req, 5*time.Second).Release(infergate.LimitReport{StatusCode: 503, RetryAfter: time.Hour})
+	mustAdmit(t, l, req, 300*time.Millisecond).Release(infergate.LimitReport{})
+}
+
 // The tokens an answer used replace the admission's estimate, as the gateway records them.
 func TestUsageCorrectsTokens(t *testing.T) {
 	t.Parallel()
@@ -208,6 +220,16 @@ func TestUsageCorrectsTokens(t *testing.T) {
 	more := infergate.LimitRequest{Key: keyOf(t) + ":more", Tokens: 10}
 	mustAdmit(t, l, more, 5*time.Second).Release(infergate.LimitReport{StatusCode: 200, Usage: &infergate.Usage{PromptTokens: 50, CompletionTokens: 45}})
 	mustWait(t, l, more, 300*time.Millisecond)
+}
+
+// A usage whose counts add up past what an int holds fills the window; it is not read as none.
+func TestHugeUsageFillsTheWindow(t *testing.T) {
+	t.Parallel()
+	l := redisinfergate.NewLimiter(newRedis(t), infergate.Quotas{Default: infergate.Quota{Tokens: 100, Window: time.Hour}})
+	req := infergate.LimitRequest{Key: keyOf(t), Tokens: 10}
+	mustAdmit(t, l, req, 5*time.Second).Release(infergate.LimitReport{StatusCode: 200,
+		Usage: &infergate.Usage{PromptTokens: math.MaxInt, CompletionTokens: 1}})
+	mustWait(t, l, req, 300*time.Millisecond)
 }
 
 // A model no group names is counted in Default, apart from the groups.
@@ -281,4 +303,66 @@ func TestAcquireEndsWithContext(t *testing.T) {
 	if _, err := l.Acquire(ctx, req); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Acquire: %v; want context.Canceled", err)
 	}
+}
+
+// cancelAfterScript ends a call's context once Redis has run its script and reports the context's
+// error in place of the reply: the context ended while the reply was on its way.
+type cancelAfterScript struct {
+	armed  *atomic.Bool
+	cancel context.CancelFunc
+}
+
+func (h cancelAfterScript) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h cancelAfterScript) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if err == nil && strings.HasPrefix(cmd.Name(), "eval") && h.armed.CompareAndSwap(true, false) {
+			h.cancel()
+			cmd.SetErr(context.Canceled)
+			return context.Canceled
+		}
+		return err
+	}
+}
+func (h cancelAfterScript) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// A call whose context ends while Redis admits it leaves no lease behind: the place is free at
+// once, not when the lease expires.
+func TestAcquireEndedDuringTheScriptLeavesNoLease(t *testing.T) {
+	t.Parallel()
+	q := infergate.Quotas{Default: infergate.Quota{Concurrent: 1}}
+	req := infergate.LimitRequest{Key: keyOf(t)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rdb := newRedis(t)
+	armed := new(atomic.Bool)
+	armed.Store(true)
+	rdb.AddHook(cancelAfterScript{armed: armed, cancel: cancel})
+	if p, err := redisinfergate.NewLimiter(rdb, q).Acquire(ctx, req); !errors.Is(err, context.Canceled) {
+		if p != nil {
+			p.Release(infergate.LimitReport{})
+		}
+		t.Fatalf("Acquire: %v; want context.Canceled", err)
+	}
+	other := redisinfergate.NewLimiter(newRedis(t), q)
+	mustAdmit(t, other, req, 2*time.Second).Release(infergate.LimitReport{})
+}
+
+// A lease's key lives as long as its longest lease: a process with a shorter lease time does not
+// make the places of another one's calls expire with its own.
+func TestShortLeaseKeepsLongerOnes(t *testing.T) {
+	t.Parallel()
+	q := infergate.Quotas{Default: infergate.Quota{Concurrent: 2}}
+	req := infergate.LimitRequest{Key: keyOf(t)}
+	long := redisinfergate.NewLimiter(newRedis(t), q, redisinfergate.WithLeaseTime(time.Minute))
+	short := redisinfergate.NewLimiter(newRedis(t), q, redisinfergate.WithLeaseTime(100*time.Millisecond))
+	held := mustAdmit(t, long, req, 5*time.Second)
+	defer held.Release(infergate.LimitReport{})
+	mustAdmit(t, short, req, 5*time.Second).Release(infergate.LimitReport{})
+	time.Sleep(300 * time.Millisecond) // past the short lease time, well within the long one
+	other := mustAdmit(t, long, req, 5*time.Second)
+	defer other.Release(infergate.LimitReport{})
+	mustWait(t, long, req, 300*time.Millisecond)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
@@ -82,6 +83,20 @@ func (p *permit) renew() {
 	p.mu.Unlock()
 }
 
+// dropLease removes the lease of an admission whose reply was lost when ctx ended, so that its
+// place does not stay taken until the lease expires.
+func (p *permit) dropLease(ctx context.Context) {
+	if p.lease == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := p.l.rdb.ZRem(ctx, p.keys.leases, p.lease).Err(); err != nil {
+		p.l.settings.logger.Warn("redisinfergate: the lease of a call whose context ended could not be removed; it expires",
+			slog.Any("error", classify(err)))
+	}
+}
+
 // Release gives the lease back and corrects the counts with what the server said: the tokens the
 // answer used, and a hold on every later call until the server's reset or its Retry-After.
 func (p *permit) Release(r infergate.LimitReport) {
@@ -100,14 +115,15 @@ func (p *permit) Release(r infergate.LimitReport) {
 	used := int64(-1)
 	if u := r.Usage; u != nil && p.tokens {
 		used = int64(u.TotalTokens)
-		if used <= 0 {
-			used = int64(u.PromptTokens) + int64(u.CompletionTokens)
+		if used <= 0 { // the sum saturates: a server's huge counts must not wrap around to none
+			prompt, completion := int64(max(u.PromptTokens, 0)), int64(max(u.CompletionTokens, 0))
+			used = prompt + min(completion, math.MaxInt64-prompt)
 		}
 		used = max(used, 0)
 	}
 	hold := holdFor(r, p.l.now())
-	if p.lease == "" && used < 0 && hold <= 0 {
-		return
+	if p.lease == "" && used < 0 && hold <= 0 || !p.l.mayAsk(false) {
+		return // nothing to say, or Redis cannot be reached: the lease expires there
 	}
 	holdMS := int64(0)
 	if hold > 0 {
@@ -130,10 +146,15 @@ func (p *permit) Release(r infergate.LimitReport) {
 	}
 }
 
-// holdFor is how long the server asked every later call to wait, from now: a Retry-After, or the
-// reset of a window it said is used up. Reset times are the server's clock, read against ours.
+// holdFor is how long the server asked every later call to wait, from now: a 429's Retry-After, or
+// the reset of a window it said is used up. Another status's Retry-After (a provider's 503) speaks
+// of one model's providers, not of the key's quota. Reset times are the server's clock, read
+// against ours.
 func holdFor(r infergate.LimitReport, now time.Time) time.Duration {
-	hold := r.RetryAfter
+	var hold time.Duration
+	if r.StatusCode == 429 {
+		hold = r.RetryAfter
+	}
 	if rl := r.RateLimits; rl != nil {
 		if rl.LimitRequests > 0 && rl.RemainingRequests <= 0 && !rl.ResetRequests.IsZero() {
 			hold = max(hold, rl.ResetRequests.Sub(now))

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -213,4 +214,29 @@ func FuzzAcquireReply(f *testing.F) {
 			p.Release(infergate.LimitReport{StatusCode: 429, RetryAfter: time.Second, Usage: &infergate.Usage{TotalTokens: 5}})
 		}
 	})
+}
+
+// Once Redis could not be reached, the calls that follow go on at once rather than each waiting
+// out the client's timeouts: Redis is asked again a while later, not by every call.
+func TestUnreachableRedisIsNotAskedByEveryCall(t *testing.T) {
+	t.Parallel()
+	f := startFakeRedis(t, func([]string) string { return "" })
+	rdb := fakeClient(t, f, 200*time.Millisecond)
+	sent := new(atomic.Int64)
+	rdb.AddHook(countHook{sent})
+	l := redisinfergate.NewLimiter(rdb, infergate.Quotas{Default: infergate.Quota{Requests: 1, Concurrent: 1}})
+	var first int64
+	for i := range 3 {
+		p := mustAdmit(t, l, infergate.LimitRequest{Key: "k"}, 10*time.Second)
+		p.Release(infergate.LimitReport{StatusCode: 429, RetryAfter: time.Second})
+		if i == 0 {
+			first = sent.Load()
+		}
+	}
+	if n := l.Unlimited(); n != 3 {
+		t.Fatalf("Unlimited() = %d; want 3", n)
+	}
+	if n := sent.Load() - first; n != 0 {
+		t.Fatalf("%d commands sent after Redis did not answer the first call's; want none", n)
+	}
 }

@@ -16,7 +16,9 @@ import (
 // Unix epoch, as the gateway's do.
 
 // acquireScript admits one call or says how long to wait. It checks everything before it changes
-// anything, so that a call refused for one bound takes nothing from the others.
+// anything, so that a call refused for one bound takes nothing from the others. The leases' key
+// lives as long as its longest lease (a process may be given a shorter lease time than another):
+// this script and renewScript only ever push its expiry back.
 //
 // KEYS: window, leases, hold. ARGV: requests, tokens, concurrent (the quota; 0 is no bound), window
 // (ms), the call's tokens, its lease id, the lease time (ms).
@@ -52,7 +54,9 @@ if cl > 0 then
   end
   local lease = tonumber(ARGV[7])
   redis.call('ZADD', KEYS[2], now + lease, ARGV[6])
-  redis.call('PEXPIRE', KEYS[2], lease)
+  if redis.call('PTTL', KEYS[2]) < lease then
+    redis.call('PEXPIRE', KEYS[2], lease)
+  end
 end
 if counted then
   redis.call('HSET', KEYS[1], 'start', start, 'requests', reqs + 1, 'tokens', toks + tokens)
@@ -112,7 +116,9 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lease = tonumber(ARGV[2])
 redis.call('ZADD', KEYS[1], now + lease, ARGV[1])
-redis.call('PEXPIRE', KEYS[1], lease)
+if redis.call('PTTL', KEYS[1]) < lease then
+  redis.call('PEXPIRE', KEYS[1], lease)
+end
 return 1
 `)
 

@@ -2,6 +2,7 @@ package quota
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -149,7 +150,7 @@ func (b *bucket) admit(now time.Time, r *Request) (wake time.Time, ok bool) {
 	}
 	if r.Counted {
 		full := q.Requests > 0 && b.requests+1 > q.Requests ||
-			q.Tokens > 0 && r.Tokens > 0 && b.tokens+r.Tokens > q.Tokens
+			q.Tokens > 0 && r.Tokens > 0 && r.Tokens > q.Tokens-b.tokens
 		if full {
 			return b.start.Add(q.Window), false
 		}
@@ -186,8 +187,8 @@ func (p *Permit) Release(rep Report) {
 		if (rep.Used >= 0 || !ok) && b.start.Equal(p.start) {
 			b.tokens -= p.tokens // the gateway records the usage, or nothing for a failed call
 		}
-		if rep.Used > 0 {
-			b.tokens += rep.Used
+		if rep.Used > 0 { // a count a server sends saturates rather than wraps around
+			b.tokens += min(rep.Used, math.MaxInt-b.tokens)
 		}
 		if rep.Exhausted {
 			until := rep.Reset
