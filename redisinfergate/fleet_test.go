@@ -25,7 +25,7 @@ const (
 const fleetDurationEnv = "INFERGATE_FLEET_DURATION"
 
 // fleetDuration is how long each fleet calls: 30 s, in CI always; outside CI what fleetDurationEnv
-// says, else 8 s with -short.
+// says, else 16 s with -short.
 func fleetDuration(t *testing.T) time.Duration {
 	if os.Getenv("CI") == "true" {
 		return 30 * time.Second
