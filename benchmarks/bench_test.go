@@ -60,14 +60,17 @@ func benchStream(b *testing.B, w streamWorkload, run func(contender, context.Con
 			var before runtime.MemStats
 			runtime.ReadMemStats(&before)
 			b.ResetTimer()
+			start := processCPU(b)
 			for range b.N {
 				var err error
 				if got, err = run(c, ctx); err != nil {
 					b.Fatal(err)
 				}
 			}
+			cpu := processCPU(b) - start
 			b.StopTimer()
 			reportPer(b, &before, w.chunks, "chunk")
+			b.ReportMetric(float64(cpu)/float64(b.N*w.chunks), "cpu-ns/chunk")
 			check(b, got)
 		})
 	}

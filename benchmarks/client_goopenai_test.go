@@ -2,12 +2,14 @@ package benchmarks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -140,6 +142,45 @@ func (g *goOpenAI) completeCall(ctx context.Context) (string, error) {
 		return "", errors.New("no tool call")
 	}
 	return resp.Choices[0].Message.ToolCalls[0].Function.Arguments, nil
+}
+
+// goOpenAIObject is what a go-openai user writes for a typed answer: the call with the tool and
+// tool_choice that carry the value, then json.Unmarshal of the tool call's arguments into T. With
+// a schema it also does what a careful user adds: jsonschema-go validating the arguments, which it
+// takes as their JSON value (an object as a map[string]any), before the decode into T. The schema
+// is resolved once, by the caller.
+func goOpenAIObject[T any](ctx context.Context, client *openai.Client, req openai.ChatCompletionRequest, schema *jsonschema.Resolved) (T, error) {
+	var v T
+	resp, err := client.CreateChatCompletion(ctx, req)
+	if err != nil {
+		return v, err
+	}
+	if len(resp.Choices) == 0 || len(resp.Choices[0].Message.ToolCalls) == 0 {
+		return v, errors.New("no tool call")
+	}
+	args := []byte(resp.Choices[0].Message.ToolCalls[0].Function.Arguments)
+	if schema != nil {
+		var instance any
+		if err := json.Unmarshal(args, &instance); err != nil {
+			return v, err
+		}
+		if err := schema.Validate(instance); err != nil {
+			return v, err
+		}
+	}
+	err = json.Unmarshal(args, &v)
+	return v, err
+}
+
+// goOpenAIObjectRequest asks for the value through one function tool, as GenerateObject does.
+func goOpenAIObjectRequest(name string, schema json.RawMessage) openai.ChatCompletionRequest {
+	return openai.ChatCompletionRequest{
+		Model:    chatModel,
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: chatPrompt}},
+		Tools: []openai.Tool{{Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{Name: name, Parameters: schema}}},
+		ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: name}},
+	}
 }
 
 // goOpenAIHistory is history in go-openai's types.

@@ -7,16 +7,21 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/infergate/infergate-go"
+	"github.com/sashabaranov/go-openai"
 )
 
 // Typed answers are infergate's alone: BenchmarkObject compares them with the plain call that
-// carries them, on the same reply. Its sub-benchmarks are named after the calls, not contenders;
-// benchtable prints their ratios in a table of their own.
+// carries them, and GenerateObject with what a go-openai user writes for the same job, on the same
+// reply. Its sub-benchmarks are named after the calls, not contenders; benchtable prints their
+// ratios in a table of their own.
 
 // objectRecord and objectAnswer are the value asked for: a long text and a few hundred records
 // with strings, numbers, tags and optional notes, about 50 KB of JSON.
@@ -94,13 +99,26 @@ func objectClient(tb testing.TB, body []byte, contentType string) *infergate.Cli
 	return client
 }
 
-// BenchmarkObject reads a 50 KB object, one call's arguments, five ways on the same reply: streamed
-// in 4,000 fragments with Chat.Stream to the end (Stream) and with StreamObject, ranging over its
-// partial values (StreamObject) or waiting for the value (StreamObjectWait), and whole with Chat.Create (Create) and GenerateObject (GenerateObject). The plain calls send the
-// tool and tool_choice GenerateObject sends, so that only what typed answers add differs.
+// BenchmarkObject reads a 50 KB object, one call's arguments, on the same reply: streamed in 4,000
+// fragments with Chat.Stream to the end (Stream) and with StreamObject, ranging over its partial
+// values (StreamObject) or waiting for the value (StreamObjectWait); whole with GenerateObject
+// (GenerateObject), and with go-openai's CreateChatCompletion then json.Unmarshal of the
+// arguments into T (GoOpenAIUnmarshal: no check at all), and the same with jsonschema-go
+// validating the value against T's schema, resolved once (GoOpenAIValidate: what a careful user
+// writes). The plain calls send the tool and tool_choice GenerateObject sends, so that only what
+// typed answers add differs. Each reports its CPU time per call (cpu-ns/op) beside the wall time:
+// on a shared machine it moves less.
 func BenchmarkObject(b *testing.B) {
 	want, raw := objectJSON()
 	schema, err := infergate.SchemaFor[objectAnswer]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var checked jsonschema.Schema
+	if err := json.Unmarshal(schema, &checked); err != nil {
+		b.Fatal(err)
+	}
+	resolved, err := checked.Resolve(nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,11 +129,17 @@ func BenchmarkObject(b *testing.B) {
 	spec := infergate.ObjectSpec{Mode: infergate.ObjectModeTool}
 	streaming := objectClient(b, objectStreamBody(raw, objectFragments), "text/event-stream")
 	whole := objectClient(b, objectCompletionBody(raw), "application/json")
+	goOpenAIConfig := openai.DefaultConfig("sk-bench")
+	goOpenAIConfig.BaseURL = fakeBase
+	goOpenAIConfig.HTTPClient = &http.Client{Transport: newReplay(objectCompletionBody(raw), "application/json")}
+	goOpenAI := openai.NewClientWithConfig(goOpenAIConfig)
+	goOpenAIReq := goOpenAIObjectRequest(objectName, schema)
 	ctx := context.Background()
 	run := func(name string, call func() (int, error)) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
+			start := processCPU(b)
 			for range b.N {
 				n, err := call()
 				if err != nil {
@@ -125,6 +149,7 @@ func BenchmarkObject(b *testing.B) {
 					b.Fatalf("read %d, want %d bytes or %d items", n, len(raw), len(want.Items))
 				}
 			}
+			b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 	run("Stream", func() (int, error) {
@@ -157,13 +182,6 @@ func BenchmarkObject(b *testing.B) {
 		}
 		return len(obj.Value.Items), nil
 	})
-	run("Create", func() (int, error) {
-		c, err := whole.Chat.Create(ctx, plain)
-		if err != nil {
-			return 0, err
-		}
-		return len(c.ToolCalls()[0].Function.Arguments), nil
-	})
 	run("GenerateObject", func() (int, error) {
 		obj, err := infergate.GenerateObject[objectAnswer](ctx, whole.Chat, req, spec)
 		if err != nil {
@@ -171,4 +189,29 @@ func BenchmarkObject(b *testing.B) {
 		}
 		return len(obj.Value.Items), nil
 	})
+	for _, check := range []struct {
+		name   string
+		schema *jsonschema.Resolved
+	}{{"GoOpenAIUnmarshal", nil}, {"GoOpenAIValidate", resolved}} {
+		got, err := goOpenAIObject[objectAnswer](ctx, goOpenAI, goOpenAIReq, check.schema)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			b.Fatalf("%s decoded another value (-want +got):\n%s", check.name, diff)
+		}
+		run(check.name, func() (int, error) {
+			v, err := goOpenAIObject[objectAnswer](ctx, goOpenAI, goOpenAIReq, check.schema)
+			return len(v.Items), err
+		})
+	}
+}
+
+// processCPU is the CPU time the process has used so far, the garbage collector's included.
+func processCPU(b *testing.B) time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }

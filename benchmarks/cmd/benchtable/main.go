@@ -34,9 +34,11 @@ type row struct {
 
 var rows = []row{
 	{"Text stream, 10,000 chunks", "ns/chunk", "TextStream", "ns/chunk", 1, false},
+	{"", "CPU ns/chunk", "TextStream", "cpu-ns/chunk", 1, false},
 	{"", "B/chunk", "TextStream", "B/chunk", 1, false},
 	{"", "allocs/chunk", "TextStream", "allocs/chunk", 1, false},
 	{"Tool-call stream, 1,000 fragments", "ns/chunk", "ToolStream", "ns/chunk", 1, false},
+	{"", "CPU ns/chunk", "ToolStream", "cpu-ns/chunk", 1, false},
 	{"", "B/chunk", "ToolStream", "B/chunk", 1, false},
 	{"", "allocs/chunk", "ToolStream", "allocs/chunk", 1, false},
 	{"", "arguments valid JSON", "ToolStream", "valid-json", 1, true},

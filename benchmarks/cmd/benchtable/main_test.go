@@ -97,16 +97,16 @@ BenchmarkEncode/floor-2   13000   184000 ns/op
 func TestRenderTyped(t *testing.T) {
 	bench := `BenchmarkObject/Stream-2   20   3000000 ns/op
 BenchmarkObject/StreamObject-2   20   4500000 ns/op
-BenchmarkObject/Create-2   20   1000000 ns/op
-BenchmarkObject/GenerateObject-2   20   2000000 ns/op
+BenchmarkObject/GenerateObject-2   20   2000000 ns/op   1000000 cpu-ns/op
+BenchmarkObject/GoOpenAIUnmarshal-2   20   8000000 ns/op   2000000 cpu-ns/op
 BenchmarkObject/Stream-2   20   4000000 ns/op
 BenchmarkObject/StreamObject-2   20   4000000 ns/op
-BenchmarkObject/Create-2   20   1000000 ns/op
-BenchmarkObject/GenerateObject-2   20   1400000 ns/op
+BenchmarkObject/GenerateObject-2   20   1400000 ns/op   700000 cpu-ns/op
+BenchmarkObject/GoOpenAIUnmarshal-2   20   7000000 ns/op   3500000 cpu-ns/op
 BenchmarkObject/Stream-2   20   2000000 ns/op
 BenchmarkObject/StreamObject-2   20   2600000 ns/op
-BenchmarkObject/Create-2   20   2000000 ns/op
-BenchmarkObject/GenerateObject-2   20   2200000 ns/op
+BenchmarkObject/GenerateObject-2   20   2200000 ns/op   1100000 cpu-ns/op
+BenchmarkObject/GoOpenAIUnmarshal-2   20   10000000 ns/op   2000000 cpu-ns/op
 `
 	s := samples{}
 	if err := s.addBench(strings.NewReader(bench)); err != nil {
@@ -114,12 +114,15 @@ BenchmarkObject/GenerateObject-2   20   2200000 ns/op
 	}
 	table := renderTyped(s)
 	for _, line := range []string{
-		"| Typed answer, 50 KB object streamed in 4,000 fragments, with partials | StreamObject | 4,000 | Stream | 3,000 | 1.30× | ≤ 1.50× |",
-		"| Typed answer, 50 KB object whole | GenerateObject | 2,000 | Create | 1,000 | 1.40× | ≤ 1.20× |",
+		"| Typed answer, 50 KB object streamed in 4,000 fragments, with partials | StreamObject | 4,000 | Stream | 3,000 | 1.30× | — | ≤ 1.50× |",
+		"| Typed answer, 50 KB object whole, against go-openai + `json.Unmarshal` (no check) | GenerateObject | 2,000 | GoOpenAIUnmarshal | 8,000 | 0.22× | 0.50× | ≤ 0.25× |",
 	} {
 		if !strings.Contains(table, line+"\n") {
 			t.Errorf("table lacks\n%s\ngot:\n%s", line, table)
 		}
+	}
+	if strings.Contains(table, "GoOpenAIValidate") || strings.Contains(table, "waited for") {
+		t.Errorf("a row without samples is shown:\n%s", table)
 	}
 	if got := renderTyped(samples{}); got != "" {
 		t.Errorf("a run without typed answers gives %q", got)
