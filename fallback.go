@@ -212,7 +212,7 @@ func (c *config) chatRoute(req *ChatRequest, model string, stream bool) (*route,
 	r := &route{op: OperationChat, method: http.MethodPost, path: "/chat/completions", body: body,
 		contentType: "application/json", model: model, stream: stream, held: true}
 	if c.limiter != nil {
-		r.tokens = chatEstimate(sent, body)
+		r.tokens = admissionEstimate(sent.Messages)
 	}
 	if stream {
 		r.accept = "text/event-stream"

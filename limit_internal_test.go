@@ -39,7 +39,7 @@ func TestChatEstimateIsTheGateways(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := chatEstimate(&req, body); got != want {
+		if got := admissionEstimate(req.Messages); got != want {
 			t.Errorf("seed %d: estimate %d, the gateway's %d, for %s", seed, got, want, body)
 		}
 	}

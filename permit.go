@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/infergate/infergate-go/internal/quota"
 	"github.com/infergate/infergate-go/internal/transport"
 )
 
@@ -189,20 +188,4 @@ func newPlaces(n int) Limiter {
 
 func (p places) Acquire(ctx context.Context, req LimitRequest) (Permit, error) {
 	return p.Limiter.Acquire(ctx, LimitRequest{})
-}
-
-// chatEstimate is the gateway's admission estimate of a chat request sent as body (see
-// internal/quota). Content sent as text, the usual case, is counted from the request; content
-// sent as parts from body, as the gateway counts their list.
-func chatEstimate(req *ChatRequest, body []byte) int {
-	n := 0
-	for i := range req.Messages {
-		if len(req.Messages[i].Parts) > 0 {
-			if estimate, err := quota.ChatEstimate(body); err == nil {
-				return estimate
-			}
-		}
-		n += quota.StringContent(req.Messages[i].Content)
-	}
-	return quota.Estimate(n)
 }
