@@ -1,0 +1,109 @@
+package batch
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	infergate "github.com/infergate/infergate-go"
+)
+
+// Request is one line of an input file, an OpenAI batch request: POST to a chat completions or
+// embeddings URL ("/v1/chat/completions", "/v1/embeddings", or their "/api/v1/..." spellings) with
+// the request's JSON body.
+type Request struct {
+	CustomID string          `json:"custom_id"`
+	Method   string          `json:"method"`
+	URL      string          `json:"url"`
+	Body     json.RawMessage `json:"body"`
+}
+
+// Result is one line of an output file, an OpenAI batch result. A request the gateway answered has
+// a Response (whatever its status); one that got no answer (a transport failure, a request the
+// client refused) has an Error instead.
+type Result struct {
+	ID       string       `json:"id"`
+	CustomID string       `json:"custom_id"`
+	Response *Response    `json:"response"`
+	Error    *ResultError `json:"error"`
+}
+
+// Response is the gateway's answer to one request.
+type Response struct {
+	StatusCode int             `json:"status_code"`
+	RequestID  string          `json:"request_id"`
+	Body       json.RawMessage `json:"body"`
+}
+
+// ResultError is why a request has no answer.
+type ResultError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Job is one run of an input file into an output file.
+type Job struct {
+	Input  string // the JSONL file of Requests
+	Output string // the JSONL file of Results: created, or resumed when it exists
+
+	// Concurrency bounds the requests in flight; 0 means DefaultConcurrency.
+	Concurrency int
+	// Shard picks the requests this run covers; the zero Shard is the whole file.
+	Shard Shard
+	// RetryFailed sends again the requests whose result in Output failed, replacing those results.
+	RetryFailed bool
+	// Grace is how long the requests in flight may finish once ctx ends; 0 means DefaultGrace.
+	Grace time.Duration
+	// Progress, when set, is called after each result and at least every ProgressEvery while
+	// requests are in flight, never concurrently.
+	Progress func(Progress)
+	// Options apply to every request, after the client's.
+	Options []infergate.Option
+}
+
+// Defaults of Job.
+const (
+	DefaultConcurrency = 16
+	DefaultGrace       = 5 * time.Second
+	ProgressEvery      = time.Second
+)
+
+// Progress is the state of a run, for a person watching it.
+type Progress struct {
+	Total     int `json:"total"`     // requests the run covers (its shard)
+	Succeeded int `json:"succeeded"` // with a successful result, earlier runs' included
+	Failed    int `json:"failed"`    // with a failed result, earlier runs' included
+	Resumed   int `json:"resumed"`   // results found in the output when the run started
+	Sent      int `json:"sent"`      // requests this run sent
+	InFlight  int `json:"in_flight"` // requests sent and not yet answered
+
+	// Usage sums the usage the answers of this run reported.
+	Usage infergate.Usage `json:"usage"`
+	// Cost sums what this run's answers cost (ResponseInfo.Cost); nil while none was priced.
+	// Unpriced counts the answers with usage but no price.
+	Cost     *infergate.Money `json:"cost,omitempty"`
+	Unpriced int              `json:"unpriced"`
+
+	Elapsed time.Duration `json:"elapsed_ns"`
+	// PausedUntil is when the run sends again after a 429's Retry-After; zero when it is not paused.
+	PausedUntil time.Time `json:"paused_until,omitzero"`
+}
+
+// Summary is the end of a run.
+type Summary struct {
+	Progress
+	// Interrupted tells that ctx ended before every request had a result: the output is resumable.
+	Interrupted bool `json:"interrupted"`
+}
+
+// Run sends the requests of job.Input that have no result in job.Output (and, with RetryFailed,
+// those whose result failed) through client, appending each result to job.Output as it comes. It
+// first checks the whole input: a bad line (malformed JSON, a duplicate custom_id, an unknown url or
+// method, a body the SDK's validation refuses) is an *InputError and nothing is sent.
+//
+// The summary is returned with a nil error when the run went through its requests, whatever their
+// results; with ctx's error when ctx ended (Summary.Interrupted), once the requests in flight have
+// finished or job.Grace has passed.
+func Run(ctx context.Context, client *infergate.Client, job Job) (*Summary, error) {
+	panic("not implemented")
+}
