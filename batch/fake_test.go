@@ -19,6 +19,8 @@ import (
 // the custom_id.
 type fake struct {
 	decide func(text string, attempt int) (status int, header http.Header)
+	// delay, when set, is how long an answer takes; a request whose context ends first gets none.
+	delay func(text string, attempt int) time.Duration
 
 	mu    sync.Mutex
 	seen  []sent
@@ -55,6 +57,13 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	attempt := f.tries[text]
 	f.seen = append(f.seen, sent{text: text, key: r.Header.Get("Idempotency-Key"), at: time.Now()})
 	f.mu.Unlock()
+	if f.delay != nil {
+		select {
+		case <-time.After(f.delay(text, attempt)):
+		case <-r.Context().Done():
+			return
+		}
+	}
 	status, header := http.StatusOK, http.Header(nil)
 	if f.decide != nil {
 		status, header = f.decide(text, attempt)
