@@ -223,7 +223,6 @@ func (r *runner) feed(ctx context.Context, stop context.CancelFunc, calls chan<-
 		if i, ok := r.ids.find(r.h.key(c.customID)); !ok || r.ids.state[i] != pending {
 			continue
 		}
-		c.body = append([]byte(nil), c.body...) // the line's buffer is the reader's
 		select {
 		case calls <- &c:
 		case <-ctx.Done():
