@@ -29,6 +29,9 @@ import (
 // once a request has paused the run MaxRateLimitPauses times, its next 429 is its result.
 func Run(ctx context.Context, client *infergate.Client, job Job) (*Summary, error) {
 	start := time.Now()
+	if client == nil {
+		return nil, errors.New("batch: no client")
+	}
 	if err := job.check(); err != nil {
 		return nil, err
 	}

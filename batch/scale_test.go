@@ -107,11 +107,11 @@ func scaleInput(tb testing.TB, n int) (input, output string) {
 }
 
 // heapPeak samples the heap's objects, live and not yet collected, until stopped, and returns the
-// largest sample.
-func heapPeak() (stop func() uint64) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+// largest sample, and the largest heap the garbage collector found live.
+func heapPeak() (stop func() (peak, live uint64)) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	done := make(chan struct{})
-	var peak uint64
+	var peak, live uint64
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		t := time.NewTicker(2 * time.Millisecond)
@@ -119,6 +119,7 @@ func heapPeak() (stop func() uint64) {
 		for {
 			metrics.Read(sample)
 			peak = max(peak, sample[0].Value.Uint64())
+			live = max(live, sample[1].Value.Uint64())
 			select {
 			case <-t.C:
 			case <-done:
@@ -126,16 +127,16 @@ func heapPeak() (stop func() uint64) {
 			}
 		}
 	})
-	return func() uint64 {
+	return func() (uint64, uint64) {
 		close(done)
 		wg.Wait()
-		return peak
+		return peak, live
 	}
 }
 
 // scaleFigures runs f, which sends n requests, and reports requests per second, CPU time per
 // request and the heap's peak.
-func scaleFigures(n int, f func() error) (perSecond float64, cpuPerRequest time.Duration, peak uint64, err error) {
+func scaleFigures(n int, f func() error) (perSecond float64, cpuPerRequest time.Duration, peak, live uint64, err error) {
 	runtime.GC()
 	stop := heapPeak()
 	cpu0, _ := processCPU()
@@ -143,8 +144,8 @@ func scaleFigures(n int, f func() error) (perSecond float64, cpuPerRequest time.
 	err = f()
 	elapsed := time.Since(start)
 	cpu1, _ := processCPU()
-	peak = stop()
-	return float64(n) / elapsed.Seconds(), (cpu1 - cpu0) / time.Duration(n), peak, err
+	peak, live = stop()
+	return float64(n) / elapsed.Seconds(), (cpu1 - cpu0) / time.Duration(n), peak, live, err
 }
 
 // TestRunHeapIsBounded runs 20,000 requests (scaleRequestsEnv sets another number: a million is the
@@ -162,7 +163,7 @@ func TestRunHeapIsBounded(t *testing.T) {
 	client := startScaleServer(t, kind)
 	in, out := scaleInput(t, n)
 	var sum *batch.Summary
-	perSecond, cpu, peak, err := scaleFigures(n, func() (err error) {
+	perSecond, cpu, peak, live, err := scaleFigures(n, func() (err error) {
 		sum, err = batch.Run(context.Background(), client, batch.Job{Input: in, Output: out})
 		return err
 	})
@@ -172,8 +173,8 @@ func TestRunHeapIsBounded(t *testing.T) {
 	if sum.Succeeded != n {
 		t.Fatalf("%d of %d succeeded", sum.Succeeded, n)
 	}
-	t.Logf("%d requests against %s: %.0f requests/s, %v CPU per request, heap peak %.1f MiB",
-		n, kind, perSecond, cpu, float64(peak)/(1<<20))
+	t.Logf("%d requests against %s: %.0f requests/s, %v CPU per request, heap peak %.1f MiB (live %.1f MiB)",
+		n, kind, perSecond, cpu, float64(peak)/(1<<20), float64(live)/(1<<20))
 	if peak > maxHeap {
 		t.Errorf("heap peak %.1f MiB, more than %d MiB", float64(peak)/(1<<20), maxHeap>>20)
 	}
@@ -184,28 +185,29 @@ func TestRunHeapIsBounded(t *testing.T) {
 // goroutines, without a file: the batch's cost is the ratio of the two.
 func BenchmarkRun(b *testing.B) {
 	client := startScaleServer(b, "minimal")
-	report := func(perSecond float64, cpu time.Duration, peak uint64) {
+	report := func(perSecond float64, cpu time.Duration, peak, live uint64) {
 		b.ReportMetric(perSecond, "req/s")
 		b.ReportMetric(float64(cpu.Microseconds()), "cpu-µs/req")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		b.ReportMetric(float64(live)/(1<<20), "live-heap-MiB")
 	}
 	b.Run("batch", func(b *testing.B) {
 		in, out := scaleInput(b, b.N)
 		b.ResetTimer()
-		perSecond, cpu, peak, err := scaleFigures(b.N, func() error {
+		perSecond, cpu, peak, live, err := scaleFigures(b.N, func() error {
 			_, err := batch.Run(context.Background(), client, batch.Job{Input: in, Output: out})
 			return err
 		})
 		if err != nil {
 			b.Fatal(err)
 		}
-		report(perSecond, cpu, peak)
+		report(perSecond, cpu, peak, live)
 	})
 	b.Run("direct", func(b *testing.B) {
 		req := infergate.ChatRequest{Model: "llama-3.3-70b", MaxTokens: infergate.Ptr(16),
 			Messages: []infergate.Message{{Role: infergate.RoleUser, Content: "What is the capital of France?"}}}
 		b.ResetTimer()
-		perSecond, cpu, peak, err := scaleFigures(b.N, func() error {
+		perSecond, cpu, peak, live, err := scaleFigures(b.N, func() error {
 			next := make(chan struct{})
 			var wg sync.WaitGroup
 			var failed error
@@ -231,6 +233,6 @@ func BenchmarkRun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		report(perSecond, cpu, peak)
+		report(perSecond, cpu, peak, live)
 	})
 }
