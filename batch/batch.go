@@ -45,8 +45,10 @@ type ResultError struct {
 
 // Job is one run of an input file into an output file.
 type Job struct {
-	Input  string // the JSONL file of Requests
-	Output string // the JSONL file of Results: created, or resumed when it exists
+	Input string // the JSONL file of Requests
+	// Output is the JSONL file of Results: created, or resumed when it exists. One run at a time
+	// may use it: each shard of a file writes its own.
+	Output string
 
 	// Concurrency bounds the requests in flight; 0 means DefaultConcurrency.
 	Concurrency int
