@@ -306,7 +306,7 @@ func (c *config) embeddingQuota(model string) (Quota, string) {
 	if l, ok := c.limiter.(*localLimiter); ok {
 		q = l.quotas
 	}
-	if g, ok := q.Group(model); ok {
+	if g, ok := q.Group(model); ok && model != "" { // no model is the default group's, as the limiter has it
 		return g.Quota, g.Name
 	}
 	return q.Default, "Default"
