@@ -13,7 +13,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/infergate/infergate-go"
@@ -212,11 +214,10 @@ func vectorOf(text string) []float32 {
 	return []float32{float32(crc32.ChecksumIEEE([]byte(text)) >> 8), float32(len(text))}
 }
 
-// embedServer is a gateway whose embeddings route answers each text with vectorOf it, after handle has seen the request's texts; handle may write an answer of its own and return
-// true.
-func embedServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, texts []string) bool, opts ...infergate.Option) *infergate.Client {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// embedHandler is a gateway whose embeddings route answers each text with vectorOf it, after
+// handle has seen the request's texts; handle may write an answer of its own and return true.
+func embedHandler(handle func(w http.ResponseWriter, r *http.Request, texts []string) bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct{ Input []string }
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -232,67 +233,77 @@ func embedServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Reques
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": "m", "data": data,
 			"usage": map[string]int{"prompt_tokens": len(req.Input), "total_tokens": len(req.Input)}})
-	}))
+	})
+}
+
+// embedServer is a client of embedHandler(handle) on loopback.
+func embedServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, texts []string) bool, opts ...infergate.Option) *infergate.Client {
+	t.Helper()
+	srv := httptest.NewServer(embedHandler(handle))
 	t.Cleanup(srv.Close)
 	return testClient(t, srv.URL, append([]infergate.Option{infergate.WithHTTPClient(srv.Client())}, opts...)...)
 }
 
+// embedInProcess is a client of embedHandler(handle) in this process, for a testing/synctest
+// bubble, where a request that is never cancelled while the server waits for it to end is a
+// deadlock the test reports.
+func embedInProcess(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, texts []string) bool, opts ...infergate.Option) *infergate.Client {
+	t.Helper()
+	return testClient(t, "https://gw.test", append([]infergate.Option{
+		infergate.WithHTTPClient(infergate.InProcessClient(embedHandler(handle)))}, opts...)...)
+}
+
 // TestCreateManyFailingPartCancelsTheOthers: when a part fails, the parts in flight are aborted
-// (the server sees their requests end), and the error names the failed part and wraps its
-// *APIError.
+// (the server sees their requests end), no other part is sent, and the error names the failed part
+// and wraps its *APIError.
 func TestCreateManyFailingPartCancelsTheOthers(t *testing.T) {
 	t.Parallel()
-	const parts = 4 // as many as CreateMany sends at once
-	var (
-		mu      sync.Mutex
-		arrived int
-		all     = make(chan struct{})
-		aborted = make(chan string, parts)
-	)
-	client := embedServer(t, func(w http.ResponseWriter, r *http.Request, texts []string) bool {
-		mu.Lock()
-		if arrived++; arrived == parts {
-			close(all)
-		}
-		mu.Unlock()
-		if texts[0] == "text 4096" {
-			<-all // the others are in flight
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write([]byte(`{"error":{"message":"no such model","type":"invalid_request_error"}}`))
+	synctest.Test(t, func(t *testing.T) {
+		const inFlight = 4 // as many as CreateMany sends at once
+		var (
+			mu      sync.Mutex
+			sent    []string
+			aborted []string
+		)
+		client := embedInProcess(t, func(w http.ResponseWriter, r *http.Request, texts []string) bool {
+			mu.Lock()
+			sent = append(sent, texts[0])
+			mu.Unlock()
+			if texts[0] == "text 4096" {
+				synctest.Wait() // the others are in flight
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":{"message":"no such model","type":"invalid_request_error"}}`))
+				return true
+			}
+			<-r.Context().Done()
+			mu.Lock()
+			aborted = append(aborted, texts[0])
+			mu.Unlock()
 			return true
+		})
+		_, err := client.Embeddings.CreateMany(t.Context(), infergate.EmbeddingRequest{Input: manyTexts(5*infergate.MaxEmbeddingInputs + 5)})
+		var part *infergate.EmbeddingPartError
+		var apiErr *infergate.APIError
+		if !errors.As(err, &part) || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
+			t.Fatalf("err = %v, want an *EmbeddingPartError wrapping the 400", err)
 		}
-		<-r.Context().Done()
-		aborted <- texts[0]
-		return true
+		if *part != (infergate.EmbeddingPartError{Part: 2, First: 4096, Count: 2048, Err: part.Err}) {
+			t.Errorf("part error = %+v, want part 2, texts 4096 to 6143", *part)
+		}
+		if !strings.Contains(err.Error(), "part 2 (Input[4096:6144])") || !strings.Contains(err.Error(), "no such model") {
+			t.Errorf("message %q names neither the part nor its error", err)
+		}
+		synctest.Wait() // the handlers have seen their requests end
+		slices.Sort(sent)
+		slices.Sort(aborted)
+		if want := []string{"text 0", "text 2048", "text 4096", "text 6144"}; !slices.Equal(sent, want) {
+			t.Errorf("parts sent: %v, want the first %d only", sent, inFlight)
+		}
+		if want := []string{"text 0", "text 2048", "text 6144"}; !slices.Equal(aborted, want) {
+			t.Errorf("requests aborted: %v, want %v", aborted, want)
+		}
 	})
-	// The deadline only ends the test if the parts are not cancelled; CreateMany must return long
-	// before it.
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	_, err := client.Embeddings.CreateMany(ctx, infergate.EmbeddingRequest{Input: manyTexts(3*infergate.MaxEmbeddingInputs + 5)})
-	if ctx.Err() != nil {
-		t.Fatal("CreateMany waited for the parts in flight instead of cancelling them")
-	}
-	var part *infergate.EmbeddingPartError
-	var apiErr *infergate.APIError
-	if !errors.As(err, &part) || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
-		t.Fatalf("err = %v, want an *EmbeddingPartError wrapping the 400", err)
-	}
-	if *part != (infergate.EmbeddingPartError{Part: 2, First: 4096, Count: 2048, Err: part.Err}) {
-		t.Errorf("part error = %+v, want part 2, texts 4096 to 6143", *part)
-	}
-	if !strings.Contains(err.Error(), "part 2 (Input[4096:6144])") || !strings.Contains(err.Error(), "no such model") {
-		t.Errorf("message %q names neither the part nor its error", err)
-	}
-	var seen []string
-	for range parts - 1 {
-		seen = append(seen, <-aborted)
-	}
-	slices.Sort(seen)
-	if want := []string{"text 0", "text 2048", "text 6144"}; !slices.Equal(seen, want) {
-		t.Errorf("requests aborted: %v, want %v", seen, want)
-	}
 }
 
 // TestCreateManyStaysWithinTheClientsBound: the server never has more parts at once than the
@@ -304,84 +315,95 @@ func TestCreateManyStaysWithinTheClientsBound(t *testing.T) {
 	for _, tt := range []struct{ clientBound, want int }{{1, 1}, {2, 2}, {0, 4}, {10, 4}} {
 		t.Run(fmt.Sprint(tt.clientBound), func(t *testing.T) {
 			t.Parallel()
-			var (
-				mu                      sync.Mutex
-				inFlight, most, arrived int
-				gate                    = make(chan struct{})
-			)
-			var opts []infergate.Option
-			if tt.clientBound > 0 {
-				opts = append(opts, infergate.WithMaxConcurrency(tt.clientBound))
-			}
-			client := embedServer(t, func(_ http.ResponseWriter, r *http.Request, _ []string) bool {
-				mu.Lock()
-				inFlight++
-				arrived++
-				most = max(most, inFlight)
-				wait := gate
-				// Hold each request until the bound is reached, or until the last part has come,
-				// so that a client sending more at once would be seen doing so.
-				if inFlight >= tt.want || arrived == parts {
+			synctest.Test(t, func(t *testing.T) {
+				var (
+					mu             sync.Mutex
+					inFlight, most int
+					gate           = make(chan struct{})
+				)
+				var opts []infergate.Option
+				if tt.clientBound > 0 {
+					opts = append(opts, infergate.WithMaxConcurrency(tt.clientBound))
+				}
+				client := embedInProcess(t, func(_ http.ResponseWriter, r *http.Request, _ []string) bool {
+					mu.Lock()
+					inFlight++
+					most = max(most, inFlight)
+					wait := gate
+					mu.Unlock()
+					<-wait
+					mu.Lock()
+					inFlight--
+					mu.Unlock()
+					return false
+				}, opts...)
+				texts := manyTexts(parts * infergate.MaxEmbeddingInputs)
+				done := make(chan error, 1)
+				go func() {
+					resp, err := client.Embeddings.CreateMany(t.Context(), infergate.EmbeddingRequest{Input: texts})
+					if err == nil && (len(resp.Data) != len(texts) || resp.Usage.TotalTokens != len(texts)) {
+						err = fmt.Errorf("%d vectors, %d tokens", len(resp.Data), resp.Usage.TotalTokens)
+					}
+					done <- err
+				}()
+				// Hold the requests until no other can come (everything in the bubble waits), so
+				// that all the client sends at once are at the server at once; then answer them.
+				for {
+					synctest.Wait()
+					select {
+					case err := <-done:
+						if err != nil {
+							t.Fatal(err)
+						}
+						if most != tt.want {
+							t.Errorf("%d parts at once at the server, want %d", most, tt.want)
+						}
+						return
+					default:
+					}
+					mu.Lock()
 					close(gate)
 					gate = make(chan struct{})
+					mu.Unlock()
 				}
-				mu.Unlock()
-				select {
-				case <-wait:
-				case <-r.Context().Done():
-				}
-				mu.Lock()
-				inFlight-- // before the answer is written, so the client's next part cannot overlap it
-				mu.Unlock()
-				return false
-			}, opts...)
-			texts := manyTexts(parts * infergate.MaxEmbeddingInputs)
-			resp, err := client.Embeddings.CreateMany(t.Context(), infergate.EmbeddingRequest{Input: texts})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(resp.Data) != len(texts) || resp.Usage.TotalTokens != len(texts) {
-				t.Errorf("%d vectors, %d tokens", len(resp.Data), resp.Usage.TotalTokens)
-			}
-			if most != tt.want {
-				t.Errorf("%d parts at once at the server, want %d", most, tt.want)
-			}
+			})
 		})
 	}
 }
 
 func TestCreateManyEndsWithItsContext(t *testing.T) {
 	t.Parallel()
-	arrived, aborted := make(chan struct{}, 4), make(chan struct{}, 4)
-	client := embedServer(t, func(_ http.ResponseWriter, r *http.Request, _ []string) bool {
-		arrived <- struct{}{}
-		<-r.Context().Done()
-		aborted <- struct{}{}
-		return true
-	})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() {
-		_, err := client.Embeddings.CreateMany(ctx, infergate.EmbeddingRequest{Input: manyTexts(2*infergate.MaxEmbeddingInputs + 1)})
-		done <- err
-	}()
-	for range 3 {
-		<-arrived
-	}
-	cancel()
-	err := <-done
-	var part *infergate.EmbeddingPartError
-	if !errors.Is(err, context.Canceled) || !errors.As(err, &part) {
-		t.Fatalf("err = %v, want an *EmbeddingPartError matching context.Canceled", err)
-	}
-	for range 3 {
-		<-aborted
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var sent, aborted atomic.Int32
+		client := embedInProcess(t, func(_ http.ResponseWriter, r *http.Request, _ []string) bool {
+			sent.Add(1)
+			<-r.Context().Done()
+			aborted.Add(1)
+			return true
+		})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			_, err := client.Embeddings.CreateMany(ctx, infergate.EmbeddingRequest{Input: manyTexts(2*infergate.MaxEmbeddingInputs + 1)})
+			done <- err
+		}()
+		synctest.Wait() // the three parts are in flight
+		cancel()
+		err := <-done
+		var part *infergate.EmbeddingPartError
+		if !errors.Is(err, context.Canceled) || !errors.As(err, &part) {
+			t.Fatalf("err = %v, want an *EmbeddingPartError matching context.Canceled", err)
+		}
+		synctest.Wait()
+		if sent.Load() != 3 || aborted.Load() != 3 {
+			t.Errorf("%d parts sent, %d aborted; want 3 and 3", sent.Load(), aborted.Load())
+		}
 
-	_, err = client.Embeddings.CreateMany(ctx, infergate.EmbeddingRequest{Input: manyTexts(3)})
-	if !errors.Is(err, context.Canceled) || len(arrived) != 0 {
-		t.Fatalf("on an ended context: err = %v, %d requests sent", err, len(arrived))
-	}
+		_, err = client.Embeddings.CreateMany(ctx, infergate.EmbeddingRequest{Input: manyTexts(3)})
+		if !errors.Is(err, context.Canceled) || sent.Load() != 3 {
+			t.Fatalf("on an ended context: err = %v, %d requests sent", err, sent.Load()-3)
+		}
+	})
 }
 
 // TestCreateManyResponseInfo: the info describes the part answered last, or the part that failed.
