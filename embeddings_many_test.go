@@ -282,7 +282,13 @@ func TestCreateManyFailingPartCancelsTheOthers(t *testing.T) {
 			mu.Unlock()
 			return true
 		})
+		start := time.Now()
 		_, err := client.Embeddings.CreateMany(t.Context(), infergate.EmbeddingRequest{Input: manyTexts(5*infergate.MaxEmbeddingInputs + 5)})
+		// In the bubble, time passes only when everything waits: parts left running would end at
+		// their WithTimeout, later.
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("the parts in flight ended %v later, not cancelled", waited)
+		}
 		var part *infergate.EmbeddingPartError
 		var apiErr *infergate.APIError
 		if !errors.As(err, &part) || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
