@@ -14,7 +14,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/infergate/infergate-go/internal/fanout"
 	"github.com/infergate/infergate-go/internal/quota"
 )
 
@@ -66,11 +68,16 @@ type EmbeddingRequest struct {
 // Validate reports the first rule the request breaks, as a *ValidationError. Create calls it
 // before sending anything.
 func (r *EmbeddingRequest) Validate() error {
-	switch n := len(r.Input); {
-	case n == 0:
+	if n := len(r.Input); n > MaxEmbeddingInputs {
+		return invalid("Input", "%d texts is more than the %d one request may carry: split them into batches, as Embeddings.CreateMany does", n, MaxEmbeddingInputs)
+	}
+	return r.validateTexts()
+}
+
+// validateTexts is Validate without the bound on the number of texts, which CreateMany has not.
+func (r *EmbeddingRequest) validateTexts() error {
+	if len(r.Input) == 0 {
 		return invalid("Input", "give at least one text")
-	case n > MaxEmbeddingInputs:
-		return invalid("Input", "%d texts is more than the %d one request may carry: split them into batches", n, MaxEmbeddingInputs)
 	}
 	for i, text := range r.Input {
 		if strings.TrimSpace(text) == "" {
@@ -130,6 +137,11 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 	if err != nil {
 		return nil, err
 	}
+	return s.create(ctx, c, req)
+}
+
+// create sends req, which is valid, with the call's configuration c.
+func (s *EmbeddingsService) create(ctx context.Context, c *config, req EmbeddingRequest) (*EmbeddingResponse, error) {
 	wire := wireEmbeddingRequest{Input: req.Input, Model: req.Model, EncodingFormat: req.EncodingFormat,
 		Dimensions: req.Dimensions, User: req.User, SessionID: c.sessionFor(req.SessionID)}
 	if wire.EncodingFormat == "" {
@@ -157,6 +169,169 @@ func (s *EmbeddingsService) Create(ctx context.Context, req EmbeddingRequest, op
 		return nil, err
 	}
 	return &out.EmbeddingResponse, nil
+}
+
+// embeddingPartsInFlight is how many parts of one CreateMany are sent at once at most: enough to
+// keep the gateway busy with large parts, few enough to leave a client's places (WithMaxConcurrency)
+// and a provider's capacity to other calls.
+const embeddingPartsInFlight = 4
+
+// CreateMany embeds any number of texts: it sends them in parts, requests of consecutive texts, in
+// parallel, and returns what Create would for one request: a vector per text in the order of
+// req.Input, each Embedding's Index its text's position in req.Input, Usage the sum of the parts'
+// and Model the first part's answer's (parts may be served by different nodes).
+//
+// A part carries at most MaxEmbeddingInputs texts and, because the gateway refuses a request whose
+// admission estimate exceeds its model group's token quota however long it waits, at most that
+// quota's tokens: the quota of the client's limiter when it is NewLimiter's, else GatewayQuotas'
+// (no bound for the embedding group; 100,000 tokens for a model no group names, or no model).
+// Parts are filled in order, as full as the bounds allow, so that they are as few as possible.
+// Everything is validated before anything is sent: req as Create validates it but for the count of
+// texts, so that no text may be empty, and no text, or a text whose estimate alone exceeds the
+// quota, is a *ValidationError.
+//
+// At most four parts are in flight at once, fewer when the client's WithMaxConcurrency is lower.
+// Each part is a call of its own for the client's admission (WithMaxConcurrency, WithLimiter, which
+// paces parts within the quota), retries, observers and WithTimeout, which bounds each part, not
+// the whole: bound that with ctx. When a part fails, the parts in flight are cancelled and no other
+// is sent; once they have ended, CreateMany returns an *EmbeddingPartError naming the part and
+// wrapping its error (errors.As reaches its *APIError). When ctx ends, that is the error of the
+// part it interrupted, or of the first part not sent, and matches ctx's error. Parts whose vectors
+// differ in length from the first part's fail the call the same way. WithResponseInfo describes the
+// response of the part answered last, or, when the call fails, of the part that failed (zero when
+// it had no answer).
+func (s *EmbeddingsService) CreateMany(ctx context.Context, req EmbeddingRequest, opts ...Option) (*EmbeddingResponse, error) {
+	if err := req.validateTexts(); err != nil {
+		return nil, err
+	}
+	c, err := s.client.configure(opts)
+	if err != nil {
+		return nil, err
+	}
+	q, group := c.embeddingQuota(req.Model)
+	parts, tooLarge := splitEmbeddings(req.Input, q.Tokens)
+	if tooLarge >= 0 {
+		return nil, invalid(fmt.Sprintf("Input[%d]", tooLarge), "its admission estimate, %d tokens, exceeds the %d a window of quota group %s: the gateway refuses it however long it waits",
+			quota.Estimate(quota.StringContent(req.Input[tooLarge])), q.Tokens, group)
+	}
+	answers := make([]*EmbeddingResponse, len(parts))
+	infos := make([]ResponseInfo, len(parts))
+	var mu sync.Mutex
+	last := -1 // the part answered last
+	workers := embeddingPartsInFlight
+	if c.maxConcurrency > 0 {
+		workers = min(workers, c.maxConcurrency)
+	}
+	failed, err := fanout.Run(ctx, len(parts), workers, func(ctx context.Context, i int) error {
+		part := req
+		part.Input = req.Input[parts[i].first : parts[i].first+parts[i].count]
+		pc := c
+		if len(c.responseInfos) > 0 { // each part fills its own, so that no two write one at once
+			apart := *c
+			apart.responseInfos = []*ResponseInfo{&infos[i]}
+			pc = &apart
+		}
+		answer, err := s.create(ctx, pc, part)
+		if err == nil {
+			mu.Lock()
+			answers[i], last = answer, i
+			mu.Unlock()
+		}
+		return err
+	})
+	var out *EmbeddingResponse
+	if err == nil {
+		out, failed, err = joinEmbeddings(answers, parts, len(req.Input))
+	}
+	if err != nil {
+		last = failed
+		err = &EmbeddingPartError{Part: failed, First: parts[failed].first, Count: parts[failed].count, Err: err}
+	}
+	for j, dst := range c.responseInfos {
+		*dst = infos[last]
+		if j > 0 {
+			dst.Header = infos[last].Header.Clone()
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// joinEmbeddings is the answer of every part as one: the vectors in order, each Index its text's
+// position in the whole, and the usage summed. A part whose vectors differ in length from the first
+// part's fails, with the index of that part.
+func joinEmbeddings(answers []*EmbeddingResponse, parts []embeddingPart, texts int) (*EmbeddingResponse, int, error) {
+	first := answers[0]
+	out := &EmbeddingResponse{Object: first.Object, Model: first.Model, Data: make([]Embedding, 0, texts)}
+	for i, a := range answers {
+		if n, want := len(a.Data[0].Embedding), len(first.Data[0].Embedding); n != want {
+			return nil, i, errorf("its vectors have %d dimensions, the first part's %d", n, want)
+		}
+		for _, e := range a.Data {
+			e.Index += parts[i].first
+			out.Data = append(out.Data, e)
+		}
+		out.Usage = out.Usage.Add(a.Usage)
+	}
+	return out, -1, nil
+}
+
+// EmbeddingPartError is CreateMany's error when one of its parts fails: the part, the texts it
+// carried, req.Input[First:First+Count], and its error, an *APIError, a *TransportError, a
+// *DecodeError or ctx's error, which Unwrap returns.
+type EmbeddingPartError struct {
+	Part  int   // the part's number, from 0, in the order of the texts
+	First int   // the position in req.Input of the part's first text
+	Count int   // how many texts the part carried
+	Err   error // why the part failed
+}
+
+// Error names the part, its texts and its error.
+func (e *EmbeddingPartError) Error() string {
+	return sprintf("infergate: embeddings part %d (Input[%d:%d]): %v", e.Part, e.First, e.First+e.Count, e.Err)
+}
+
+// Unwrap returns the part's error.
+func (e *EmbeddingPartError) Unwrap() error { return e.Err }
+
+// embeddingPart is a run of consecutive texts CreateMany sends as one request.
+type embeddingPart struct{ first, count int }
+
+// embeddingQuota is the quota of model's group, which bounds a part's tokens, and the group's name:
+// the client's limiter's when it is NewLimiter's, else the deployed gateway's.
+func (c *config) embeddingQuota(model string) (Quota, string) {
+	q := GatewayQuotas()
+	if l, ok := c.limiter.(*localLimiter); ok {
+		q = l.quotas
+	}
+	if g, ok := q.Group(model); ok && model != "" { // no model is the default group's, as the limiter has it
+		return g.Quota, g.Name
+	}
+	return q.Default, "Default"
+}
+
+// splitEmbeddings cuts texts into parts of at most MaxEmbeddingInputs texts whose admission
+// estimate is at most maxTokens (0 means no bound), each filled before the next starts. tooLarge is
+// the index of a text whose estimate alone exceeds maxTokens, and parts nil then; else -1.
+func splitEmbeddings(texts []string, maxTokens int) (parts []embeddingPart, tooLarge int) {
+	fits := func(chars int) bool { return maxTokens == 0 || quota.Estimate(chars) <= maxTokens }
+	chars := 0 // the part's counted characters so far, quota.EmbeddingsInput of its texts
+	for i, text := range texts {
+		n := quota.StringContent(text)
+		if !fits(n) {
+			return nil, i
+		}
+		if k := len(parts) - 1; k >= 0 && parts[k].count < MaxEmbeddingInputs && fits(chars+1+n) {
+			parts[k].count++
+			chars += 1 + n
+			continue
+		}
+		parts = append(parts, embeddingPart{first: i, count: 1})
+		chars = n
+	}
+	return parts, -1
 }
 
 // embeddingAnswer decodes a response and checks it against the request while the pipeline still holds

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"testing/quick"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/infergate/infergate-go/internal/quota"
 )
 
 func base64Vector(v ...float32) string {
@@ -190,5 +193,48 @@ func BenchmarkEmbeddingDecode(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(bc.body)), "wire-bytes")
 		})
+	}
+}
+
+// TestSplitEmbeddingsProperties: whatever the texts and the token bound, the parts cover the texts
+// in order, each within MaxEmbeddingInputs and the bound, each as full as the bounds allow; a text
+// beyond the bound alone is reported and nothing split.
+func TestSplitEmbeddingsProperties(t *testing.T) {
+	t.Parallel()
+	estimate := func(texts []string) int { return quota.Estimate(quota.EmbeddingsInput(texts)) }
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		texts := make([]string, r.IntN(3*MaxEmbeddingInputs))
+		long := r.IntN(2) == 0
+		for i := range texts {
+			n := r.IntN(8)
+			if long {
+				n = r.IntN(400)
+			}
+			texts[i] = strings.Repeat("é", n) // two bytes, one character
+		}
+		maxTokens := []int{0, 1, 50, 1000, 100_000}[r.IntN(5)]
+		parts, tooLarge := splitEmbeddings(texts, maxTokens)
+		if tooLarge >= 0 {
+			if parts != nil || maxTokens == 0 || estimate(texts[tooLarge:tooLarge+1]) <= maxTokens ||
+				slices.ContainsFunc(texts[:tooLarge], func(s string) bool { return estimate([]string{s}) > maxTokens }) {
+				t.Fatalf("bound %d: text %d reported too large, parts %v", maxTokens, tooLarge, parts)
+			}
+			continue
+		}
+		next := 0
+		for k, p := range parts {
+			part := texts[p.first : p.first+p.count]
+			if p.first != next || p.count < 1 || p.count > MaxEmbeddingInputs || (maxTokens > 0 && estimate(part) > maxTokens) {
+				t.Fatalf("bound %d: part %d is %+v (estimate %d) after text %d", maxTokens, k, p, estimate(part), next)
+			}
+			if end := p.first + p.count; k < len(parts)-1 && p.count < MaxEmbeddingInputs && (maxTokens == 0 || estimate(texts[p.first:end+1]) <= maxTokens) {
+				t.Fatalf("bound %d: part %d (%+v) had room for the next text", maxTokens, k, p)
+			}
+			next = p.first + p.count
+		}
+		if next != len(texts) {
+			t.Fatalf("the parts end at text %d of %d", next, len(texts))
+		}
 	}
 }

@@ -34,6 +34,32 @@ func ExampleEmbeddingsService_Create() {
 	// tokens: 9
 }
 
+func ExampleEmbeddingsService_CreateMany() {
+	gw := gatewaytest.NewServer()
+	defer gw.Close()
+	client := gw.Client()
+
+	texts := make([]string, 5000) // more than one request may carry
+	for i := range texts {
+		texts[i] = fmt.Sprintf("passage number %d", i)
+	}
+	resp, err := client.Embeddings.CreateMany(context.Background(), infergate.EmbeddingRequest{
+		Model: "text-embedding-bge-m3",
+		Input: texts,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	last := resp.Data[len(resp.Data)-1]
+	fmt.Printf("%d vectors; the last is text %d's\n", len(resp.Data), last.Index)
+	fmt.Println("requests:", len(gw.Requests()))
+	fmt.Println("tokens:", resp.Usage.TotalTokens)
+	// Output:
+	// 5000 vectors; the last is text 4999's
+	// requests: 3
+	// tokens: 15000
+}
+
 func ExampleAudioService_Speak() {
 	gw := gatewaytest.NewServer()
 	defer gw.Close()
