@@ -187,7 +187,7 @@ func TestBatchBadInput(t *testing.T) {
 		lines []string
 		want  []string // lines of stderr, from "in.jsonl:"
 	}{
-		"malformed JSON": {[]string{chatLine("a"), `{"custom_id":"b",`}, []string{"in.jsonl:2: "}},
+		"malformed JSON":      {[]string{chatLine("a"), `{"custom_id":"b",`}, []string{"in.jsonl:2: "}},
 		"duplicate custom_id": {[]string{chatLine("a"), chatLine("b"), chatLine("a")}, []string{"in.jsonl:3: "}},
 		"unknown url": {[]string{strings.Replace(chatLine("a"), "/v1/chat/completions", "/v1/completions", 1), chatLine("b")},
 			[]string{"in.jsonl:1: "}},
