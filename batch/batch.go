@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
@@ -96,14 +95,3 @@ type Summary struct {
 	Interrupted bool `json:"interrupted"`
 }
 
-// Run sends the requests of job.Input that have no result in job.Output (and, with RetryFailed,
-// those whose result failed) through client, appending each result to job.Output as it comes. It
-// first checks the whole input: a bad line (malformed JSON, a duplicate custom_id, an unknown url or
-// method, a body the SDK's validation refuses) is an *InputError and nothing is sent.
-//
-// The summary is returned with a nil error when the run went through its requests, whatever their
-// results; with ctx's error when ctx ended (Summary.Interrupted), once the requests in flight have
-// finished or job.Grace has passed.
-func Run(ctx context.Context, client *infergate.Client, job Job) (*Summary, error) {
-	panic("not implemented")
-}

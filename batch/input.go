@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -17,8 +18,21 @@ const MaxLineErrors = 20
 type LineError struct {
 	Line     int    // from 1
 	CustomID string // when the line has one
-	Err      error  // what is wrong; a *infergate.ValidationError for a body the SDK refuses
+	// Err is what is wrong: a *infergate.ValidationError for a body the SDK refuses, a
+	// *DuplicateError for a custom_id an earlier line has, else an error that says what.
+	Err error
 }
+
+// Error names the line and what is wrong with it.
+func (l LineError) Error() string {
+	if l.CustomID != "" {
+		return fmt.Sprintf("line %d (custom_id %q): %v", l.Line, l.CustomID, l.Err)
+	}
+	return fmt.Sprintf("line %d: %v", l.Line, l.Err)
+}
+
+// Unwrap gives what is wrong, for errors.As.
+func (l LineError) Unwrap() error { return l.Err }
 
 func (e *InputError) Error() string {
 	var b strings.Builder
@@ -26,7 +40,7 @@ func (e *InputError) Error() string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "line %d: %v", l.Line, l.Err)
+		b.WriteString(l.Error())
 	}
 	return b.String()
 }
@@ -39,3 +53,19 @@ func (e *InputError) Unwrap() []error {
 	}
 	return errs
 }
+
+// DuplicateError is a custom_id that an earlier line of the input has already.
+type DuplicateError struct {
+	FirstLine int // the first line with the custom_id, from 1
+}
+
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("custom_id is line %d's already", e.FirstLine)
+}
+
+// ErrLineTooLong is a line longer than MaxLineSize.
+var ErrLineTooLong = errors.New("batch: line longer than MaxLineSize")
+
+// MaxLineSize bounds one line of the input or output, which is held whole while it is read or its
+// request is in flight.
+const MaxLineSize = 32 << 20
