@@ -48,17 +48,17 @@ func (a *app) batch(ctx context.Context, args []string) error {
 	}
 	if *shardFlag != "" {
 		if job.Shard, err = batch.ParseShard(*shardFlag); err != nil {
-			return usagef("--shard %q: %v", *shardFlag, err)
+			return usagef("--shard %s", strings.TrimPrefix(err.Error(), "batch: shard "))
 		}
-	}
-	if err := differentFiles(input, output); err != nil {
-		return err
 	}
 	quotas := infergate.GatewayQuotas()
 	if *quotasFile != "" {
 		if quotas, err = readQuotas(*quotasFile); err != nil {
 			return err
 		}
+	}
+	if err := differentFiles(input, output); err != nil {
+		return err
 	}
 	opts := []infergate.Option{infergate.WithLimiter(infergate.NewLimiter(quotas))}
 	if models := splitList(*fallback); len(models) > 0 {
@@ -91,11 +91,11 @@ func (a *app) batch(ctx context.Context, args []string) error {
 		return err
 	}
 	if f.json {
-		if err := writeJSON(a.stdout, batchSummaryOutput(summary, output)); err != nil {
+		if err := writeJSON(a.stdout, batchSummaryOutput(summary, job.Shard, output)); err != nil {
 			return err
 		}
 	}
-	status.summary(summary, output)
+	status.summary(summary, job.Shard, output)
 	switch {
 	case summary.Interrupted || err != nil && ctx.Err() != nil:
 		return exitError(exitInterrupted)
@@ -133,6 +133,7 @@ func splitList(s string) []string {
 // batchSummaryJSON is batch --json: the state of the output for the requests the run covers.
 type batchSummaryJSON struct {
 	Output         string           `json:"output"`
+	Shard          string           `json:"shard,omitempty"` // i/n; none for the whole file
 	Total          int              `json:"total"`
 	Succeeded      int              `json:"succeeded"`
 	Failed         int              `json:"failed"`
@@ -146,9 +147,9 @@ type batchSummaryJSON struct {
 	Interrupted    bool             `json:"interrupted"`
 }
 
-func batchSummaryOutput(s *batch.Summary, output string) batchSummaryJSON {
+func batchSummaryOutput(s *batch.Summary, shard batch.Shard, output string) batchSummaryJSON {
 	return batchSummaryJSON{
-		Output: output, Total: s.Total, Succeeded: s.Succeeded, Failed: s.Failed,
+		Output: output, Shard: shard.String(), Total: s.Total, Succeeded: s.Succeeded, Failed: s.Failed,
 		WithoutResult: max(s.Total-s.Succeeded-s.Failed, 0), Resumed: s.Resumed, Sent: s.Sent,
 		Usage: s.Usage, Cost: s.Cost, Unpriced: s.Unpriced,
 		ElapsedSeconds: s.Elapsed.Round(time.Millisecond).Seconds(), Interrupted: s.Interrupted,

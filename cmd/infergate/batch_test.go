@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	infergate "github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/batch"
 	"github.com/infergate/infergate-go/gatewaytest"
 )
@@ -294,7 +296,7 @@ func TestBatchStatusLines(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("run = %+v", r)
 	}
-	status := regexp.MustCompile(`^batch: \d+/12 \d+%(  \d+ in flight)?  [\d.]+/s(  ETA \d+[a-z0-9.]*)?  \d+ tokens$`)
+	status := regexp.MustCompile(`^batch: \d+/12 \d+%(  \d+ in flight)?  [\d.]+/s(  ETA \d+[a-z0-9.]*)?  \d+ tokens(  [\d.]+ USD)?$`)
 	var progress int
 	for line := range strings.Lines(r.stderr) {
 		line = strings.TrimSuffix(line, "\n")
@@ -310,5 +312,128 @@ func TestBatchStatusLines(t *testing.T) {
 	}
 	if progress < 1 || progress > 3 {
 		t.Errorf("%d progress lines over 12 results with the clock a second on each, want one every 5 s:\n%s", progress, r.stderr)
+	}
+}
+
+// TestBatchShards: the shards of a file, each run into its own output, hold every request once.
+func TestBatchShards(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	dir := t.TempDir()
+	var lines []string
+	for i := range 20 {
+		lines = append(lines, chatLine(fmt.Sprint("r", i)))
+	}
+	input := writeLines(t, dir, "in.jsonl", lines...)
+	all := map[string]bool{}
+	for i := range 3 {
+		output := filepath.Join(dir, fmt.Sprintf("out-%d.jsonl", i))
+		r := c.run(context.Background(), "batch", input, "-o", output, "--shard", fmt.Sprintf("%d/3", i), "--json")
+		var summary batchSummaryJSON
+		if err := json.Unmarshal([]byte(r.stdout), &summary); err != nil || r.code != exitOK ||
+			summary.Shard != fmt.Sprintf("%d/3", i) || !strings.Contains(r.stderr, fmt.Sprintf(" of shard %d/3: ", i)) {
+			t.Fatalf("shard %d/3 = %+v (%v), want exit status 0 and the shard named", i, r, err)
+		}
+		results := readResults(t, output)
+		if summary.Total != len(results) || summary.Total == 20 {
+			t.Errorf("shard %d/3 covers %d requests and wrote %d results, want a part of the 20", i, summary.Total, len(results))
+		}
+		for id := range results {
+			if all[id] {
+				t.Errorf("%s is in two shards", id)
+			}
+			all[id] = true
+		}
+	}
+	if len(all) != 20 {
+		t.Errorf("the shards hold %d requests, want 20", len(all))
+	}
+	for id, n := range sentByID(c.srv) {
+		if n != 1 {
+			t.Errorf("%s sent %d times, want once", id, n)
+		}
+	}
+}
+
+// TestBatchFallback: with --fallback, a chat request whose model is down is answered by the next
+// model; with --cooldown, the requests that follow skip the model that failed.
+func TestBatchFallback(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, gatewaytest.WithModelDown("llama-3.3-70b", gatewaytest.OutageProviderError))
+	c.clientOpts = []infergate.Option{infergate.WithMaxRetries(0)} // the outage at once, without backoff
+	dir := t.TempDir()
+	input := writeLines(t, dir, "in.jsonl", chatLine("a"), chatLine("b"), chatLine("c"))
+	output := filepath.Join(dir, "out.jsonl")
+	r := c.run(context.Background(), "batch", input, "-o", output, "--concurrency", "1",
+		"--fallback", "qwen2.5-vl-72b, llama-3.3-70b:web", "--cooldown", "1m")
+	if r.code != exitOK {
+		out, _ := os.ReadFile(output)
+		t.Fatalf("run = %+v, want exit status 0\n%s", r, out)
+	}
+	for id, res := range readResults(t, output) {
+		var completion struct{ Model string }
+		if !succeeded(res) || json.Unmarshal(res.Response.Body, &completion) != nil || completion.Model != "qwen2.5-vl-72b" {
+			t.Errorf("result of %s = %+v, want qwen2.5-vl-72b's answer", id, res)
+		}
+	}
+	down := 0
+	for _, req := range c.srv.Requests() {
+		if req.JSON["model"] == "llama-3.3-70b" {
+			down++
+		}
+	}
+	if down != 1 {
+		t.Errorf("the model that is down was sent %d requests, want 1: the others skip it while it cools", down)
+	}
+}
+
+// TestBatchQuotasFile: --quotas reads the key's quotas; a file that cannot be read, or holds what
+// the SDK refuses, is a wrong command line.
+func TestBatchQuotasFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := writeLines(t, dir, "good.json", `{"groups": [{"name": "L", "models": ["glm-5.1", "kimi*"], "requests": 20, "tokens": 500000, "window": "1m"}],
+		"default": {"requests": 60, "concurrent": 4, "window": "10s"}}`)
+	q, err := readQuotas(good)
+	want := infergate.Quotas{
+		Groups: []infergate.QuotaGroup{{Name: "L", Models: []string{"glm-5.1", "kimi*"},
+			Quota: infergate.Quota{Requests: 20, Tokens: 500000, Window: time.Minute}}},
+		Default: infergate.Quota{Requests: 60, Concurrent: 4, Window: 10 * time.Second},
+	}
+	if err != nil || !reflect.DeepEqual(q, want) {
+		t.Errorf("readQuotas = %+v, %v; want %+v", q, err, want)
+	}
+	c := newCLI(t)
+	input := writeLines(t, dir, "in.jsonl", chatLine("a"))
+	for name, tt := range map[string]struct{ file, says string }{
+		"negative count": {`{"default": {"requests": -1}}`, "must not be negative"},
+		"unknown field":  {`{"default": {"rpm": 5}}`, "rpm"},
+		"bad window":     {`{"groups": [{"name": "L", "window": "soon"}]}`, `group "L"`},
+		"not JSON":       {`requests: 5`, "invalid character"},
+	} {
+		path := writeLines(t, dir, strings.ReplaceAll(name, " ", "-")+".json", tt.file)
+		r := c.run(context.Background(), "batch", input, "-o", filepath.Join(dir, "out.jsonl"), "--quotas", path)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "--quotas") || !strings.Contains(r.stderr, tt.says) {
+			t.Errorf("%s: run = %+v, want exit status 2 and %q", name, r, tt.says)
+		}
+	}
+	if n := len(c.srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
+// TestBatchOutputIsTheInput: writing the results over the input is refused before anything is
+// sent.
+func TestBatchOutputIsTheInput(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	dir := t.TempDir()
+	input := writeLines(t, dir, "in.jsonl", chatLine("a"))
+	r := c.run(context.Background(), "batch", input, "-o", filepath.Join(dir, ".", "in.jsonl"))
+	if r.code != exitUsage || !strings.Contains(r.stderr, "is the input") {
+		t.Errorf("run = %+v, want exit status 2", r)
+	}
+	if data, err := os.ReadFile(input); err != nil || string(data) != chatLine("a")+"\n" {
+		t.Errorf("the input holds %q (%v), want it untouched", data, err)
 	}
 }

@@ -80,10 +80,14 @@ func (s *batchStatus) clear() {
 }
 
 // summary writes how the run ended, and what to do next.
-func (s *batchStatus) summary(sum *batch.Summary, output string) {
+func (s *batchStatus) summary(sum *batch.Summary, shard batch.Shard, output string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fmt.Fprintf(s.w, "batch: %s\n", summaryText(sum))
+	of := ""
+	if shard != (batch.Shard{}) {
+		of = " of shard " + shard.String()
+	}
+	fmt.Fprintf(s.w, "batch: %s\n", summaryText(sum, of))
 	switch left := sum.Total - sum.Succeeded - sum.Failed; {
 	case sum.Interrupted:
 		fmt.Fprintf(s.w, "batch: interrupted with %d requests without a result: run the same command again to resume into %s\n", left, output)
@@ -138,9 +142,9 @@ func percent(n, total int) string {
 	return fmt.Sprintf("%d%%", n*100/total)
 }
 
-// summaryText is the end of a run: "300 requests: 297 succeeded, 3 failed (120 resumed, 180 sent)
-// in 4.2s; 12345 tokens  0.0421 USD".
-func summaryText(s *batch.Summary) string {
-	return fmt.Sprintf("%d requests: %d succeeded, %d failed (%d found in the output, %d sent) in %v; %s",
-		s.Total, s.Succeeded, s.Failed, s.Resumed, s.Sent, s.Elapsed.Round(100*time.Millisecond), usageText(s.Progress))
+// summaryText is the end of a run: "300 requests: 297 succeeded, 3 failed (120 found in the
+// output, 180 sent) in 4.2s; 12345 tokens  0.0421 USD"; of says which part of the file, if not all.
+func summaryText(s *batch.Summary, of string) string {
+	return fmt.Sprintf("%d requests%s: %d succeeded, %d failed (%d found in the output, %d sent) in %v; %s",
+		s.Total, of, s.Succeeded, s.Failed, s.Resumed, s.Sent, s.Elapsed.Round(100*time.Millisecond), usageText(s.Progress))
 }
