@@ -94,4 +94,3 @@ type Summary struct {
 	// Interrupted tells that ctx ended before every request had a result: the output is resumable.
 	Interrupted bool `json:"interrupted"`
 }
-

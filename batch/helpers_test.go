@@ -3,6 +3,7 @@ package batch_test
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,3 +70,7 @@ func byID(t *testing.T, rs []batch.Result) map[string]batch.Result {
 	}
 	return m
 }
+
+func bytesReader(b []byte) *strings.Reader { return strings.NewReader(string(b)) }
+
+func errorsAs[T any](err error, target *T) bool { return errors.As(err, target) }
