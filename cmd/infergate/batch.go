@@ -83,7 +83,7 @@ func (a *app) batch(ctx context.Context, args []string) error {
 	switch {
 	case errors.As(err, &bad):
 		for _, line := range bad.Lines {
-			fmt.Fprintf(a.stderr, "infergate batch: %s:%d: %s\n", input, line.Line, oneLine(line.Err.Error()))
+			fmt.Fprintf(a.stderr, "infergate batch: %s:%d: %s\n", input, line.Line, oneLine(strings.TrimPrefix(line.Err.Error(), "infergate: ")))
 		}
 		fmt.Fprintf(a.stderr, "infergate batch: nothing was sent: correct %s first\n", input)
 		return exitError(exitUsage)

@@ -194,7 +194,7 @@ func TestBatchBadInput(t *testing.T) {
 		"unknown url": {[]string{strings.Replace(chatLine("a"), "/v1/chat/completions", "/v1/completions", 1), chatLine("b")},
 			[]string{"in.jsonl:1: "}},
 		"body the SDK refuses": {[]string{chatLine("a"), `{"custom_id":"b","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[]}}`},
-			[]string{"in.jsonl:2: ", "Messages"}},
+			[]string{"in.jsonl:2: invalid Messages: "}},
 		"several bad lines": {[]string{"not json", chatLine("a"), chatLine("a")}, []string{"in.jsonl:1: ", "in.jsonl:3: "}},
 	}
 	for name, tt := range tests {
