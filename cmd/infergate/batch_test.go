@@ -149,6 +149,13 @@ func TestBatchFailedThenRetried(t *testing.T) {
 	if summary.Total != 3 || summary.Succeeded != 2 || summary.Failed != 1 || summary.Sent != 3 || summary.Output != output {
 		t.Errorf("summary %+v, want 3 requests, 2 succeeded, 1 failed", summary)
 	}
+	var doc any
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if key, ok := notSnakeCase(doc); ok {
+		t.Errorf("batch --json has the key %q, want snake_case:\n%s", key, r.stdout)
+	}
 	if !strings.Contains(r.stderr, "--retry-failed") {
 		t.Errorf("stderr %q, want the way to send the failed one again", r.stderr)
 	}
