@@ -5,6 +5,7 @@ import (
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/internal/redisquota"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -13,13 +14,12 @@ import (
 // it ends. Its methods return errors wrapping ErrUnreachable or ErrUnexpectedReply; the client
 // decides what a failing store means for a call.
 type CooldownStore struct {
-	rdb    redis.UniversalClient
-	prefix string
+	s *redisquota.CooldownStore
 }
 
 // NewCooldownStore returns a cooldown store kept in rdb. Of the options, WithPrefix applies.
 func NewCooldownStore(rdb redis.UniversalClient, opts ...Option) *CooldownStore {
-	return &CooldownStore{rdb: rdb, prefix: newSettings(opts).prefix}
+	return &CooldownStore{s: redisquota.NewCooldownStore(conn(rdb), newSettings(opts))}
 }
 
 var _ infergate.CooldownStore = (*CooldownStore)(nil)
@@ -27,48 +27,11 @@ var _ infergate.CooldownStore = (*CooldownStore)(nil)
 // Cool marks model as cooling for the callers of key for d from now (rounded up to a millisecond),
 // replacing any cooldown it had. A d that is not positive does nothing.
 func (s *CooldownStore) Cool(ctx context.Context, key, model string, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	d = (d + time.Millisecond - 1).Truncate(time.Millisecond)
-	reply, err := s.rdb.Do(ctx, "SET", cooldownKey(s.prefix, key, model), "1", "PX", d.Milliseconds()).Result()
-	if err != nil {
-		return classify(err)
-	}
-	if ok, isString := reply.(string); !isString || ok != "OK" {
-		return unexpected(reply)
-	}
-	return nil
+	return s.s.Cool(ctx, key, model, d)
 }
 
 // Cooling reports, for each of models in order, whether it is cooling for the callers of key, in
 // one round trip.
 func (s *CooldownStore) Cooling(ctx context.Context, key string, models []string) ([]bool, error) {
-	if len(models) == 0 {
-		return []bool{}, nil
-	}
-	args := make([]any, 0, len(models)+1)
-	args = append(args, "MGET")
-	for _, m := range models {
-		args = append(args, cooldownKey(s.prefix, key, m))
-	}
-	reply, err := s.rdb.Do(ctx, args...).Result()
-	if err != nil {
-		return nil, classify(err)
-	}
-	values, ok := reply.([]any)
-	if !ok || len(values) != len(models) {
-		return nil, unexpected(reply)
-	}
-	cooling := make([]bool, len(models))
-	for i, v := range values {
-		switch v.(type) {
-		case nil:
-		case string:
-			cooling[i] = true
-		default:
-			return nil, unexpected(reply)
-		}
-	}
-	return cooling, nil
+	return s.s.Cooling(ctx, key, models)
 }

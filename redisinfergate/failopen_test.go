@@ -9,8 +9,8 @@ import (
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/internal/redistest"
 	"github.com/infergate/infergate-go/redisinfergate"
-	"github.com/infergate/infergate-go/redisinfergate/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/infergate/infergate-go/gatewaytest"
-	"github.com/infergate/infergate-go/redisinfergate/internal/redistest"
+	"github.com/infergate/infergate-go/internal/redistest"
 )
 
 // A model down, its outage remembered through Redis: the first call of the first process pays the

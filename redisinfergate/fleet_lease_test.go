@@ -11,8 +11,8 @@ import (
 
 	infergate "github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
+	"github.com/infergate/infergate-go/internal/redistest"
 	"github.com/infergate/infergate-go/redisinfergate"
-	"github.com/infergate/infergate-go/redisinfergate/internal/redistest"
 )
 
 // A process killed (SIGKILL) while its calls hold every concurrent place of the key: the places

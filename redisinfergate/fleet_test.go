@@ -10,7 +10,7 @@ import (
 
 	infergate "github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
-	"github.com/infergate/infergate-go/redisinfergate/internal/redistest"
+	"github.com/infergate/infergate-go/internal/redistest"
 )
 
 // The fleet: processes × goroutines calling on one key, in windows of fleetWindow.

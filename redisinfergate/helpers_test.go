@@ -11,7 +11,7 @@ import (
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/infergate/infergate-go/redisinfergate/internal/redistest"
+	"github.com/infergate/infergate-go/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
 

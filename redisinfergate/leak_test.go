@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/infergate/infergate-go/internal/leakcheck"
-	"github.com/infergate/infergate-go/redisinfergate/internal/redistest"
+	"github.com/infergate/infergate-go/internal/redistest"
 )
 
 // TestMain stops the package's redis-server after the tests, and fails the run if a test left a

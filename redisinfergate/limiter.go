@@ -2,27 +2,11 @@ package redisinfergate
 
 import (
 	"context"
-	"crypto/rand"
-	"errors"
-	"fmt"
-	"log/slog"
-	mathrand "math/rand/v2"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/internal/redisquota"
 	"github.com/redis/go-redis/v9"
 )
-
-// pollLimit bounds how long a call waiting for a concurrency place sleeps before it asks again:
-// places come back when calls end, which no window predicts.
-const pollLimit = 50 * time.Millisecond
-
-// askAgainAfter is how long, once Redis could not be reached, calls go on (or fail, closed)
-// without asking it, as the gateway's own limiter does with its circuit breaker: a Redis that does
-// not answer would otherwise cost every call the client's timeouts. Then one call asks it again.
-const askAgainAfter = time.Second
 
 // Limiter is an infergate.Limiter whose counts live in Redis, shared by every process that uses the
 // same Redis, prefix and quotas. Requests and tokens are counted per credential (LimitRequest.Key)
@@ -37,185 +21,22 @@ const askAgainAfter = time.Second
 // Redis that does not answer; once one has found it unreachable, the calls of the next second go on
 // without asking it, then one asks it again.
 type Limiter struct {
-	rdb       redis.UniversalClient
-	quotas    infergate.Quotas
-	settings  settings
-	valid     func() error
-	now       func() time.Time // converts the server's reset times into durations
-	unlimited atomic.Int64
-	down      atomic.Bool
-	askAgain  atomic.Int64 // while Redis cannot be reached: when to ask it again, in Unix ns
+	l *redisquota.Limiter
 }
 
 // NewLimiter returns a limiter of q's quotas, counted in rdb. A negative bound in q is reported by
 // the first Acquire, as a *infergate.ValidationError, before anything is sent.
 func NewLimiter(rdb redis.UniversalClient, q infergate.Quotas, opts ...Option) *Limiter {
-	l := &Limiter{rdb: rdb, quotas: q, settings: newSettings(opts), now: time.Now}
-	l.valid = sync.OnceValue(func() error { return validate(q) })
-	return l
+	return &Limiter{l: redisquota.NewLimiter(conn(rdb), q, newSettings(opts))}
 }
 
 var _ infergate.Limiter = (*Limiter)(nil)
 
 // Unlimited returns how many calls went on without a limit because Redis could not be reached.
-func (l *Limiter) Unlimited() int64 { return l.unlimited.Load() }
+func (l *Limiter) Unlimited() int64 { return l.l.Unlimited() }
 
 // Acquire waits until req may be sent, within its group's quota and after any hold the server
 // asked for, and returns its permit; or ctx's error when ctx ends first.
 func (l *Limiter) Acquire(ctx context.Context, req infergate.LimitRequest) (infergate.Permit, error) {
-	if err := l.valid(); err != nil {
-		return nil, err
-	}
-	if req.Tokens < 0 {
-		return nil, &infergate.ValidationError{Field: "LimitRequest.Tokens", Reason: fmt.Sprintf("%d is negative", req.Tokens)}
-	}
-	group, quota := l.quota(req.Model)
-	if quota.Tokens > 0 && req.Tokens > quota.Tokens {
-		return nil, &infergate.ValidationError{Field: "LimitRequest.Tokens", Reason: fmt.Sprintf(
-			"%d tokens are more than the %d a window of the quota of %q: the gateway would never admit the call", req.Tokens, quota.Tokens, group)}
-	}
-	if l.rdb == nil {
-		return nil, &infergate.ValidationError{Field: "redis client", Reason: "is nil"}
-	}
-	p := &permit{l: l, keys: newQuotaKeys(l.settings.prefix, req.Key, group), window: window(quota),
-		estimate: req.Tokens, tokens: quota.Tokens > 0}
-	if quota.Concurrent > 0 {
-		p.lease = rand.Text()
-	}
-	if !l.mayAsk(true) {
-		return l.unreachable(ErrUnreachable)
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		reply, err := acquireScript.Run(ctx, l.rdb, p.keys.list(), quota.Requests, quota.Tokens, quota.Concurrent,
-			p.window.Milliseconds(), req.Tokens, p.lease, l.settings.lease.Milliseconds()).Result()
-		if err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				p.dropLease(ctx) // the script may have run before the context ended
-				return nil, ctxErr
-			}
-			err = classify(err)
-			if !errors.Is(err, ErrUnreachable) {
-				return nil, err
-			}
-			l.failed(err)
-			return l.unreachable(err)
-		}
-		l.answered()
-		a, err := parseAdmission(reply)
-		if err != nil {
-			return nil, err
-		}
-		if a.admitted {
-			p.start = a.start
-			p.renewWhileHeld()
-			return p, nil
-		}
-		wait := time.Duration(a.waitMS) * time.Millisecond
-		if a.reason == waitConcurrent {
-			wait = min(wait, pollLimit)
-		}
-		// A little spread, so that the callers a full window held back do not all ask at its first
-		// millisecond.
-		wait += mathrand.N(wait/20 + time.Millisecond)
-		if err := sleep(ctx, wait); err != nil {
-			return nil, err
-		}
-	}
+	return l.l.Acquire(ctx, req)
 }
-
-// quota returns the name the group of model is counted under and its quota.
-func (l *Limiter) quota(model string) (string, infergate.Quota) {
-	if g, ok := l.quotas.Group(model); ok {
-		return g.Name, g.Quota
-	}
-	return "", l.quotas.Default
-}
-
-// unreachable is Acquire's answer when Redis cannot be reached.
-func (l *Limiter) unreachable(err error) (infergate.Permit, error) {
-	if l.settings.failClosed {
-		return nil, err
-	}
-	l.unlimited.Add(1)
-	return unlimitedPermit{}, nil
-}
-
-// mayAsk reports whether Redis may be asked: it answered last, or it did not and askAgainAfter has
-// passed since; then, for a probe, only the first caller asks it.
-func (l *Limiter) mayAsk(probe bool) bool {
-	at := l.askAgain.Load()
-	if at == 0 {
-		return true
-	}
-	now := time.Now().UnixNano()
-	return now >= at && probe && l.askAgain.CompareAndSwap(at, now+int64(askAgainAfter))
-}
-
-// failed notes that Redis could not be reached: said once, until it answers again.
-func (l *Limiter) failed(err error) {
-	l.askAgain.Store(time.Now().Add(askAgainAfter).UnixNano())
-	if l.down.CompareAndSwap(false, true) {
-		then := "calls go on without a limit until it answers again"
-		if l.settings.failClosed {
-			then = "calls fail until it answers again"
-		}
-		l.settings.logger.Warn("redisinfergate: Redis cannot be reached; "+then, slog.Any("error", err))
-	}
-}
-
-func (l *Limiter) answered() {
-	l.askAgain.Store(0)
-	if l.down.CompareAndSwap(true, false) {
-		l.settings.logger.Info("redisinfergate: Redis answers again; calls are limited again",
-			slog.Int64("unlimited", l.unlimited.Load()))
-	}
-}
-
-func window(q infergate.Quota) time.Duration {
-	if q.Window == 0 {
-		return time.Minute
-	}
-	return q.Window
-}
-
-func validate(q infergate.Quotas) error {
-	check := func(field string, q infergate.Quota) error {
-		for _, c := range []struct {
-			name string
-			n    int
-		}{{"Requests", q.Requests}, {"Tokens", q.Tokens}, {"Concurrent", q.Concurrent}} {
-			if c.n < 0 {
-				return &infergate.ValidationError{Field: field + "." + c.name, Reason: fmt.Sprintf("%d is negative", c.n)}
-			}
-		}
-		if q.Window < 0 || (q.Window > 0 && q.Window < time.Millisecond) {
-			return &infergate.ValidationError{Field: field + ".Window", Reason: fmt.Sprintf("%v is not 0 nor at least a millisecond", q.Window)}
-		}
-		return nil
-	}
-	for i, g := range q.Groups {
-		if err := check(fmt.Sprintf("Quotas.Groups[%d].Quota", i), g.Quota); err != nil {
-			return err
-		}
-	}
-	return check("Quotas.Default", q.Default)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// unlimitedPermit is the permit of a call that went on without a limit.
-type unlimitedPermit struct{}
-
-func (unlimitedPermit) Release(infergate.LimitReport) {}

@@ -1,18 +1,19 @@
 package redisinfergate
 
 import (
-	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/infergate/infergate-go/internal/redisquota"
 )
 
 // ErrUnreachable is what Acquire returns, wrapped with the cause, when Redis cannot be reached and
 // the limiter fails closed (WithFailClosed); the cooldown store's methods return it too.
-var ErrUnreachable = errors.New("redisinfergate: Redis cannot be reached")
+var ErrUnreachable = redisquota.ErrUnreachable
 
 // ErrUnexpectedReply is returned, wrapped with what came, when Redis answers in a way the limiter
 // or the store does not expect: a script replaced, a proxy or another server on the address.
-var ErrUnexpectedReply = errors.New("redisinfergate: unexpected reply from Redis")
+var ErrUnexpectedReply = redisquota.ErrUnexpectedReply
 
 // DefaultLeaseTime is how long a concurrency lease outlives the last sign of life of its holder.
 const DefaultLeaseTime = 30 * time.Second
@@ -24,21 +25,17 @@ const DefaultPrefix = "infergate"
 // time, failing closed) are ignored by the store.
 type Option func(*settings)
 
-type settings struct {
-	logger     *slog.Logger
-	prefix     string
-	lease      time.Duration
-	failClosed bool
-}
+// settings are the shared limiter's, which the options fill in.
+type settings redisquota.Settings
 
-func newSettings(opts []Option) settings {
-	s := settings{logger: slog.New(slog.DiscardHandler), prefix: DefaultPrefix, lease: DefaultLeaseTime}
+func newSettings(opts []Option) redisquota.Settings {
+	s := settings{Name: "redisinfergate", Prefix: DefaultPrefix, Lease: DefaultLeaseTime}
 	for _, o := range opts {
 		if o != nil {
 			o(&s)
 		}
 	}
-	return s
+	return redisquota.Settings(s)
 }
 
 // WithLogger is where the limiter says that Redis cannot be reached (once, when it stops answering,
@@ -48,7 +45,7 @@ func newSettings(opts []Option) settings {
 func WithLogger(logger *slog.Logger) Option {
 	return func(s *settings) {
 		if logger != nil {
-			s.logger = logger
+			s.Logger = logger
 		}
 	}
 }
@@ -58,7 +55,7 @@ func WithLogger(logger *slog.Logger) Option {
 func WithPrefix(prefix string) Option {
 	return func(s *settings) {
 		if prefix != "" {
-			s.prefix = prefix
+			s.Prefix = prefix
 		}
 	}
 }
@@ -69,7 +66,7 @@ func WithPrefix(prefix string) Option {
 func WithLeaseTime(d time.Duration) Option {
 	return func(s *settings) {
 		if d > 0 {
-			s.lease = max(d, time.Millisecond)
+			s.Lease = max(d, time.Millisecond)
 		}
 	}
 }
@@ -78,5 +75,5 @@ func WithLeaseTime(d time.Duration) Option {
 // Redis cannot be reached, instead of letting the call go on unlimited (the default, as the
 // gateway's own limiter does).
 func WithFailClosed(closed bool) Option {
-	return func(s *settings) { s.failClosed = closed }
+	return func(s *settings) { s.FailClosed = closed }
 }

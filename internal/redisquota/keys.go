@@ -1,4 +1,4 @@
-package redisinfergate
+package redisquota
 
 import "strings"
 

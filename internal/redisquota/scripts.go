@@ -1,4 +1,4 @@
-package redisinfergate
+package redisquota
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/infergate/infergate-go/internal/resp"
 )
 
 // The scripts take the time from Redis (TIME, in milliseconds), so that every process counts in
@@ -24,7 +24,7 @@ import (
 // (ms), the call's tokens, its lease id, the lease time (ms).
 // Reply: {1, 0, window start} when admitted, {0, ms to wait, reason} when not (1 the server's hold,
 // 2 the window is full, 3 every place is leased).
-var acquireScript = redis.NewScript(`
+var acquireScript = resp.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local hold = tonumber(redis.call('GET', KEYS[3]))
@@ -72,7 +72,7 @@ return {1, 0, start}
 // KEYS: window, leases, hold. ARGV: the lease id ("" for none), the admission's window start, the
 // window (ms), the estimate counted, the tokens used (-1 when unknown or not counted), the hold (ms,
 // 0 for none).
-var releaseScript = redis.NewScript(`
+var releaseScript = resp.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if ARGV[1] ~= '' then
@@ -108,7 +108,7 @@ return 1
 // renewScript extends a lease still held; it never brings back one that expired and was taken.
 //
 // KEYS: leases. ARGV: the lease id, the lease time (ms). Reply: 1 renewed, 0 gone.
-var renewScript = redis.NewScript(`
+var renewScript = resp.NewScript(`
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
   return 0
 end
@@ -183,9 +183,9 @@ func unexpected(reply any) error {
 }
 
 // classify turns a failed command's error into ErrUnreachable or ErrUnexpectedReply, both wrapping
-// it. Redis cannot be reached when the connection fails, times out or is refused, or when the server
-// says it cannot serve now (loading, a failover, a busy script); any other error answer, or bytes
-// that are not the protocol, are an answer the limiter did not expect.
+// it. Redis cannot be reached when the connection fails, times out or is refused, when the client
+// is closed, or when the server says it cannot serve now (loading, a failover, a busy script); any
+// other error answer, or bytes that are not the protocol, are an answer the limiter did not expect.
 func classify(err error) error {
 	if errors.Is(err, ErrUnexpectedReply) || errors.Is(err, ErrUnreachable) {
 		return err
@@ -197,7 +197,7 @@ func classify(err error) error {
 }
 
 func unreachable(err error) bool {
-	var answer redis.Error
+	var answer serverError
 	if errors.As(err, &answer) {
 		msg := strings.TrimPrefix(answer.Error(), "ERR ")
 		for _, p := range []string{"LOADING", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN", "BUSY", "READONLY", "MAXCLIENTS", "max number of clients"} {
@@ -209,6 +209,12 @@ func unreachable(err error) bool {
 	}
 	var netErr net.Error
 	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout) ||
+		errors.Is(err, ErrClosed) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// serverError is an error answer of the server, as both resp's errors and go-redis's mark theirs.
+type serverError interface {
+	error
+	RedisError()
 }

@@ -1,4 +1,4 @@
-package redisinfergate
+package redisquota
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
-	"github.com/redis/go-redis/v9"
 )
 
 // releaseTimeout bounds a release's round trip: Release has no context, and a call that has ended
@@ -46,7 +45,7 @@ func (p *permit) renewWhileHeld() {
 	p.mu.Unlock()
 }
 
-func (p *permit) renewEvery() time.Duration { return max(p.l.settings.lease/3, time.Millisecond) }
+func (p *permit) renewEvery() time.Duration { return max(p.l.settings.Lease/3, time.Millisecond) }
 
 func (p *permit) renew() {
 	p.mu.Lock()
@@ -59,20 +58,20 @@ func (p *permit) renew() {
 	defer p.renewing.Done()
 
 	ctx, cancel := context.WithTimeout(context.Background(), p.renewEvery())
-	reply, err := renewScript.Run(ctx, p.l.rdb, []string{p.keys.leases}, p.lease, p.l.settings.lease.Milliseconds()).Result()
+	reply, err := p.l.conn.Run(ctx, renewScript, []string{p.keys.leases}, p.lease, p.l.settings.Lease.Milliseconds())
 	cancel()
 	again := true
 	switch {
-	case errors.Is(err, redis.ErrClosed):
+	case errors.Is(err, ErrClosed):
 		again = false // the client is closed: nothing will renew it any more
 	case err != nil:
-		p.l.settings.logger.Warn("redisinfergate: a lease could not be renewed", slog.Any("error", classify(err)))
+		p.l.settings.Logger.Warn(p.l.settings.Name+": a lease could not be renewed", slog.Any("error", classify(err)))
 	default:
 		held, err := parseFlag(reply)
 		if err != nil {
-			p.l.settings.logger.Warn("redisinfergate: a lease could not be renewed", slog.Any("error", err))
+			p.l.settings.Logger.Warn(p.l.settings.Name+": a lease could not be renewed", slog.Any("error", err))
 		} else if !held {
-			p.l.settings.logger.Warn("redisinfergate: a lease expired before it was renewed; its call goes on without its place")
+			p.l.settings.Logger.Warn(p.l.settings.Name + ": a lease expired before it was renewed; its call goes on without its place")
 			again = false
 		}
 	}
@@ -91,8 +90,8 @@ func (p *permit) dropLease(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
-	if err := p.l.rdb.ZRem(ctx, p.keys.leases, p.lease).Err(); err != nil {
-		p.l.settings.logger.Warn("redisinfergate: the lease of a call whose context ended could not be removed; it expires",
+	if _, err := p.l.conn.Do(ctx, "ZREM", p.keys.leases, p.lease); err != nil {
+		p.l.settings.Logger.Warn(p.l.settings.Name+": the lease of a call whose context ended could not be removed; it expires",
 			slog.Any("error", classify(err)))
 	}
 }
@@ -131,8 +130,8 @@ func (p *permit) Release(r infergate.LimitReport) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	reply, err := releaseScript.Run(ctx, p.l.rdb, p.keys.list(), p.lease, p.start, p.window.Milliseconds(),
-		p.estimate, used, holdMS).Result()
+	reply, err := p.l.conn.Run(ctx, releaseScript, p.keys.list(), p.lease, p.start, p.window.Milliseconds(),
+		p.estimate, used, holdMS)
 	if err == nil {
 		_, err = parseFlag(reply)
 	}
@@ -142,7 +141,7 @@ func (p *permit) Release(r infergate.LimitReport) {
 			p.l.failed(err)
 			return
 		}
-		p.l.settings.logger.Warn("redisinfergate: a release failed", slog.Any("error", err))
+		p.l.settings.Logger.Warn(p.l.settings.Name+": a release failed", slog.Any("error", err))
 	}
 }
 
