@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/batch"
+	"github.com/infergate/infergate-go/internal/redisquota"
+	"github.com/infergate/infergate-go/internal/resp"
 )
 
 // batchHelp is what batch's help says beyond its flags.
@@ -29,6 +32,7 @@ func (a *app) batch(ctx context.Context, args []string) error {
 	concurrency := f.Int("concurrency", batch.DefaultConcurrency, "requests in flight at most")
 	shardFlag := f.String("shard", "", "i/n: run only the requests whose custom_id hashes to part i of n (0 ≤ i < n), as one of n machines")
 	retryFailed := f.Bool("retry-failed", false, "send again the requests whose result failed, replacing their results")
+	redisURL := f.String("redis", "", "redis://[[user]:password@]host[:port][/db] (rediss:// for TLS): keep the quota and the models cooling there, shared by every process given the same")
 	quotasFile := f.String("quotas", "", "a JSON file of the key's quotas, which the client keeps to (default: the deployed gateway's)")
 	fallback := f.String("fallback", "", "comma-separated chat models tried in turn when a request's model fails")
 	cooldown := f.Duration("cooldown", 0, "how long a chat model that failed is skipped by the requests that follow (with --fallback)")
@@ -57,10 +61,28 @@ func (a *app) batch(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	if *redisURL != "" {
+		if _, err := resp.ParseURL(*redisURL); err != nil {
+			return usagef("--redis: %s", strings.TrimPrefix(err.Error(), "resp: "))
+		}
+	}
 	if err := differentFiles(input, output); err != nil {
 		return err
 	}
-	opts := []infergate.Option{infergate.WithLimiter(infergate.NewLimiter(quotas))}
+	limiter := infergate.NewLimiter(quotas)
+	var cooldowns infergate.CooldownStore
+	if *redisURL != "" {
+		dialCtx, cancel := context.WithTimeout(ctx, redisDialTimeout)
+		shared, store, closeRedis, err := redisquota.Dial(dialCtx, *redisURL, quotas,
+			redisquota.WithLogger(slog.New(slog.NewTextHandler(a.stderr, nil))))
+		cancel()
+		if err != nil {
+			return fmt.Errorf("--redis: %w", err)
+		}
+		defer closeRedis()
+		limiter, cooldowns = shared, store
+	}
+	opts := []infergate.Option{infergate.WithLimiter(limiter), infergate.WithCooldownStore(cooldowns)}
 	if models := splitList(*fallback); len(models) > 0 {
 		opts = append(opts, infergate.WithFallbackModels(models...))
 	}
@@ -106,6 +128,10 @@ func (a *app) batch(ctx context.Context, args []string) error {
 	}
 	return nil
 }
+
+// redisDialTimeout bounds the wait for --redis's server to answer, so that an address where nothing
+// answers is reported rather than waited for.
+const redisDialTimeout = 10 * time.Second
 
 // differentFiles refuses an output that is the input, which the run would destroy.
 func differentFiles(input, output string) error {

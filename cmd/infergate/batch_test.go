@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -442,5 +443,27 @@ func TestBatchOutputIsTheInput(t *testing.T) {
 	}
 	if data, err := os.ReadFile(input); err != nil || string(data) != chatLine("a")+"\n" {
 		t.Errorf("the input holds %q (%v), want it untouched", data, err)
+	}
+}
+
+// TestBatchRedisUnreachable: a Redis that does not answer fails the run before anything is sent,
+// naming its address and never the URL's password.
+func TestBatchRedisUnreachable(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	c := newCLI(t)
+	dir := t.TempDir()
+	input := writeLines(t, dir, "in.jsonl", chatLine("a"))
+	r := c.run(context.Background(), "batch", input, "-o", filepath.Join(dir, "out.jsonl"), "--redis", "redis://:secret@"+addr)
+	if r.code != exitFailed || !strings.Contains(r.stderr, "--redis: Redis at "+addr) || strings.Contains(r.stderr, "secret") {
+		t.Errorf("run = %+v, want exit status 1 and the address, without the password", r)
+	}
+	if n := len(c.srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
 	}
 }

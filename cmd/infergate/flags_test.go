@@ -45,6 +45,8 @@ func TestBadFlagValuesExitTwo(t *testing.T) {
 		{[]string{"batch", "in.jsonl", "-o", out, "--concurrency", "-3"}, "--concurrency"},
 		{[]string{"batch", "in.jsonl", "-o", out, "--concurrency", "many"}, "-concurrency"},
 		{[]string{"batch", "in.jsonl", "-o", out, "--cooldown", "-1s"}, "--cooldown"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--redis", "http://localhost:6379"}, "--redis"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--redis", "redis://:secret@localhost:99999"}, "--redis"},
 		{[]string{"batch", "in.jsonl", "-o", out, "--quotas", filepath.Join(filepath.Dir(out), "none.json")}, "--quotas"},
 	}
 	for _, tt := range tests {
