@@ -11,33 +11,36 @@ import (
 // embeddings URL ("/v1/chat/completions", "/v1/embeddings", or their "/api/v1/..." spellings) with
 // the request's JSON body.
 type Request struct {
-	CustomID string          `json:"custom_id"`
-	Method   string          `json:"method"`
-	URL      string          `json:"url"`
-	Body     json.RawMessage `json:"body"`
+	CustomID string          `json:"custom_id"` // names the request's result; unique in the file
+	Method   string          `json:"method"`    // "POST"
+	URL      string          `json:"url"`       // the route
+	Body     json.RawMessage `json:"body"`      // the request's body, a JSON object
 }
 
 // Result is one line of an output file, an OpenAI batch result. A request the gateway answered has
 // a Response (whatever its status); one that got no answer (a transport failure, a request the
 // client refused) has an Error instead.
 type Result struct {
-	ID       string       `json:"id"`
-	CustomID string       `json:"custom_id"`
-	Response *Response    `json:"response"`
-	Error    *ResultError `json:"error"`
+	ID       string       `json:"id"`        // "batch_req_" and 26 random characters
+	CustomID string       `json:"custom_id"` // the request's
+	Response *Response    `json:"response"`  // the answer; nil when there was none
+	Error    *ResultError `json:"error"`     // why there was no answer; nil when there was one
 }
 
 // Response is the gateway's answer to one request.
 type Response struct {
-	StatusCode int             `json:"status_code"`
-	RequestID  string          `json:"request_id"`
-	Body       json.RawMessage `json:"body"`
+	StatusCode int             `json:"status_code"` // the HTTP status; a 429 only once the run stopped pausing for it
+	RequestID  string          `json:"request_id"`  // the gateway's X-Request-Id
+	Body       json.RawMessage `json:"body"`        // the answer (see the package's documentation)
 }
 
 // ResultError is why a request has no answer.
 type ResultError struct {
+	// Code is "transport_error" (no connection, or one that broke), "timeout" (the client's
+	// WithTimeout), "invalid_response" (a 2xx whose body the client could not read),
+	// "invalid_request" (a request the client refused) or "request_failed".
 	Code    string `json:"code"`
-	Message string `json:"message"`
+	Message string `json:"message"` // the client's error, credentials redacted
 }
 
 // Job is one run of an input file into an output file.
@@ -62,9 +65,9 @@ type Job struct {
 
 // Defaults of Job.
 const (
-	DefaultConcurrency = 16
-	DefaultGrace       = 5 * time.Second
-	ProgressEvery      = time.Second
+	DefaultConcurrency = 16              // requests in flight
+	DefaultGrace       = 5 * time.Second // for the requests in flight once ctx ends
+	ProgressEvery      = time.Second     // the longest time between two calls of Job.Progress
 )
 
 // Progress is the state of a run, for a person watching it.
@@ -72,7 +75,7 @@ type Progress struct {
 	Total     int `json:"total"`     // requests the run covers (its shard)
 	Succeeded int `json:"succeeded"` // with a successful result, earlier runs' included
 	Failed    int `json:"failed"`    // with a failed result, earlier runs' included
-	Resumed   int `json:"resumed"`   // results found in the output when the run started
+	Resumed   int `json:"resumed"`   // results of earlier runs kept in the output (RetryFailed drops the failed)
 	Sent      int `json:"sent"`      // requests this run sent
 	InFlight  int `json:"in_flight"` // requests sent and not yet answered
 
@@ -83,7 +86,7 @@ type Progress struct {
 	Cost     *infergate.Money `json:"cost,omitempty"`
 	Unpriced int              `json:"unpriced"`
 
-	Elapsed time.Duration `json:"elapsed_ns"`
+	Elapsed time.Duration `json:"elapsed_ns"` // since Run was called
 	// PausedUntil is when the run sends again after a 429's Retry-After; zero when it is not paused.
 	PausedUntil time.Time `json:"paused_until,omitzero"`
 }

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -23,8 +24,14 @@ func checkInput(path string, h hasher, shard Shard) (checked, error) {
 		return checked{}, fmt.Errorf("batch: input: %w", err)
 	}
 	defer f.Close()
+	// The keys are made room for at once: a slice grown by append would, while it is copied, hold
+	// its old and new arrays, twice the memory of the run's largest structure.
+	lines, err := countLines(f)
+	if err != nil {
+		return checked{}, fmt.Errorf("batch: input: %w", err)
+	}
 	var (
-		keys  []idKey
+		keys  = make([]idKey, 0, lines)
 		bad   []LineError
 		total int
 	)
@@ -107,4 +114,28 @@ func findDuplicates(path string, h hasher, keys []idKey) ([]LineError, error) {
 			first[id] = lr.line
 		}
 	}
+}
+
+// countLines counts the lines of f, a last one without its newline included, and rewinds it.
+func countLines(f *os.File) (int, error) {
+	buf := make([]byte, 64<<10)
+	n, last := 0, byte('\n')
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if k > 0 {
+			last = buf[k-1]
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return n, err
 }

@@ -67,5 +67,6 @@ func (e *DuplicateError) Error() string {
 var ErrLineTooLong = errors.New("batch: line longer than MaxLineSize")
 
 // MaxLineSize bounds one line of the input or output, which is held whole while it is read or its
-// request is in flight.
-const MaxLineSize = 32 << 20
+// request is in flight: room for the largest embeddings answer, 2048 vectors of 3072 numbers
+// written out as text.
+const MaxLineSize = 128 << 20

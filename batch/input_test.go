@@ -127,4 +127,7 @@ func TestBadJobIsRefused(t *testing.T) {
 			t.Errorf("%+v: no error", job)
 		}
 	}
+	if _, err := batch.Run(context.Background(), nil, batch.Job{Input: in, Output: out}); err == nil {
+		t.Error("no client: no error")
+	}
 }

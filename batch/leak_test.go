@@ -7,7 +7,12 @@ import (
 	"github.com/infergate/infergate-go/internal/leakcheck"
 )
 
-// TestMain fails the run if a test left a goroutine behind: a worker, the writer, a request.
+// TestMain fails the run if a test left a goroutine behind: a worker, the writer, a request. Run
+// with scaleServerEnv set, the test binary is instead the gateway of the scale measurements (see
+// startScaleServer), in a process of its own so that its memory and CPU are not the batch's.
 func TestMain(m *testing.M) {
+	if kind := os.Getenv(scaleServerEnv); kind != "" {
+		os.Exit(serveScale(kind))
+	}
 	os.Exit(leakcheck.Run(m))
 }

@@ -29,6 +29,9 @@ import (
 // once a request has paused the run MaxRateLimitPauses times, its next 429 is its result.
 func Run(ctx context.Context, client *infergate.Client, job Job) (*Summary, error) {
 	start := time.Now()
+	if client == nil {
+		return nil, errors.New("batch: no client")
+	}
 	if err := job.check(); err != nil {
 		return nil, err
 	}
@@ -223,7 +226,6 @@ func (r *runner) feed(ctx context.Context, stop context.CancelFunc, calls chan<-
 		if i, ok := r.ids.find(r.h.key(c.customID)); !ok || r.ids.state[i] != pending {
 			continue
 		}
-		c.body = append([]byte(nil), c.body...) // the line's buffer is the reader's
 		select {
 		case calls <- &c:
 		case <-ctx.Done():
