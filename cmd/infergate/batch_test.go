@@ -318,7 +318,9 @@ func TestBatchStatusLines(t *testing.T) {
 			t.Errorf("unexpected stderr line %q", line)
 		}
 	}
-	if progress < 1 || progress > 3 {
+	// Two lines for 12 results; Run's calls of Progress while a slow request is in flight read the
+	// clock too, and may add one or two.
+	if progress < 1 || progress > 4 {
 		t.Errorf("%d progress lines over 12 results with the clock a second on each, want one every 5 s:\n%s", progress, r.stderr)
 	}
 }
