@@ -185,7 +185,7 @@ func TestRunHeapIsBounded(t *testing.T) {
 // goroutines, without a file: the batch's cost is the ratio of the two.
 func BenchmarkRun(b *testing.B) {
 	client := startScaleServer(b, "minimal")
-	report := func(perSecond float64, cpu time.Duration, peak, live uint64) {
+	report := func(b *testing.B, perSecond float64, cpu time.Duration, peak, live uint64) {
 		b.ReportMetric(perSecond, "req/s")
 		b.ReportMetric(float64(cpu.Microseconds()), "cpu-µs/req")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
@@ -201,7 +201,7 @@ func BenchmarkRun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		report(perSecond, cpu, peak, live)
+		report(b, perSecond, cpu, peak, live)
 	})
 	b.Run("direct", func(b *testing.B) {
 		req := infergate.ChatRequest{Model: "llama-3.3-70b", MaxTokens: infergate.Ptr(16),
@@ -233,6 +233,6 @@ func BenchmarkRun(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		report(perSecond, cpu, peak, live)
+		report(b, perSecond, cpu, peak, live)
 	})
 }
