@@ -2,12 +2,15 @@ package redisinfergate_test
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
+	"github.com/infergate/infergate-go/internal/redisquota"
+	"github.com/infergate/infergate-go/internal/redistest"
 	"github.com/infergate/infergate-go/redisinfergate"
 )
 
@@ -89,4 +92,51 @@ func BenchmarkCreateLimited(b *testing.B) {
 	b.ReportMetric(float64(n.Microseconds()), "p50-none-µs")
 	b.ReportMetric(float64(r.Microseconds()), "p50-redis-µs")
 	b.ReportMetric(float64(r)/float64(n), "p50-ratio")
+}
+
+// BenchmarkAcquireReleaseByClient is an Acquire and its Release through go-redis (this module's
+// limiter) and through internal/resp (redisquota.Dial's, the infergate command's), interleaved call
+// by call so that the machine's load weighs on both alike, under quotas that never bind: the p50
+// of each, the ratio of the p50s (resp's over go-redis's), and each one's allocations a call.
+func BenchmarkAcquireReleaseByClient(b *testing.B) {
+	q := infergate.Quotas{Default: infergate.Quota{Requests: 1 << 30, Tokens: 1 << 40, Concurrent: 1 << 20}}
+	goRedis := redisinfergate.NewLimiter(newRedis(b), q, redisinfergate.WithPrefix(keyOf(b)))
+	resp, _, closeResp, err := redisquota.Dial(b.Context(), "redis://"+redistest.Shared(b).Addr, q, redisquota.WithPrefix(keyOf(b)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeResp()
+	req := infergate.LimitRequest{Key: keyOf(b), Model: "glm-5", Tokens: 100}
+	report := infergate.LimitReport{StatusCode: 200, Usage: &infergate.Usage{TotalTokens: 120}}
+	byGoRedis := make([]time.Duration, 0, b.N)
+	byResp := make([]time.Duration, 0, b.N)
+	var allocsGoRedis, allocsResp uint64
+	var before, after runtime.MemStats
+	call := func(l infergate.Limiter, took *[]time.Duration, allocs *uint64) {
+		runtime.ReadMemStats(&before)
+		begun := time.Now()
+		p, err := l.Acquire(b.Context(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Release(report)
+		*took = append(*took, time.Since(begun))
+		runtime.ReadMemStats(&after)
+		*allocs += after.Mallocs - before.Mallocs
+	}
+	for b.Loop() {
+		call(goRedis, &byGoRedis, &allocsGoRedis)
+		call(resp, &byResp, &allocsResp)
+	}
+	b.StopTimer()
+	if n := goRedis.Unlimited() + resp.(*redisquota.Limiter).Unlimited(); n != 0 {
+		b.Fatalf("%d calls went unlimited", n)
+	}
+	p50 := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	g, r := p50(byGoRedis), p50(byResp)
+	b.ReportMetric(float64(g.Microseconds()), "p50-goredis-µs")
+	b.ReportMetric(float64(r.Microseconds()), "p50-resp-µs")
+	b.ReportMetric(float64(r)/float64(g), "p50-ratio")
+	b.ReportMetric(float64(allocsGoRedis)/float64(len(byGoRedis)), "allocs-goredis/call")
+	b.ReportMetric(float64(allocsResp)/float64(len(byResp)), "allocs-resp/call")
 }

@@ -3,7 +3,9 @@ package redisquota_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,3 +96,52 @@ func TestDialErrors(t *testing.T) {
 		})
 	}
 }
+
+// A Redis that stops answering after Dial lets calls go on, counted, and the logger says so once.
+func TestDialFailsOpen(t *testing.T) {
+	t.Parallel()
+	srv, err := redistest.Start()
+	if err != nil {
+		redistest.Unavailable(t, err)
+	}
+	t.Cleanup(srv.Stop)
+	var out strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return out.Write(p)
+	}), nil))
+	l, _, closeRedis, err := redisquota.Dial(t.Context(), "redis://"+srv.Addr,
+		infergate.Quotas{Default: infergate.Quota{Requests: 1, Window: time.Hour}}, redisquota.WithLogger(logger))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeRedis()
+	req := infergate.LimitRequest{Key: "k"}
+	p, err := l.Acquire(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Release(infergate.LimitReport{})
+	srv.Stop()
+	for range 3 {
+		p, err := l.Acquire(t.Context(), req) // the window is full, but nothing can say so
+		if err != nil {
+			t.Fatalf("Acquire with Redis stopped: %v; want the call let through", err)
+		}
+		p.Release(infergate.LimitReport{})
+	}
+	if n := l.(*redisquota.Limiter).Unlimited(); n != 3 {
+		t.Fatalf("Unlimited() = %d; want 3", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(out.String(), "level=WARN msg=\"infergate: Redis cannot be reached"); n != 1 {
+		t.Fatalf("said %d times that Redis cannot be reached; want once:\n%s", n, out.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -28,12 +28,12 @@ const askAgainAfter = time.Second
 // and per group (by QuotaGroup.Name; Default's count is apart from every group's) in fixed windows
 // aligned on the Unix epoch, as the gateway counts them, atomically in one script that takes the
 // time from Redis. Concurrent places are leases that expire unless their holder renews them, so
-// that a process that dies gives its places back within the lease time (WithLeaseTime).
+// that a process that dies gives its places back within the lease time (Settings.Lease).
 //
 // When Redis cannot be reached, calls go on unlimited (Unlimited counts them) and the logger says
-// so, unless WithFailClosed(true). A Redis answer the limiter does not expect is an error wrapping
-// ErrUnexpectedReply. The redis client's own timeouts and retries bound how long a call waits on a
-// Redis that does not answer; once one has found it unreachable, the calls of the next second go on
+// so, unless Settings.FailClosed. A Redis answer the limiter does not expect is an error wrapping
+// ErrUnexpectedReply. The Conn's own timeouts and retries bound how long a call waits on a Redis
+// that does not answer; once one has found it unreachable, the calls of the next second go on
 // without asking it, then one asks it again.
 type Limiter struct {
 	conn      Conn

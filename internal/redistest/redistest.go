@@ -24,6 +24,8 @@ const startTimeout = 20 * time.Second
 type Server struct {
 	Addr string
 
+	tls []string // the certificate's and key's files of a server that speaks TLS only
+
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -64,7 +66,13 @@ func Unavailable(t testing.TB, err error) {
 }
 
 // Start starts a redis-server on a free loopback port.
-func Start() (*Server, error) {
+func Start() (*Server, error) { return start(nil) }
+
+// StartTLS starts a redis-server on a free loopback port that speaks TLS only, with the
+// certificate and key (PEM) in those files, and asks no certificate of its clients.
+func StartTLS(certFile, keyFile string) (*Server, error) { return start([]string{certFile, keyFile}) }
+
+func start(tlsFiles []string) (*Server, error) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		return nil, fmt.Errorf("redis-server not found: %w", err)
 	}
@@ -74,7 +82,7 @@ func Start() (*Server, error) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	s := &Server{Addr: addr}
+	s := &Server{Addr: addr, tls: tlsFiles}
 	return s, s.Restart()
 }
 
@@ -86,8 +94,13 @@ func (s *Server) Restart() error {
 		return errors.New("redistest: the server is running")
 	}
 	_, port, _ := net.SplitHostPort(s.Addr)
-	cmd := exec.Command("redis-server", "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no",
-		"--protected-mode", "yes", "--loglevel", "notice", "--logfile", "")
+	args := []string{"--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no",
+		"--protected-mode", "yes", "--loglevel", "notice", "--logfile", ""}
+	if s.tls != nil {
+		args = append(args, "--port", "0", "--tls-port", port, "--tls-cert-file", s.tls[0], "--tls-key-file", s.tls[1],
+			"--tls-auth-clients", "no")
+	}
+	cmd := exec.Command("redis-server", args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
