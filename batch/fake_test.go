@@ -40,6 +40,7 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Content string `json:"content"`
 		} `json:"messages"`
 		Input []string `json:"input"`
+		Model string   `json:"model"`
 	}
 	json.Unmarshal(body, &req)
 	text := ""
@@ -82,7 +83,11 @@ func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"object":"list","model":"m","data":[{"object":"embedding","index":0,"embedding":[0.5,0.25]}],"usage":{"prompt_tokens":1,"total_tokens":1}}`)
 		return
 	}
-	fmt.Fprintf(w, `{"id":"chatcmpl-%s","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"answer to %s"},"finish_reason":"stop"}],"usage":{"prompt_tokens":2,"completion_tokens":3,"total_tokens":5}}`, text, text)
+	model := req.Model
+	if model == "" {
+		model = "m"
+	}
+	fmt.Fprintf(w, `{"id":"chatcmpl-%s","object":"chat.completion","created":1,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":"answer to %s"},"finish_reason":"stop"}],"usage":{"prompt_tokens":2,"completion_tokens":3,"total_tokens":5}}`, text, model, text)
 }
 
 // requests returns what the fake saw, in order.

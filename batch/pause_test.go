@@ -139,3 +139,30 @@ func TestCancelLetsInFlightFinishWithinGrace(t *testing.T) {
 		_ = os.Remove(out)
 	})
 }
+
+// TestProgressWhileInFlight has one request take ten seconds: Progress is called every second
+// meanwhile, with it in flight, and once more with its result.
+func TestProgressWhileInFlight(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		f := &fake{delay: func(string, int) time.Duration { return 10 * time.Second }}
+		in, out := files(t, chatLines(ids(1))...)
+		var seen []batch.Progress
+		_, err := batch.Run(context.Background(), inMemory(t, f), batch.Job{Input: in, Output: out,
+			Progress: func(p batch.Progress) { seen = append(seen, p) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) < 10 {
+			t.Fatalf("%d calls of Progress in 10 s", len(seen))
+		}
+		for i, p := range seen[:9] {
+			if p.InFlight != 1 || p.Elapsed != time.Duration(i+1)*time.Second {
+				t.Errorf("call %d: %+v", i, p)
+			}
+		}
+		if last := seen[len(seen)-1]; last.Succeeded != 1 || last.InFlight != 0 {
+			t.Errorf("last call: %+v", last)
+		}
+	})
+}

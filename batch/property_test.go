@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -45,14 +46,20 @@ func oneResultPerRequest(t *testing.T, seed uint64) {
 	if r.IntN(3) == 0 {
 		shard = batch.Shard{Index: r.IntN(3), Count: 3}
 	}
+	var mu sync.Mutex // the fake draws from r for requests served at once
+	intN := func(n int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return r.IntN(n)
+	}
 	statuses := []int{http.StatusOK, http.StatusOK, http.StatusOK, http.StatusBadRequest, http.StatusServiceUnavailable, http.StatusTooManyRequests}
 	f := &fake{
-		delay: func(string, int) time.Duration { return time.Duration(r.IntN(3000)) * time.Millisecond },
+		delay: func(string, int) time.Duration { return time.Duration(intN(3000)) * time.Millisecond },
 		decide: func(text string, attempt int) (int, http.Header) {
 			if attempt > 6 { // a request fails a few times at most, so that the runs end
 				return http.StatusOK, nil
 			}
-			return statuses[r.IntN(len(statuses))], nil
+			return statuses[intN(len(statuses))], nil
 		},
 	}
 	in, out := files(t, lines...)
@@ -96,8 +103,8 @@ func oneResultPerRequest(t *testing.T, seed uint64) {
 			t.Errorf("run %d ended with %+v", run, sum.Progress)
 		}
 		// A crash tears the output: cut it anywhere.
-		if b, _ := os.ReadFile(out); len(b) > 0 && r.IntN(2) == 0 {
-			os.WriteFile(out, b[:r.IntN(len(b))], 0o644)
+		if b, _ := os.ReadFile(out); len(b) > 0 && intN(2) == 0 {
+			os.WriteFile(out, b[:intN(len(b))], 0o644)
 		}
 	}
 	keys := map[string]string{}
