@@ -74,7 +74,7 @@ func (c *Client) Do(ctx context.Context, args ...any) (any, error) {
 			return reply, err
 		}
 		c.drop(cn)
-		if ctxErr := ctx.Err(); ctxErr != nil {
+		if ctxErr := ended(ctx); ctxErr != nil {
 			return nil, ctxErr
 		}
 		// A connection that sat idle may have been closed by the server (a restart, its idle
@@ -83,6 +83,18 @@ func (c *Client) Do(ctx context.Context, args ...any) (any, error) {
 			return nil, err
 		}
 	}
+}
+
+// ended is ctx's error, or DeadlineExceeded once its deadline has passed: a read that timed out
+// at the context's deadline may return before the context says it has ended.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // stale tells a connection found closed by its peer.
@@ -127,7 +139,7 @@ func (c *Client) get(ctx context.Context) (cn *conn, reused bool, err error) {
 	cn, err = c.dial(ctx)
 	if err != nil {
 		<-c.slots
-		if ctxErr := ctx.Err(); ctxErr != nil {
+		if ctxErr := ended(ctx); ctxErr != nil {
 			return nil, false, ctxErr
 		}
 		return nil, false, err
