@@ -45,8 +45,10 @@ type ResultError struct {
 
 // Job is one run of an input file into an output file.
 type Job struct {
-	Input  string // the JSONL file of Requests
-	Output string // the JSONL file of Results: created, or resumed when it exists
+	Input string // the JSONL file of Requests
+	// Output is the JSONL file of Results: created, or resumed when it exists. One run at a time
+	// may use it: each shard of a file writes its own.
+	Output string
 
 	// Concurrency bounds the requests in flight; 0 means DefaultConcurrency.
 	Concurrency int
@@ -81,10 +83,12 @@ type Progress struct {
 
 	// Usage sums the usage the answers of this run reported.
 	Usage infergate.Usage `json:"usage"`
-	// Cost sums what this run's answers cost (ResponseInfo.Cost); nil while none was priced.
-	// Unpriced counts the answers with usage but no price.
-	Cost     *infergate.Money `json:"cost,omitempty"`
-	Unpriced int              `json:"unpriced"`
+	// Cost sums what this run's answers cost (ResponseInfo.Cost), in the currency of the first
+	// priced one; nil while none was priced.
+	Cost *infergate.Money `json:"cost,omitempty"`
+	// Unpriced counts the answers with usage but no price, or a price in another currency than
+	// Cost's.
+	Unpriced int `json:"unpriced"`
 
 	Elapsed time.Duration `json:"elapsed_ns"` // since Run was called
 	// PausedUntil is when the run sends again after a 429's Retry-After; zero when it is not paused.

@@ -212,19 +212,23 @@ func (r *runner) feed(ctx context.Context, stop context.CancelFunc, calls chan<-
 		if err == nil && blank(line) {
 			continue
 		}
+		// The id first, a cheaper read than the whole request's, which a resumed run mostly skips.
 		var c call
 		if err == nil {
-			c, err = parseLine(line)
+			id := customIDOf(line)
+			i, known := r.ids.find(r.h.key(id))
+			switch {
+			case !known:
+				err = fmt.Errorf("custom_id %q is new", id)
+			case !r.job.Shard.Contains(id) || r.ids.state[i] != pending:
+				continue
+			default:
+				c, err = parseLine(line)
+			}
 		}
 		if err != nil {
 			r.fail(fmt.Errorf("batch: input line %d changed since it was checked: %w", lr.line, err), stop)
 			return
-		}
-		if !r.job.Shard.Contains(c.customID) {
-			continue
-		}
-		if i, ok := r.ids.find(r.h.key(c.customID)); !ok || r.ids.state[i] != pending {
-			continue
 		}
 		select {
 		case calls <- &c:

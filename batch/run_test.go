@@ -2,8 +2,12 @@ package batch_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,5 +64,45 @@ func TestRunAnswersEveryLine(t *testing.T) {
 	}
 	if sum.Usage.TotalTokens == 0 {
 		t.Errorf("no usage summed: %+v", sum.Usage)
+	}
+}
+
+// TestEmbeddingsInTheEncodingAsked writes vectors as lists of numbers, OpenAI's default, and as
+// base64 when the line asks for it; both are the gateway's vector.
+func TestEmbeddingsInTheEncodingAsked(t *testing.T) {
+	t.Parallel()
+	s := gatewaytest.New(t)
+	in, out := files(t,
+		`{"custom_id":"float","method":"POST","url":"/v1/embeddings","body":{"input":"the text"}}`,
+		`{"custom_id":"base64","method":"POST","url":"/v1/embeddings","body":{"input":["the text"],"encoding_format":"base64"}}`)
+	if _, err := batch.Run(context.Background(), s.Client(), batch.Job{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	want := gatewaytest.Embed("the text", gatewaytest.DefaultEmbeddingDimensions)
+	rs := byID(t, results(t, out))
+	var asFloats struct {
+		Data []struct {
+			Embedding []float32 `json:"embedding"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(rs["float"].Response.Body, &asFloats); err != nil || len(asFloats.Data) != 1 || !slices.Equal(asFloats.Data[0].Embedding, want) {
+		t.Errorf("float: %v %s", err, rs["float"].Response.Body)
+	}
+	var asBase64 struct {
+		Data []struct {
+			Embedding string `json:"embedding"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(rs["base64"].Response.Body, &asBase64); err != nil || len(asBase64.Data) != 1 {
+		t.Fatalf("base64: %v %s", err, rs["base64"].Response.Body)
+	}
+	raw, err := base64.StdEncoding.DecodeString(asBase64.Data[0].Embedding)
+	if err != nil || len(raw) != 4*len(want) {
+		t.Fatalf("base64: %v, %d bytes", err, len(raw))
+	}
+	for i, f := range want {
+		if got := math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])); got != f {
+			t.Fatalf("base64: number %d is %v, want %v", i, got, f)
+		}
 	}
 }

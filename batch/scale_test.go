@@ -22,11 +22,14 @@ import (
 	"github.com/infergate/infergate-go/gatewaytest"
 )
 
-// The scale measurements run against a gateway in a child process: the test binary again, started
-// with scaleServerEnv naming the server, "minimal" (a handler answering every chat request with one
-// fixed completion, as fast as loopback HTTP allows) or "gatewaytest" (the fake gateway, which
-// models, rate-limits and records every request, and so grows with the run).
+// The scale measurements run against a gateway in a child process, so that its memory and CPU time
+// are not counted as the batch's: the test binary again, started with scaleChildEnv naming the
+// server, "minimal" (a handler answering every chat request with one fixed completion, as fast as
+// loopback HTTP allows) or "gatewaytest" (the fake gateway, which models, rate-limits and records
+// every request, and so grows with the run).
 const (
+	scaleChildEnv = "INFERGATE_BATCH_SCALE_CHILD"
+	// scaleServerEnv chooses the server of TestRunHeapIsBounded; "minimal" unless set.
 	scaleServerEnv = "INFERGATE_BATCH_SCALE_SERVER"
 	// scaleRequestsEnv sets the requests of TestRunHeapIsBounded; 20,000 unless set.
 	scaleRequestsEnv = "INFERGATE_BATCH_SCALE_REQUESTS"
@@ -61,7 +64,7 @@ func serveScale(kind string) int {
 func startScaleServer(tb testing.TB, kind string) *infergate.Client {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), scaleServerEnv+"="+kind)
+	cmd.Env = append(os.Environ(), scaleChildEnv+"="+kind)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -150,13 +153,15 @@ func scaleFigures(n int, f func() error) (perSecond float64, cpuPerRequest time.
 
 // TestRunHeapIsBounded runs 20,000 requests (scaleRequestsEnv sets another number: a million is the
 // figure the package's documentation gives) and fails when the heap's peak passes 64 MiB: memory
-// follows the concurrency, not the file.
+// follows the concurrency, not the file. It logs the requests per second and the CPU time per
+// request, which it does not judge. It is not parallel: the heap and the CPU time it reads are the
+// process's.
 func TestRunHeapIsBounded(t *testing.T) {
 	n := 20000
 	if s := os.Getenv(scaleRequestsEnv); s != "" {
 		n, _ = strconv.Atoi(s)
 	}
-	kind := os.Getenv(scaleServerEnv + "_KIND")
+	kind := os.Getenv(scaleServerEnv)
 	if kind == "" {
 		kind = "minimal"
 	}

@@ -17,7 +17,8 @@ import (
 // evenly whatever the ids look like ("req-1", "req-2", ...). Each of the Count shards of a file
 // is run by its own process writing its own output file.
 type Shard struct {
-	Index, Count int
+	Index int // from 0 to Count-1
+	Count int // the shards the file is split into
 }
 
 // ParseShard reads "i/n", 0 ≤ i < n. Anything else ("2/2", "-1/2", "a/b", "0/0", "1") is an error.
