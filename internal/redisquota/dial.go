@@ -32,7 +32,7 @@ func Dial(ctx context.Context, url string, q infergate.Quotas, opts ...Option) (
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	s := Settings{Name: "infergate"}
+	var s Settings
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&s)
