@@ -59,6 +59,7 @@ func init() {
 		{"transcribe", "FILE|URL", "turn speech into text or subtitles", "infergate transcribe meeting.mp3 --format srt -o meeting.srt", (*app).transcribe},
 		{"speak", "TEXT", "turn text into speech", `infergate speak "Hello from the gateway." -o hello.mp3`, (*app).speak},
 		{"embed", "[TEXT...]", "embed texts (the arguments, or the lines of stdin); --json prints the vectors", `infergate embed "first text" "second text"`, (*app).embed},
+		{"batch", "INPUT.jsonl", "run a file of OpenAI batch requests into a file of results, resumably", "infergate batch requests.jsonl -o results.jsonl --concurrency 32", (*app).batch},
 		{"balance", "", "show the account's balance", "infergate balance", (*app).balance},
 		{"usage", "", "list this month's billed calls", "infergate usage --month 2025-10", (*app).usage},
 		{"health", "", "check the gateway's health (exit status 1 when not healthy)", "infergate health", (*app).health},
@@ -91,12 +92,14 @@ func (a *app) run(ctx context.Context, args []string) int {
 	return a.exit(ctx, cmd, err)
 }
 
-// stdinHelp is what the help of the commands that read stdin says of it.
-var stdinHelp = map[string]string{
+// helpNotes is what a command's help says beyond its summary: of stdin, for the commands that read
+// it.
+var helpNotes = map[string]string{
 	"chat": "Without a message, stdin is the message; at a terminal (and without --json), a conversation:\n" +
 		"one line per turn, Ctrl-C cancels the answer streaming, Ctrl-D ends it.\n" +
 		"Stdin is read up to " + stdinBound + " (in a conversation, per line); more is refused with exit status 2.",
 	"embed": "Stdin is read up to " + stdinBound + " in all; more is refused with exit status 2.",
+	"batch": batchHelp,
 }
 
 // lookup finds a command by name.
@@ -223,7 +226,7 @@ func (f *flags) help() {
 	w := f.stdout
 	fmt.Fprintln(w, strings.TrimSpace("usage: infergate "+cmd.name+" [flags] "+cmd.args))
 	fmt.Fprintf(w, "\n%s%s.\n\n", strings.ToUpper(cmd.summary[:1]), cmd.summary[1:])
-	if note, ok := stdinHelp[cmd.name]; ok {
+	if note, ok := helpNotes[cmd.name]; ok {
 		fmt.Fprintf(w, "%s\n\n", note)
 	}
 	fmt.Fprintf(w, "example:\n  %s\n\nflags:\n", cmd.example)
@@ -280,8 +283,9 @@ func checkBaseURL(u string) error {
 
 // connect returns the client the command talks to: the gateway at --base-url (else
 // INFERGATE_BASE_URL, else the real one) when an address or INFERGATE_API_KEY is given, else an
-// in-process fake; gatewaytest.Connect says which on stderr.
-func (a *app) connect(f *flags) (*infergate.Client, func(), error) {
+// in-process fake; gatewaytest.Connect says which on stderr. opts go to the client, after the
+// app's own.
+func (a *app) connect(f *flags, opts ...infergate.Option) (*infergate.Client, func(), error) {
 	getenv := a.getenv
 	if f.baseURL != "" {
 		getenv = func(name string) string {
@@ -291,5 +295,5 @@ func (a *app) connect(f *flags) (*infergate.Client, func(), error) {
 			return a.getenv(name)
 		}
 	}
-	return gatewaytest.Connect(a.stderr, getenv, gatewaytest.WithClientOptions(a.clientOpts...))
+	return gatewaytest.Connect(a.stderr, getenv, gatewaytest.WithClientOptions(a.clientOpts...), gatewaytest.WithClientOptions(opts...))
 }

@@ -38,6 +38,7 @@ type cli struct {
 	// interrupts, when set, is where the test's Ctrl-C goes
 	interrupts *interrupter
 	clientOpts []infergate.Option // given to every client of the run
+	clock      func() time.Time   // the app's clock; nil: gatewaytest.FixedTime, standing still
 }
 
 func newCLI(t *testing.T, opts ...gatewaytest.ServerOption) *cli {
@@ -59,10 +60,14 @@ func (c *cli) runTo(ctx context.Context, stdout, stderr *syncBuffer, args ...str
 	if c.in != nil {
 		stdin = c.in
 	}
+	now := c.clock
+	if now == nil {
+		now = gatewaytest.FixedTime
+	}
 	a := &app{
 		stdin: stdin, stdout: stdout, stderr: stderr,
 		getenv: func(name string) string { return c.env[name] },
-		now:    func() time.Time { return gatewaytest.FixedTime() },
+		now:    now,
 		term:   c.term, interrupts: c.interrupts, clientOpts: c.clientOpts,
 	}
 	code := a.run(ctx, args)

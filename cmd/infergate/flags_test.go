@@ -37,6 +37,17 @@ func TestBadFlagValuesExitTwo(t *testing.T) {
 		{[]string{"models", "--type", "image"}, "--type"},
 		{[]string{"models", "--json=maybe"}, "-json"},
 		{[]string{"transcribe", "--format", "doc", "https://example.com/a.mp3"}, "--format"},
+		{[]string{"batch", "in.jsonl"}, "-o"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--shard", "2/2"}, "--shard"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--shard", "-1/2"}, "--shard"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--shard", "half"}, "--shard"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--concurrency", "0"}, "--concurrency"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--concurrency", "-3"}, "--concurrency"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--concurrency", "many"}, "-concurrency"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--cooldown", "-1s"}, "--cooldown"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--redis", "http://localhost:6379"}, "--redis"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--redis", "redis://:secret@localhost:99999"}, "--redis"},
+		{[]string{"batch", "in.jsonl", "-o", out, "--quotas", filepath.Join(filepath.Dir(out), "none.json")}, "--quotas"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -1,5 +1,6 @@
 // Command infergate explores the Inference Gateway from a terminal: which models are up, what
-// providers charge, whether a key works; chat, transcribe, speak and embed.
+// providers charge, whether a key works; chat, transcribe, speak and embed; run a file of batch
+// requests.
 //
 //	go run ./cmd/infergate models
 //	go install github.com/infergate/infergate-go/cmd/infergate@latest
