@@ -75,16 +75,22 @@ var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f
 //
 // Runs of text move eight bytes at a time, each word stored whole before its stop is known, so
 // dst must have eight bytes to spare past the copy: it does whenever n <= i and len(dst) >=
-// len(b), which holds for every string of one input unescaped in order, as none grows.
+// len(b), which holds for every string of one input unescaped in order, as none grows. A
+// one-letter escape is written without leaving the word loop: JSON text inside a string (a tool
+// call's arguments) escapes every quote, so its runs between escapes are a few bytes long.
+//
+// The text is checked as UTF-8 once, in dst, when a byte copied as it was has its high bit set:
+// an escape writes ASCII or a whole character, which can neither complete a run's broken
+// sequence nor break a sequence of the run after it, so dst is valid exactly when every run is.
 func unescapeInto(dst []byte, n int, b []byte, i int) (int, int, bool) {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	if n > i || len(dst) < len(b) {
 		return 0, 0, false
 	}
 	dst = dst[:len(b)]
+	// Each byte of b goes to dst at its index less lag, which grows by what each escape saves.
+	from, lag, high := n, i-n, uint64(0)
 	for {
-		// The run's bytes go to dst at their index in b less lag.
-		start, lag, high := i, i-n, uint64(0)
 		for i+8 <= len(b) {
 			x := binary.LittleEndian.Uint64(b[i:])
 			binary.LittleEndian.PutUint64(dst[i-lag:], x)
@@ -92,14 +98,25 @@ func unescapeInto(dst []byte, n int, b []byte, i int) (int, int, bool) {
 			// A high bit marks a byte below 0x20, a quote or a backslash: a byte that is none of
 			// them and still has one set had it in x. The lowest mark is exact, as borrows only
 			// run upwards from a marked byte.
-			if stop := ((x - 0x20*ones) | (quote - ones) | (backslash - ones)) &^ x & highs; stop != 0 {
-				k := bits.TrailingZeros64(stop) / 8
-				high |= x & (1<<(8*k) - 1)
-				i += k
+			stop := ((x - 0x20*ones) | (quote - ones) | (backslash - ones)) &^ x & highs
+			if stop == 0 {
+				high |= x
+				i += 8
+				continue
+			}
+			// The marked bytes have no high bit in x, so the marks below the lowest one's keep
+			// only the bytes before it.
+			high |= x & (stop - 1)
+			i += bits.TrailingZeros64(stop) / 8
+			if b[i] != '\\' || i+1 >= len(b) {
 				goto stopped
 			}
-			high |= x
-			i += 8
+			c := simpleEscape[b[i+1]]
+			if c == 0 {
+				goto stopped
+			}
+			dst[i-lag] = c
+			i, lag = i+2, lag+1
 		}
 		for i < len(b) && !textStop[b[i]] {
 			high |= uint64(b[i])
@@ -107,23 +124,23 @@ func unescapeInto(dst []byte, n int, b []byte, i int) (int, int, bool) {
 			i++
 		}
 	stopped:
-		if high&highs != 0 && !utf8.Valid(b[start:i]) {
-			return 0, 0, false
-		}
-		n += i - start
 		if i >= len(b) {
 			return 0, 0, false
 		}
 		switch b[i] {
 		case '"':
+			n = i - lag
+			if high&highs != 0 && !utf8.Valid(dst[from:n]) {
+				return 0, 0, false
+			}
 			return n, i + 1, true
 		case '\\':
 			if i+1 >= len(b) {
 				return 0, 0, false
 			}
 			if c := simpleEscape[b[i+1]]; c != 0 {
-				dst[n] = c
-				n, i = n+1, i+2
+				dst[i-lag] = c
+				i, lag = i+2, lag+1
 				continue
 			}
 			if b[i+1] != 'u' {
@@ -133,8 +150,8 @@ func unescapeInto(dst []byte, n int, b []byte, i int) (int, int, bool) {
 			if size == 0 {
 				return 0, 0, false
 			}
-			n += utf8.EncodeRune(dst[n:], r)
-			i += size
+			written := utf8.EncodeRune(dst[i-lag:], r)
+			i, lag = i+size, lag+size-written
 		default:
 			return 0, 0, false
 		}

@@ -76,6 +76,28 @@ func TestTextEveryByteEveryPosition(t *testing.T) {
 	}
 }
 
+// TestTextEscapesInEveryPlace puts two escapes at every place of a few words, among characters of
+// several bytes, whole or cut in two by an escape, and holds the result to Unquote: escapes are
+// written inside the word-at-a-time loop, and the text checked as UTF-8 once at its end.
+func TestTextEscapesInEveryPlace(t *testing.T) {
+	t.Parallel()
+	escapes := []string{`\"`, `\\`, `\/`, `\n`, `\u00e9`, `\ud83d\ude00`, `\q`, `\u12`, "\\\x01"}
+	for _, fill := range []string{"abcdefghijklmnopqrstuvwx", "éé世界😀abcdefghijklmn", "a\x7fb\xffcdefghijklmnopqr"} {
+		for _, esc := range escapes {
+			for pos := range min(18, len(fill)) {
+				for second := pos; second <= min(pos+10, len(fill)); second++ {
+					lit := []byte(`"` + fill[:pos] + esc + fill[pos:second] + esc + fill[second:] + `"`)
+					want, wantOK := Unquote(lit)
+					got, ok := decodeTexts(append(append([]byte("["), lit...), ']'))
+					if ok != wantOK || ok && got[0] != want {
+						t.Fatalf("%q: texts read %q (ok %v), Unquote %q (ok %v)", lit, got, ok, want, wantOK)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestTextKeepsEarlierStrings decodes many strings into one buffer: each string written must leave
 // those before it as they were, though runs are stored eight bytes at a time.
 func TestTextKeepsEarlierStrings(t *testing.T) {
