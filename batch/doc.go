@@ -31,7 +31,8 @@
 //
 // # Resuming
 //
-// A run is resumable. Run reads the output first and sends only the requests that have no result
+// A run is resumable, one run at a time for an output: a run locks its output for as long as it
+// runs, and a second run on it is refused (ErrOutputInUse). Run reads the output first and sends only the requests that have no result
 // there yet; a result whose custom_id the input does not have is left as it is. A last line torn by
 // a crash is cut off, and its request sent again. With Job.RetryFailed the failed results of the
 // run's requests are taken out of the output (written anew beside it, synced, and renamed over it)

@@ -44,12 +44,21 @@ func Run(ctx context.Context, client *infergate.Client, job Job) (*Summary, erro
 	if err != nil {
 		return nil, err
 	}
+	lock, err := lockOutput(job.Output)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { lock.Close() }()
 	out, err := readOutput(job.Output, h, &in.ids, job.Shard)
 	if err != nil {
 		return nil, err
 	}
 	if job.RetryFailed && out.failed > 0 {
-		err = dropFailed(job.Output, h, &in.ids, job.Shard)
+		var relocked *os.File
+		if relocked, err = dropFailed(job.Output, h, &in.ids, job.Shard); err == nil {
+			lock.Close()
+			lock = relocked
+		}
 		for i, s := range in.ids.state {
 			if s == failed {
 				in.ids.state[i] = pending
