@@ -86,6 +86,7 @@ func readOutput(path string, h hasher, ids *idSet, shard Shard) (found, error) {
 		out     found
 		badLine int
 		badErr  error
+		spaces  bool // the file ends in white space without a newline, which a result would follow
 	)
 	lr := newLineReader(f)
 	for {
@@ -103,6 +104,8 @@ func readOutput(path string, h hasher, ids *idSet, shard Shard) (found, error) {
 		if err == nil && blank(line) {
 			if terminated {
 				out.end = lr.end
+			} else {
+				spaces = true
 			}
 			continue
 		}
@@ -131,7 +134,7 @@ func readOutput(path string, h hasher, ids *idSet, shard Shard) (found, error) {
 			out.count(ids.state[i], 1)
 		}
 	}
-	out.torn = badErr != nil
+	out.torn = badErr != nil || spaces
 	return out, nil
 }
 
@@ -145,7 +148,7 @@ func (out *found) count(s state, n int) {
 }
 
 // repair makes the output end with a whole line: a torn last line is cut off (its request is sent
-// again), a last result lacking its newline gets it.
+// again), as is white space after the last newline, a last result lacking its newline gets it.
 func repair(path string, out found) error {
 	if !out.torn && !out.unfinished {
 		return nil

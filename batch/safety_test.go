@@ -2,6 +2,7 @@ package batch_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -72,5 +73,34 @@ func TestRunThatCannotGoOnIsNotInterrupted(t *testing.T) {
 	}
 	if errors.Is(err, context.Canceled) {
 		t.Errorf("Run = %v, a cancellation", err)
+	}
+}
+
+// TestSpacesAtTheEndOfTheOutputAreCut resumes an output that ends in white space after its last
+// newline (U+00A0 among it, which JSON does not take for white space): the spaces are cut before
+// the results that follow, so that each line of the output is a JSON object for any reader.
+func TestSpacesAtTheEndOfTheOutputAreCut(t *testing.T) {
+	t.Parallel()
+	names := ids(3)
+	in, out := files(t, chatLines(names)...)
+	if _, err := batch.Run(context.Background(), serve(t, &fake{}), batch.Job{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := os.ReadFile(out)
+	lines := strings.SplitAfter(string(whole), "\n")
+	if err := os.WriteFile(out, []byte(lines[0]+" \u00a0\t"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := batch.Run(context.Background(), serve(t, &fake{}), batch.Job{Input: in, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(out)
+	for i, line := range strings.Split(strings.TrimSuffix(string(got), "\n"), "\n") {
+		if !strings.HasPrefix(line, "{") || !json.Valid([]byte(line)) {
+			t.Errorf("output line %d is %q, want a JSON object", i+1, line)
+		}
+	}
+	if n := len(byID(t, results(t, out))); n != len(names) {
+		t.Errorf("%d results for %d requests", n, len(names))
 	}
 }
