@@ -47,7 +47,9 @@ type ResultError struct {
 type Job struct {
 	Input string // the JSONL file of Requests
 	// Output is the JSONL file of Results: created, or resumed when it exists. One run at a time
-	// may use it: each shard of a file writes its own.
+	// may use it (each shard of a file writes its own): a run locks it, and a second run on it is
+	// refused with ErrOutputInUse, on the systems with file locks (Linux, macOS, the BSDs,
+	// illumos; not Windows, where keeping to one run is the caller's part).
 	Output string
 
 	// Concurrency bounds the requests in flight; 0 means DefaultConcurrency.

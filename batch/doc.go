@@ -15,9 +15,9 @@
 // streamed request is refused.
 //
 // The input is read twice and never held in memory: once to check every line before anything is
-// sent (an *InputError names the bad lines), once to send. What a run holds is 16 bytes per
-// request of the file (its custom_id's hash, for the duplicates and the resume) and the requests
-// in flight: about 20 MB for a million requests.
+// sent (an *InputError names the bad lines), once to send. What a run holds is 17 bytes per
+// request of the file (its custom_id's 16-byte hash, for the duplicates and the resume, and a byte
+// for what the output holds of it) and the requests in flight: about 20 MB for a million requests.
 //
 // # Output
 //
@@ -31,7 +31,8 @@
 //
 // # Resuming
 //
-// A run is resumable. Run reads the output first and sends only the requests that have no result
+// A run is resumable, one run at a time for an output: a run locks its output for as long as it
+// runs, and a second run on it is refused (ErrOutputInUse). Run reads the output first and sends only the requests that have no result
 // there yet; a result whose custom_id the input does not have is left as it is. A last line torn by
 // a crash is cut off, and its request sent again. With Job.RetryFailed the failed results of the
 // run's requests are taken out of the output (written anew beside it, synced, and renamed over it)
@@ -39,7 +40,8 @@
 // time. Each result is one write of a whole line; the output is synced every second and at the end,
 // so a killed process loses no written result, and a machine that stops loses at most the last
 // second's, whose requests the next run sends again. Every request carries an Idempotency-Key
-// derived from its custom_id and body (IdempotencyKey), so a request that was in flight when a
+// derived from its custom_id and body (IdempotencyKey: the body's bytes as the line has them, so
+// that a line written again with other spacing or key order is a new request), so a request that was in flight when a
 // process died is the same request to the gateway when a later run sends it again.
 //
 // A run that ends with its context lets the requests in flight finish for Job.Grace, cancels those

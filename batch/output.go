@@ -86,6 +86,7 @@ func readOutput(path string, h hasher, ids *idSet, shard Shard) (found, error) {
 		out     found
 		badLine int
 		badErr  error
+		spaces  bool // the file ends in white space without a newline, which a result would follow
 	)
 	lr := newLineReader(f)
 	for {
@@ -103,6 +104,8 @@ func readOutput(path string, h hasher, ids *idSet, shard Shard) (found, error) {
 		if err == nil && blank(line) {
 			if terminated {
 				out.end = lr.end
+			} else {
+				spaces = true
 			}
 			continue
 		}
@@ -131,7 +134,7 @@ func readOutput(path string, h hasher, ids *idSet, shard Shard) (found, error) {
 			out.count(ids.state[i], 1)
 		}
 	}
-	out.torn = badErr != nil
+	out.torn = badErr != nil || spaces
 	return out, nil
 }
 
@@ -145,7 +148,7 @@ func (out *found) count(s state, n int) {
 }
 
 // repair makes the output end with a whole line: a torn last line is cut off (its request is sent
-// again), a last result lacking its newline gets it.
+// again), as is white space after the last newline, a last result lacking its newline gets it.
 func repair(path string, out found) error {
 	if !out.torn && !out.unfinished {
 		return nil
@@ -174,20 +177,21 @@ func repair(path string, out found) error {
 
 // dropFailed writes the output again without the failed results of the requests the run covers,
 // and without a torn last line: to a new file beside it, synced, renamed over it, so that a crash
-// leaves either the old output or the new one, and never two lines for one custom_id.
-func dropFailed(path string, h hasher, ids *idSet, shard Shard) (err error) {
+// leaves either the old output or the new one, and never two lines for one custom_id. The new
+// file is locked before it takes the output's name, and returned open: the run's lock on it.
+func dropFailed(path string, h hasher, ids *idSet, shard Shard) (lock *os.File, err error) {
 	in, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("batch: output: %w", err)
+		return nil, fmt.Errorf("batch: output: %w", err)
 	}
 	defer in.Close()
 	info, err := in.Stat()
 	if err != nil {
-		return fmt.Errorf("batch: output: %w", err)
+		return nil, fmt.Errorf("batch: output: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("batch: output: %w", err)
+		return nil, fmt.Errorf("batch: output: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -203,7 +207,7 @@ func dropFailed(path string, h hasher, ids *idSet, shard Shard) (err error) {
 			break
 		}
 		if rerr != nil {
-			return fmt.Errorf("batch: output: %w", rerr)
+			return nil, fmt.Errorf("batch: output: %w", rerr)
 		}
 		o, perr := parseResult(line)
 		if perr != nil {
@@ -214,7 +218,7 @@ func dropFailed(path string, h hasher, ids *idSet, shard Shard) (err error) {
 		}
 		w.Write(line)
 		if err := w.WriteByte('\n'); err != nil {
-			return fmt.Errorf("batch: output: %w", err)
+			return nil, fmt.Errorf("batch: output: %w", err)
 		}
 	}
 	if err = w.Flush(); err == nil {
@@ -224,16 +228,16 @@ func dropFailed(path string, h hasher, ids *idSet, shard Shard) (err error) {
 		err = tmp.Sync()
 	}
 	if err == nil {
-		err = tmp.Close()
+		err = lockFile(tmp)
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
-		return fmt.Errorf("batch: output: %w", err)
+		return nil, fmt.Errorf("batch: output: %w", err)
 	}
 	syncDir(filepath.Dir(path))
-	return nil
+	return tmp, nil
 }
 
 // syncDir makes a rename in dir durable, where the system allows it; a failure changes nothing of

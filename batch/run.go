@@ -22,7 +22,11 @@ import (
 // The summary is returned with a nil error when the run went through its requests, whatever their
 // results; with ctx's error when ctx ended (Summary.Interrupted), once the requests in flight have
 // finished or job.Grace has passed. A request cut off by the end of the grace period gets no
-// result: the next run sends it again, with the same Idempotency-Key.
+// result: the next run sends it again, with the same Idempotency-Key. A run that cannot go on (the
+// output cannot be written, the input changed since it was checked) stops sending and returns the
+// summary so far with that error; its output is resumable too.
+//
+// The output may not be the input, under any name (a link to it included).
 //
 // A 429 that reaches Run, after the client's own retries, pauses the whole run until its
 // Retry-After (a second when it gives none; Progress.PausedUntil) and then sends the request again;
@@ -40,12 +44,21 @@ func Run(ctx context.Context, client *infergate.Client, job Job) (*Summary, erro
 	if err != nil {
 		return nil, err
 	}
+	lock, err := lockOutput(job.Output)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { lock.Close() }()
 	out, err := readOutput(job.Output, h, &in.ids, job.Shard)
 	if err != nil {
 		return nil, err
 	}
 	if job.RetryFailed && out.failed > 0 {
-		err = dropFailed(job.Output, h, &in.ids, job.Shard)
+		var relocked *os.File
+		if relocked, err = dropFailed(job.Output, h, &in.ids, job.Shard); err == nil {
+			lock.Close()
+			lock = relocked
+		}
 		for i, s := range in.ids.state {
 			if s == failed {
 				in.ids.state[i] = pending
@@ -90,7 +103,13 @@ func (j *Job) check() error {
 	in, errIn := filepath.Abs(j.Input)
 	out, errOut := filepath.Abs(j.Output)
 	if errIn == nil && errOut == nil && in == out {
-		return errors.New("batch: the output is the input file")
+		return errOutputIsInput
+	}
+	// A link names the input as another path: the run would append its results to the input.
+	if inInfo, err := os.Stat(j.Input); err == nil {
+		if outInfo, err := os.Stat(j.Output); err == nil && os.SameFile(inInfo, outInfo) {
+			return errOutputIsInput
+		}
 	}
 	if j.Concurrency == 0 {
 		j.Concurrency = DefaultConcurrency
@@ -100,6 +119,8 @@ func (j *Job) check() error {
 	}
 	return nil
 }
+
+var errOutputIsInput = errors.New("batch: the output is the input file")
 
 // runner is one run's sending: a reader of the input feeding Concurrency workers, whose results
 // one writer appends to the output.
@@ -173,7 +194,6 @@ func (r *runner) run(ctx context.Context) (*Summary, error) {
 	r.mu.Unlock()
 	switch {
 	case failure != nil:
-		sum.Interrupted = true
 		return sum, failure
 	case err != nil:
 		return sum, fmt.Errorf("batch: output: %w", err)

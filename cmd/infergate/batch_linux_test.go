@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -339,4 +341,33 @@ func TestBatchKilledAndResumed(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests sent for %d custom_ids in %d runs, %d killed; %d sent more than once", len(sent), len(sendings), kills+1, len(killed), again)
+}
+
+// TestBatchOutputInUse: a run on an output that another run holds (here the test, holding the
+// lock a run takes) is refused with exit status 1, a message that says so, nothing sent and the
+// output untouched.
+func TestBatchOutputInUse(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	dir := t.TempDir()
+	input := writeLines(t, dir, "in.jsonl", chatLine("a"))
+	output := filepath.Join(dir, "out.jsonl")
+	held, err := os.Create(output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if err := syscall.Flock(int(held.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	r := c.run(context.Background(), "batch", input, "-o", output)
+	if r.code != exitFailed || !strings.Contains(r.stderr, "another run is writing the output") {
+		t.Errorf("run = %+v, want exit status 1 and the output said to be in use", r)
+	}
+	if n := len(c.srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+	if data, _ := os.ReadFile(output); len(data) != 0 {
+		t.Errorf("the output holds %q, want it untouched", data)
+	}
 }
