@@ -3,7 +3,8 @@
 //
 // The command is found at $TEMPORAL_CLI, else as temporal on the PATH; InstallCommand builds it
 // from its Go module. Without it, tests are skipped with that advice, except in CI (CI=true), where
-// they fail.
+// they fail. The tests that start a server are built with the e2e tag: building the command from
+// source takes longer than CI affords (docs/long-running-agents.md gives the command that runs them).
 package devserver
 
 import (

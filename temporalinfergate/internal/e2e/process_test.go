@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package e2e_test runs temporalinfergate on a real Temporal server (the temporal command's
 // development server, which devserver starts on loopback), with workers that are processes of
 // their own, killed and started again in the middle of a tool loop.
