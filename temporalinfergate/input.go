@@ -10,7 +10,8 @@ import (
 
 // ChatInput is the input of the chat activities: a ChatRequest with its Extra fields, which
 // ChatRequest's own JSON leaves out, carried as JSON text so that they reach the worker as they
-// were. Make one with NewChatInput.
+// were. Make one with NewChatInput. A ChatRequest given as a workflow's input loses its Extra
+// fields in the same way: give the workflow a ChatInput instead.
 type ChatInput struct {
 	Request infergate.ChatRequest `json:"request"`
 	Extra   infergate.RawFields   `json:"extra,omitempty"`
