@@ -3,6 +3,7 @@ package temporalinfergate_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +64,11 @@ func TestChatActivityRetries(t *testing.T) {
 			if tc.attempts > 1 {
 				if gap := starts[1].Sub(starts[0]); gap != tc.gap {
 					t.Errorf("retried after %s, want %s", gap, tc.gap)
+				}
+				// Both attempts are one request to a gateway that honours the key.
+				first, second := gw.Requests()[0].Header.Get("Idempotency-Key"), gw.Requests()[1].Header.Get("Idempotency-Key")
+				if !strings.HasPrefix(first, "temporal-") || first != second {
+					t.Errorf("Idempotency-Key %q, then %q", first, second)
 				}
 				return
 			}
