@@ -39,7 +39,8 @@ type TurnOutput struct {
 // loop's bounds are checked against the counts the state carries before anything is sent. Calls of
 // tools the loop does not have are answered here, as RunTools answers them (the model reads that
 // there is no such tool), and the loop goes on in this activity. A bound reached is a
-// non-retryable ErrorTypeToolLimit whose details hold the *infergate.ToolLimitError.
+// non-retryable ErrorTypeToolLimit whose details hold the *infergate.ToolLimitError. As one
+// activity may so take several turns, its requests carry keys of their own, not the activity's.
 func (a *Activities) ToolTurn(ctx context.Context, in TurnInput) (TurnOutput, error) {
 	loop := infergate.ToolLoop{MaxSteps: in.MaxSteps, MaxToolCalls: in.MaxToolCalls, MaxTokens: in.MaxTokens, MaxCost: in.MaxCost,
 		Defer: func(infergate.ToolCall) bool { return true }}
