@@ -23,11 +23,22 @@ const (
 // activity, by its retry policy, with the delay the classified error asks for.
 var noRetries = infergate.WithMaxRetries(0)
 
+// once gives every attempt of the activity the same Idempotency-Key, as the SDK gives its own
+// retries of a call, so that a gateway that honours it runs and bills the request once, however
+// often Temporal retries. Only for activities that make one request: the key is the activity's.
+func once(ctx context.Context) infergate.Option {
+	info := activity.GetInfo(ctx)
+	return infergate.WithHeader("Idempotency-Key", "temporal-"+info.WorkflowNamespace+"/"+info.WorkflowExecution.ID+"/"+
+		info.WorkflowExecution.RunID+"/"+info.ActivityID)
+}
+
 // Activities are the gateway's calls as Temporal activities, run by a worker with its own client:
 // the client's credentials stay on the worker and never enter a workflow's history, which holds
 // only the activities' inputs and results (requests, answers, tool calls). Each call is made
 // without the SDK's retries, since Temporal retries the activity; its error is classified (see
-// the ErrorType constants) so that Temporal retries what may pass and not what cannot.
+// the ErrorType constants) so that Temporal retries what may pass and not what cannot. Every
+// attempt of Chat, StreamChat and Embeddings sends the same Idempotency-Key, made of the
+// workflow's and the activity's ids, as the SDK's own retries of a call do.
 type Activities struct {
 	client *infergate.Client
 	tools  map[string]*infergate.FuncTool
@@ -66,7 +77,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 
 // Chat sends a chat turn (ChatService.Create) and returns the answer.
 func (a *Activities) Chat(ctx context.Context, in ChatInput) (*infergate.ChatCompletion, error) {
-	out, err := a.client.Chat.Create(ctx, in.ChatRequest(), noRetries)
+	out, err := a.client.Chat.Create(ctx, in.ChatRequest(), noRetries, once(ctx))
 	if err != nil {
 		return nil, classify(ctx, err)
 	}
@@ -78,7 +89,7 @@ func (a *Activities) Chat(ctx context.Context, in ChatInput) (*infergate.ChatCom
 // stalls is noticed by the activity's HeartbeatTimeout, which should then be set; a stream that
 // ends before the model finished fails it, and Temporal retries it from the start.
 func (a *Activities) StreamChat(ctx context.Context, in ChatInput) (*infergate.ChatCompletion, error) {
-	stream, err := a.client.Chat.Stream(ctx, in.ChatRequest(), noRetries)
+	stream, err := a.client.Chat.Stream(ctx, in.ChatRequest(), noRetries, once(ctx))
 	if err != nil {
 		return nil, classify(ctx, err)
 	}
@@ -96,7 +107,7 @@ func (a *Activities) StreamChat(ctx context.Context, in ChatInput) (*infergate.C
 
 // Embeddings returns the vectors of the request's texts (EmbeddingsService.Create).
 func (a *Activities) Embeddings(ctx context.Context, in EmbeddingsInput) (*infergate.EmbeddingResponse, error) {
-	out, err := a.client.Embeddings.Create(ctx, in.EmbeddingRequest(), noRetries)
+	out, err := a.client.Embeddings.Create(ctx, in.EmbeddingRequest(), noRetries, once(ctx))
 	if err != nil {
 		return nil, classify(ctx, err)
 	}

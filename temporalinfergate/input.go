@@ -10,10 +10,11 @@ import (
 
 // ChatInput is the input of the chat activities: a ChatRequest with its Extra fields, which
 // ChatRequest's own JSON leaves out, carried as JSON text so that they reach the worker as they
-// were. Make one with NewChatInput.
+// were. Make one with NewChatInput. A ChatRequest given as a workflow's input loses its Extra
+// fields in the same way: give the workflow a ChatInput instead.
 type ChatInput struct {
-	Request infergate.ChatRequest `json:"request"`
-	Extra   infergate.RawFields   `json:"extra,omitempty"`
+	Request infergate.ChatRequest `json:"request"`         // the request; its Extra is in Extra
+	Extra   infergate.RawFields   `json:"extra,omitempty"` // the request's Extra, each value as JSON
 }
 
 // NewChatInput returns req as an activity's input. An Extra value that cannot be encoded as JSON
@@ -34,8 +35,8 @@ func (in ChatInput) ChatRequest() infergate.ChatRequest {
 // EmbeddingsInput is the input of the embeddings activity: an EmbeddingRequest with its Extra
 // fields, as ChatInput carries a chat request's. Make one with NewEmbeddingsInput.
 type EmbeddingsInput struct {
-	Request infergate.EmbeddingRequest `json:"request"`
-	Extra   infergate.RawFields        `json:"extra,omitempty"`
+	Request infergate.EmbeddingRequest `json:"request"`         // the request; its Extra is in Extra
+	Extra   infergate.RawFields        `json:"extra,omitempty"` // the request's Extra, each value as JSON
 }
 
 // NewEmbeddingsInput returns req as an activity's input. An Extra value that cannot be encoded as

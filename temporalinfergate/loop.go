@@ -26,12 +26,11 @@ type ToolLoop struct {
 	// Tools names the tools the model may call, each given to NewActivities on the workers.
 	Tools []string
 	// MaxSteps, MaxToolCalls, MaxTokens and MaxCost bound the loop as infergate.ToolLoop's fields
-	// do (10 model turns and 64 calls a turn when zero; no token or cost bound when zero), over
-	// the whole loop: a bound reached ends RunTools with the *infergate.ToolLimitError.
-	MaxSteps     int
-	MaxToolCalls int
-	MaxTokens    int
-	MaxCost      infergate.Money
+	// do, over the whole loop: a bound reached ends RunTools with the *infergate.ToolLimitError.
+	MaxSteps     int             // model turns (10 when zero)
+	MaxToolCalls int             // calls one model turn may ask for (64 when zero)
+	MaxTokens    int             // tokens of all turns (no bound when zero)
+	MaxCost      infergate.Money // what all turns cost, at the models' prices (no bound when zero)
 	// DeferTools names tools whose calls are not run: each waits for a SignalToolOutcome carrying
 	// its outcome (a person's decision, say), for as long as it takes.
 	DeferTools []string
@@ -42,7 +41,7 @@ type ToolLoop struct {
 	// and of the tool calls (ToolActivity); nil takes ctx's (workflow.WithActivityOptions). Give
 	// the turns a HeartbeatTimeout: they heartbeat as the model's answer streams in.
 	TurnOptions *workflow.ActivityOptions
-	ToolOptions *workflow.ActivityOptions
+	ToolOptions *workflow.ActivityOptions // the tool calls' activity options; nil: ctx's
 }
 
 // RunTools runs a tool loop in a workflow: each model turn is a ToolTurnActivity, each call of a

@@ -57,3 +57,31 @@ func TestRunToolsRunsEachCallAsAnActivity(t *testing.T) {
 		t.Errorf("activities %v", activities)
 	}
 }
+
+// A call of a tool the loop does not have is answered as infergate's loop answers it, in the turn's
+// own activity, which then takes the next turn: the model reads that there is no such tool.
+func TestRunToolsAnswersAnUnknownToolInTheTurn(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	var weather counter
+	gw := temporalinfergatetest.Register(t, env, []*infergate.FuncTool{weather.tool(t, "weather")})
+	gw.Enqueue(
+		gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{ID: "a", Name: "forecast", Arguments: `{}`}}},
+		gatewaytest.Reply{Respond: toolResults},
+	)
+	activities := map[string]int{}
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		activities[info.ActivityType.Name]++
+	})
+	env.ExecuteWorkflow(loopWorkflow(question("forecast?"), temporalinfergate.ToolLoop{Tools: []string{"weather"}}))
+	var res infergate.ToolRunResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Answer.Text(), `no tool named "forecast"`) || res.Steps != 2 {
+		t.Errorf("answer %q after %d steps", res.Answer.Text(), res.Steps)
+	}
+	if activities[temporalinfergate.ToolTurnActivity] != 1 || activities[temporalinfergate.ToolActivity] != 0 || weather.runs.Load() != 0 {
+		t.Errorf("activities %v", activities)
+	}
+}

@@ -19,18 +19,18 @@ type TurnInput struct {
 	Tools    []string                 `json:"tools,omitempty"`    // the loop's tools, by name, among the worker's
 	// The bounds of infergate.ToolLoop, counted over the whole loop: the state carries the turns,
 	// tokens and spend before this turn.
-	MaxSteps     int             `json:"max_steps,omitempty"`
-	MaxToolCalls int             `json:"max_tool_calls,omitempty"`
-	MaxTokens    int             `json:"max_tokens,omitempty"`
-	MaxCost      infergate.Money `json:"max_cost,omitzero"`
+	MaxSteps     int             `json:"max_steps,omitempty"`      // infergate.ToolLoop.MaxSteps
+	MaxToolCalls int             `json:"max_tool_calls,omitempty"` // infergate.ToolLoop.MaxToolCalls
+	MaxTokens    int             `json:"max_tokens,omitempty"`     // infergate.ToolLoop.MaxTokens
+	MaxCost      infergate.Money `json:"max_cost,omitzero"`        // infergate.ToolLoop.MaxCost
 }
 
 // TurnOutput is what ToolTurnActivity returns: the loop's state and the calls the model asked
 // for, which wait for their outcomes, or the loop's result when the model answered.
 type TurnOutput struct {
-	State   *infergate.ToolLoopState `json:"state,omitempty"`
+	State   *infergate.ToolLoopState `json:"state,omitempty"`   // the loop so far, when the model asked for calls
 	Pending []infergate.ToolCall     `json:"pending,omitempty"` // the calls of the loop's tools, in the order asked for
-	Result  *infergate.ToolRunResult `json:"result,omitempty"`
+	Result  *infergate.ToolRunResult `json:"result,omitempty"`  // the loop's end, when the model answered
 }
 
 // ToolTurn takes one model turn of a tool loop, streamed and heartbeating as its chunks arrive, on
@@ -39,7 +39,8 @@ type TurnOutput struct {
 // loop's bounds are checked against the counts the state carries before anything is sent. Calls of
 // tools the loop does not have are answered here, as RunTools answers them (the model reads that
 // there is no such tool), and the loop goes on in this activity. A bound reached is a
-// non-retryable ErrorTypeToolLimit whose details hold the *infergate.ToolLimitError.
+// non-retryable ErrorTypeToolLimit whose details hold the *infergate.ToolLimitError. As one
+// activity may so take several turns, its requests carry keys of their own, not the activity's.
 func (a *Activities) ToolTurn(ctx context.Context, in TurnInput) (TurnOutput, error) {
 	loop := infergate.ToolLoop{MaxSteps: in.MaxSteps, MaxToolCalls: in.MaxToolCalls, MaxTokens: in.MaxTokens, MaxCost: in.MaxCost,
 		Defer: func(infergate.ToolCall) bool { return true }}

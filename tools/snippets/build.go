@@ -56,9 +56,11 @@ var knownImports = map[string]string{
 	"tool":    "github.com/cloudwego/eino/components/tool",
 	"utils":   "github.com/cloudwego/eino/components/tool/utils",
 
-	"temporal": "go.temporal.io/sdk/temporal",
-	"worker":   "go.temporal.io/sdk/worker",
-	"workflow": "go.temporal.io/sdk/workflow",
+	"activity":  "go.temporal.io/sdk/activity",
+	"temporal":  "go.temporal.io/sdk/temporal",
+	"testsuite": "go.temporal.io/sdk/testsuite",
+	"worker":    "go.temporal.io/sdk/worker",
+	"workflow":  "go.temporal.io/sdk/workflow",
 }
 
 // module is a module of the repository.
