@@ -79,18 +79,22 @@ func TestLoopSurvivesAKilledWorker(t *testing.T) {
 	})
 	awaitCompletedTools(t, ctx, c, run, 2)
 	first.kill()
+	t.Logf("worker 1 killed (SIGKILL) with A and B completed and C in flight; workflow %s", run.GetID())
 	tools.release("C")
 	if starts, dones := tools.runs(); dones["C"] != 0 || starts["D"] != 0 {
 		t.Fatalf("C completed or D started before the kill: starts %v, dones %v", starts, dones)
 	}
 
 	startWorker(t, params)
+	restarted := time.Now()
 	var got loopReport
 	if err := run.Get(ctx, &got); err != nil {
 		t.Fatalf("the workflow: %v", err)
 	}
 
 	starts, dones := tools.runs()
+	t.Logf("worker 2 finished the loop %v after its start: %+v; note runs started %v, completed %v",
+		time.Since(restarted).Round(time.Millisecond), got, starts, dones)
 	for _, id := range []string{"A", "B", "D"} {
 		if starts[id] != 1 || dones[id] != 1 {
 			t.Errorf("note %s started %d times and completed %d times; want once each", id, starts[id], dones[id])
@@ -156,6 +160,7 @@ func TestDeferredCallWaitsForItsSignal(t *testing.T) {
 
 	// The decision comes while no worker runs: the server keeps the signal in the history.
 	first.kill()
+	t.Logf("worker 1 killed (SIGKILL) while the workflow waits for the outcome of %s", pending[0].ID)
 	if err := temporalinfergate.SendOutcome(ctx, c, run.GetID(), "", infergate.ToolOutcome{CallID: "call_refund", Output: "refunded 40 euros"}); err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +169,7 @@ func TestDeferredCallWaitsForItsSignal(t *testing.T) {
 	if err := run.Get(ctx, &got); err != nil {
 		t.Fatalf("the workflow: %v", err)
 	}
+	t.Logf("worker 2 finished the loop: %+v", got)
 	if want := "call_note: noted E; call_refund: refunded 40 euros"; got.Answer != want || got.Steps != 2 {
 		t.Errorf("answer %q after %d turns; want %q after 2", got.Answer, got.Steps, want)
 	}
