@@ -22,7 +22,7 @@ func toolResults(conv []gatewaytest.Turn) gatewaytest.Reply {
 	return gatewaytest.Reply{Content: strings.Join(got, " | ")}
 }
 
-// Deferred calls (by name, and by the predicate) are not run: the loop runs the turn's other call,
+// Deferred calls (by name, and by the predicate, here by its panic) are not run: the loop runs the turn's other call,
 // lists the deferred ones in its query, and waits, a day here, for their outcomes by signal; an
 // outcome for a call that does not wait is dropped. The model then reads each outcome, a refusal's
 // reason included, and the loop goes on.
@@ -40,7 +40,12 @@ func TestRunToolsWaitsForDeferredOutcomes(t *testing.T) {
 		gatewaytest.Reply{Respond: toolResults},
 	)
 	loop := temporalinfergate.ToolLoop{Tools: []string{"lookup", "refund", "cancel"}, DeferTools: []string{"refund"},
-		Defer: func(call infergate.ToolCall) bool { return call.Function.Name == "cancel" }}
+		Defer: func(call infergate.ToolCall) bool {
+			if call.Function.Name == "cancel" {
+				panic("a predicate that fails defers the call")
+			}
+			return false
+		}}
 	var waiting []infergate.ToolCall
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(temporalinfergate.QueryPendingToolCalls)

@@ -34,8 +34,8 @@ type ToolLoop struct {
 	// DeferTools names tools whose calls are not run: each waits for a SignalToolOutcome carrying
 	// its outcome (a person's decision, say), for as long as it takes.
 	DeferTools []string
-	// Defer, if set, defers the calls for which it returns true, as DeferTools does. It runs in
-	// the workflow, so it must be deterministic: decide from the call alone.
+	// Defer, if set, defers the calls for which it returns true (or panics), as DeferTools does. It
+	// runs in the workflow, so it must be deterministic: decide from the call alone.
 	Defer func(call infergate.ToolCall) bool
 	// TurnOptions and ToolOptions are the activity options of the model turns (ToolTurnActivity)
 	// and of the tool calls (ToolActivity); nil takes ctx's (workflow.WithActivityOptions). Give
@@ -107,7 +107,7 @@ func settle(ctx, toolCtx workflow.Context, loop ToolLoop, pending []infergate.To
 	runs := make([]workflow.Future, len(pending))
 	deferred, answered := make([]bool, len(pending)), make([]bool, len(pending))
 	for i, call := range pending {
-		if slices.Contains(loop.DeferTools, call.Function.Name) || loop.Defer != nil && loop.Defer(call) {
+		if slices.Contains(loop.DeferTools, call.Function.Name) || askDefer(loop.Defer, call) {
 			deferred[i] = true
 			*waiting = append(*waiting, call)
 			continue
@@ -153,6 +153,20 @@ func settle(ctx, toolCtx workflow.Context, loop ToolLoop, pending []infergate.To
 		*waiting = slices.Delete(*waiting, w, w+1)
 	}
 	return outcomes, nil
+}
+
+// askDefer asks ToolLoop.Defer about a call; one that panics defers it, as infergate's loop does,
+// so that a call is not run without a decision.
+func askDefer(deferCall func(infergate.ToolCall) bool, call infergate.ToolCall) (later bool) {
+	if deferCall == nil {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			later = true
+		}
+	}()
+	return deferCall(call)
 }
 
 func withOptions(ctx workflow.Context, opts *workflow.ActivityOptions) workflow.Context {
