@@ -44,11 +44,13 @@ const (
 		"require github.com/infergate/infergate-go v0.1.0\n\nreplace github.com/infergate/infergate-go => ..\n"
 	goodRedis = "module github.com/infergate/infergate-go/redisinfergate\n\ngo 1.26.0\n\n" +
 		"require github.com/infergate/infergate-go v0.1.0\n\nreplace github.com/infergate/infergate-go => ..\n"
+	goodTemporal = "module github.com/infergate/infergate-go/temporalinfergate\n\ngo 1.26.0\n\n" +
+		"require github.com/infergate/infergate-go v0.1.0\n\nreplace github.com/infergate/infergate-go => ..\n"
 )
 
 func TestCheckAcceptsLockstepTree(t *testing.T) {
 	t.Parallel()
-	tr := writeTree(t, map[string]string{".": goodRoot, "einoinfergate": goodEino, "genkitinfergate": goodGenkit, "lcinfergate": goodLC, "mcptools": goodMCP, "otelinfergate": goodOtel, "redisinfergate": goodRedis, "tokens": goodTokens})
+	tr := writeTree(t, map[string]string{".": goodRoot, "einoinfergate": goodEino, "genkitinfergate": goodGenkit, "lcinfergate": goodLC, "mcptools": goodMCP, "otelinfergate": goodOtel, "redisinfergate": goodRedis, "temporalinfergate": goodTemporal, "tokens": goodTokens})
 	if p := check(tr); len(p) > 0 {
 		t.Fatalf("check found problems in a releasable tree: %q", p)
 	}
@@ -79,7 +81,7 @@ func TestCheckFindsEachProblem(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			mods := map[string]string{".": goodRoot, "einoinfergate": goodEino, "genkitinfergate": goodGenkit, "lcinfergate": goodLC, "mcptools": goodMCP, "otelinfergate": goodOtel, "redisinfergate": goodRedis, "tokens": goodTokens}
+			mods := map[string]string{".": goodRoot, "einoinfergate": goodEino, "genkitinfergate": goodGenkit, "lcinfergate": goodLC, "mcptools": goodMCP, "otelinfergate": goodOtel, "redisinfergate": goodRedis, "temporalinfergate": goodTemporal, "tokens": goodTokens}
 			mods[tc.dir] = tc.gomod
 			problems := check(writeTree(t, mods))
 			if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tc.expect) }) {
@@ -100,7 +102,7 @@ func TestCheckRequiresEveryPublishedModule(t *testing.T) {
 func TestTags(t *testing.T) {
 	t.Parallel()
 	got := (&tree{version: "1.2.3"}).tags()
-	want := []string{"v1.2.3", "einoinfergate/v1.2.3", "genkitinfergate/v1.2.3", "lcinfergate/v1.2.3", "mcptools/v1.2.3", "otelinfergate/v1.2.3", "redisinfergate/v1.2.3", "tokens/v1.2.3"}
+	want := []string{"v1.2.3", "einoinfergate/v1.2.3", "genkitinfergate/v1.2.3", "lcinfergate/v1.2.3", "mcptools/v1.2.3", "otelinfergate/v1.2.3", "redisinfergate/v1.2.3", "temporalinfergate/v1.2.3", "tokens/v1.2.3"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("tags() = %q, want %q", got, want)
 	}

@@ -27,7 +27,7 @@ const minGo = "1.26.0"
 
 // published are the directories of the modules users install; each is tagged at every release.
 // A new module must be added here or to internal, or check fails.
-var published = []string{".", "einoinfergate", "genkitinfergate", "lcinfergate", "mcptools", "otelinfergate", "redisinfergate", "tokens"}
+var published = []string{".", "einoinfergate", "genkitinfergate", "lcinfergate", "mcptools", "otelinfergate", "redisinfergate", "temporalinfergate", "tokens"}
 
 // internal are the repository's modules that are never tagged: benchmarks, cross-checks,
 // examples with dependencies of their own, and the repository's tooling.

@@ -55,6 +55,12 @@ var knownImports = map[string]string{
 	"schema":  "github.com/cloudwego/eino/schema",
 	"tool":    "github.com/cloudwego/eino/components/tool",
 	"utils":   "github.com/cloudwego/eino/components/tool/utils",
+
+	"activity":  "go.temporal.io/sdk/activity",
+	"temporal":  "go.temporal.io/sdk/temporal",
+	"testsuite": "go.temporal.io/sdk/testsuite",
+	"worker":    "go.temporal.io/sdk/worker",
+	"workflow":  "go.temporal.io/sdk/workflow",
 }
 
 // module is a module of the repository.
