@@ -66,6 +66,9 @@ func readValue(r *bufio.Reader, depth int) (any, error) {
 	}
 	line, err := readLine(r)
 	if err != nil {
+		if depth > 0 {
+			err = unexpectedEOF(err) // the reply began: io.EOF is only for a reply not begun
+		}
 		return nil, err
 	}
 	if len(line) == 0 {
@@ -135,8 +138,8 @@ func readValue(r *bufio.Reader, depth int) (any, error) {
 			}
 			list = append(list, v)
 		}
-		if kind == '|' { // an attribute describes the reply that follows it
-			return readValue(r, depth)
+		if kind == '|' { // an attribute describes the reply that follows it, which it nests
+			return readValue(r, depth+1)
 		}
 		return list, nil
 	}
