@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// Run calls do(ctx, i) for every i from 0 to n-1, in order, on at most workers goroutines at once
+// Run calls do(ctx, i) for every i from 0 to n-1 (none when n is not positive), in order, on at most workers goroutines at once
 // (at least one, and never more than n). The first task to fail cancels the context the others
 // run with, and no task starts after it. Run returns once every task it started has returned, with
 // the index of the first task that failed and its error, or -1 and nil when all succeeded. When
@@ -29,7 +29,7 @@ func Run(ctx context.Context, n, workers int, do func(ctx context.Context, i int
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
-		case failed >= 0 || panicked || next == n:
+		case failed >= 0 || panicked || next >= n:
 			return 0, false
 		case ctx.Err() != nil:
 			failed, err = next, ctx.Err()
