@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// Run calls do(ctx, i) for every i from 0 to n-1 (none when n is not positive), in order, on at most workers goroutines at once
-// (at least one, and never more than n). The first task to fail cancels the context the others
+// Run calls do(ctx, i) for every i from 0 to n-1 (none when n is not positive), in order, on at
+// most workers goroutines at once (at least one, and never more than n). The first task to fail cancels the context the others
 // run with, and no task starts after it. Run returns once every task it started has returned, with
 // the index of the first task that failed and its error, or -1 and nil when all succeeded. When
 // ctx ends before every task has started, and no task fails, the first task not started is the one
