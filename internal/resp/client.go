@@ -3,9 +3,10 @@
 // client's timeouts. It holds what the SDK's shared limiter and cooldowns send, for the root
 // module, whose dependencies do not include a Redis client.
 //
-// Nothing a server sends can make it panic or allocate beyond what arrives: lengths, nesting and
-// lines are bounded, and bytes that are not RESP are an error wrapping ErrProtocol, after which
-// the connection is closed. An error reply is an Error, after which it is used again.
+// Nothing a server sends can make it panic or allocate beyond what arrives: lengths, nesting, the
+// values of one reply and lines are bounded, and bytes that are not RESP are an error wrapping
+// ErrProtocol, after which the connection is closed. An error reply is an Error, after which it
+// is used again.
 package resp
 
 import (

@@ -184,3 +184,17 @@ func valid(v any) bool {
 	}
 	return false
 }
+
+// A reply's values are bounded all together, not only aggregate by aggregate: nested aggregates
+// each under the bound cannot add up to more.
+func TestReadBoundsTheReplysValues(t *testing.T) {
+	t.Parallel()
+	half := maxElements/2 + 1
+	part := "*" + strconv.Itoa(half) + "\r\n" + strings.Repeat("_\r\n", half)
+	if _, err := read("*2\r\n" + part + part); !errors.Is(err, ErrProtocol) {
+		t.Errorf("a reply of %d values: %v; want ErrProtocol", 2*half+3, err)
+	}
+	if v, err := read("*1\r\n" + part); err != nil || len(v.([]any)[0].([]any)) != half {
+		t.Errorf("a reply of %d values: %v; want it read", half+2, err)
+	}
+}
