@@ -70,7 +70,8 @@ func (c *Client) Do(ctx context.Context, args ...any) (any, error) {
 		}
 		reply, err := cn.roundTrip(ctx, args, c.opts)
 		var answer Error
-		if err == nil || errors.As(err, &answer) {
+		var unwritten *argumentError
+		if err == nil || errors.As(err, &answer) || errors.As(err, &unwritten) {
 			c.put(cn)
 			return reply, err
 		}

@@ -145,3 +145,27 @@ func TestClientNeverPrintsThePassword(t *testing.T) {
 		}
 	}
 }
+
+// A command the client cannot write is refused before anything is sent, and the connection it
+// took from the pool goes back to it.
+func TestUnwritableArgumentKeepsTheConnection(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int64
+	p := listen(t, func(conn, _ int) (string, bool) {
+		conns.Store(int64(conn) + 1)
+		return "+PONG\r\n", false
+	})
+	c := New(Options{Addr: p.addr})
+	defer c.Close()
+	for range 3 {
+		if _, err := c.Do(t.Context(), "PING"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Do(t.Context(), "SET", "k", struct{}{}); err == nil || !strings.Contains(err.Error(), "argument 2") {
+			t.Fatalf("an argument of type struct{}: %v; want an error naming it", err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections; want 1, kept across the refused commands", n)
+	}
+}
