@@ -235,6 +235,11 @@ func (cn *conn) roundTrip(ctx context.Context, args []any, o Options) (any, erro
 	if !stop() && ctx.Err() != nil {
 		return nil, ctx.Err() // the deadline was moved: the connection is not used again
 	}
+	var answer Error
+	if n := cn.r.Buffered(); n > 0 && (err == nil || errors.As(err, &answer)) {
+		// No command asked for them: kept, they would be read as the next command's reply.
+		return nil, protocolError("%d bytes after the reply", n)
+	}
 	return reply, err
 }
 

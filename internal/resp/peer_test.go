@@ -169,3 +169,23 @@ func TestUnwritableArgumentKeepsTheConnection(t *testing.T) {
 		t.Errorf("%d connections; want 1, kept across the refused commands", n)
 	}
 }
+
+// Bytes a server sends after a reply answer no command: the call is an error, and the connection is
+// not used again, so that they cannot be read as the reply of the next command.
+func TestBytesAfterTheReplyAreNotTheNextReply(t *testing.T) {
+	t.Parallel()
+	p := listen(t, func(conn, cmd int) (string, bool) {
+		if conn == 0 && cmd == 0 {
+			return "+OK\r\n:7\r\n", false
+		}
+		return "+SECOND\r\n", false
+	})
+	c := New(Options{Addr: p.addr})
+	defer c.Close()
+	if v, err := c.Do(t.Context(), "SET", "k", "v"); !errors.Is(err, ErrProtocol) {
+		t.Errorf("a reply followed by another: %v, %v; want ErrProtocol", v, err)
+	}
+	if v, err := c.Do(t.Context(), "GET", "k"); v != "SECOND" || err != nil {
+		t.Errorf("the next command: %v, %v; want its own reply, SECOND", v, err)
+	}
+}
