@@ -142,6 +142,7 @@ func FuzzReadReply(f *testing.F) {
 		"+OK\r\n", ":1\r\n", "$-1\r\n", "*3\r\n:1\r\n:0\r\n:1000\r\n", "*2\r\n$-1\r\n$1\r\n1\r\n",
 		"-NOSCRIPT x\r\n", "%1\r\n+k\r\n:1\r\n", "|1\r\n+a\r\n:1\r\n:2\r\n", "=5\r\ntxt:a\r\n", "#t\r\n",
 		"$4\r\nab\r\n", "*1\r\n*1\r\n*1\r\n_\r\n", ">1\r\n,2.5\r\n", "!3\r\nERR\r\n",
+		"|0\r\n|0\r\n:1\r\n", "*2\r\n:1\r\n",
 	} {
 		f.Add([]byte(s))
 	}
