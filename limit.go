@@ -230,7 +230,7 @@ func (l *localLimiter) Acquire(ctx context.Context, req LimitRequest) (Permit, e
 		q, window, name = l.quotas.Groups[i].Quota, l.windows[i], l.quotas.Groups[i].Name
 	}
 	p, err := l.counts.Acquire(ctx, quota.Request{Key: req.Key, Group: i, Tokens: req.Tokens,
-		Counted: countedRoute(req.Route),
+		Counted: quota.CountedRoute(req.Route),
 		Quota:   quota.Quota{Requests: q.Requests, Tokens: q.Tokens, Concurrent: q.Concurrent, Window: window}})
 	if err != nil {
 		var large *quota.TooLargeError
@@ -242,9 +242,6 @@ func (l *localLimiter) Acquire(ctx context.Context, req LimitRequest) (Permit, e
 	}
 	return localPermit{p}, nil
 }
-
-// countedRoute reports whether the gateway counts a route's requests and tokens.
-func countedRoute(path string) bool { return path == "/chat/completions" || path == "/embeddings" }
 
 type localPermit struct{ p *quota.Permit }
 

@@ -29,7 +29,7 @@ func BenchmarkAcquireRelease(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			l := redisinfergate.NewLimiter(rdb, infergate.Quotas{Default: tc.quota})
-			req := infergate.LimitRequest{Key: keyOf(b), Model: "glm-5", Tokens: 100}
+			req := infergate.LimitRequest{Key: keyOf(b), Model: "glm-5", Tokens: 100, Route: "/chat/completions"}
 			report := infergate.LimitReport{StatusCode: 200, Usage: &infergate.Usage{TotalTokens: 120}}
 			ping := make([]time.Duration, 0, b.N)
 			took := make([]time.Duration, 0, b.N)
@@ -106,7 +106,7 @@ func BenchmarkAcquireReleaseByClient(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer closeResp()
-	req := infergate.LimitRequest{Key: keyOf(b), Model: "glm-5", Tokens: 100}
+	req := infergate.LimitRequest{Key: keyOf(b), Model: "glm-5", Tokens: 100, Route: "/chat/completions"}
 	report := infergate.LimitReport{StatusCode: 200, Usage: &infergate.Usage{TotalTokens: 120}}
 	byGoRedis := make([]time.Duration, 0, b.N)
 	byResp := make([]time.Duration, 0, b.N)

@@ -8,7 +8,8 @@
 //		infergate.WithCooldownStore(redisinfergate.NewCooldownStore(rdb)))
 //
 // The limiter counts requests and tokens per API key and model group in fixed windows aligned on
-// the Unix epoch, as the gateway does, in a Lua script that takes the time from Redis, so that the
+// the Unix epoch, as the gateway does (on the routes it counts, chat completions and embeddings; a
+// request naming no model in the default quota), in a Lua script that takes the time from Redis, so that the
 // machines' clocks do not matter and no two processes can both take a window's last place. A call
 // that finds its window full waits for the next one (as long as its context allows). What the
 // server says corrects every process: a window it reports used up (X-RateLimit-Remaining-* = 0),

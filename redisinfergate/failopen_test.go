@@ -24,7 +24,7 @@ func TestFailsOpenWhileRedisIsDown(t *testing.T) {
 	var out logs
 	l := redisinfergate.NewLimiter(rdb, infergate.Quotas{Default: infergate.Quota{Requests: 1, Window: time.Hour}},
 		redisinfergate.WithLogger(out.logger()))
-	req := infergate.LimitRequest{Key: keyOf(t)}
+	req := infergate.LimitRequest{Key: keyOf(t), Route: "/chat/completions"}
 	mustAdmit(t, l, req, 5*time.Second).Release(infergate.LimitReport{})
 
 	srv.Stop()
@@ -76,7 +76,7 @@ func TestFailsClosed(t *testing.T) {
 	defer rdb.Close()
 	for _, closed := range []bool{true, false} {
 		l := redisinfergate.NewLimiter(rdb, infergate.Quotas{}, redisinfergate.WithFailClosed(closed))
-		p, err := l.Acquire(context.Background(), infergate.LimitRequest{Key: "k"})
+		p, err := l.Acquire(context.Background(), infergate.LimitRequest{Key: "k", Route: "/chat/completions"})
 		if closed {
 			if !errors.Is(err, redisinfergate.ErrUnreachable) || p != nil {
 				t.Fatalf("failing closed: Acquire = %v, %v; want ErrUnreachable", p, err)

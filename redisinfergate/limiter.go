@@ -10,8 +10,9 @@ import (
 
 // Limiter is an infergate.Limiter whose counts live in Redis, shared by every process that uses the
 // same Redis, prefix and quotas. Requests and tokens are counted per credential (LimitRequest.Key)
-// and per group (by QuotaGroup.Name; Default's count is apart from every group's) in fixed windows
-// aligned on the Unix epoch, as the gateway counts them, atomically in one script that takes the
+// and per group (by QuotaGroup.Name; Default's count is apart from every group's, and a request
+// naming no model is Default's) in fixed windows aligned on the Unix epoch, on the routes and as
+// the gateway counts them (Quota.Concurrent counts every route), atomically in one script that takes the
 // time from Redis. Concurrent places are leases that expire unless their holder renews them, so
 // that a process that dies gives its places back within the lease time (WithLeaseTime).
 //

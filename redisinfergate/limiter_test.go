@@ -76,7 +76,7 @@ func TestWindowsNeverOverAdmit(t *testing.T) {
 func TestConcurrentPlacesShared(t *testing.T) {
 	t.Parallel()
 	q := infergate.Quotas{Default: infergate.Quota{Concurrent: 3}}
-	req := infergate.LimitRequest{Key: keyOf(t), Model: "m"}
+	req := infergate.LimitRequest{Key: keyOf(t), Model: "m", Route: "/chat/completions"}
 	var held []infergate.Permit
 	for range 3 {
 		held = append(held, mustAdmit(t, redisinfergate.NewLimiter(newRedis(t), q), req, 5*time.Second))
@@ -119,7 +119,7 @@ func TestLeases(t *testing.T) {
 	t.Parallel()
 	const lease = 400 * time.Millisecond
 	q := infergate.Quotas{Default: infergate.Quota{Concurrent: 1}}
-	req := infergate.LimitRequest{Key: keyOf(t)}
+	req := infergate.LimitRequest{Key: keyOf(t), Route: "/chat/completions"}
 	other := redisinfergate.NewLimiter(newRedis(t), q, redisinfergate.WithLeaseTime(lease))
 
 	holder := redisinfergate.NewLimiter(newRedis(t), q, redisinfergate.WithLeaseTime(lease))
@@ -169,15 +169,15 @@ func TestServerHoldsEveryProcess(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			key := keyOf(t)
-			glm := infergate.LimitRequest{Key: key, Model: "glm-5"}
+			glm := infergate.LimitRequest{Key: key, Model: "glm-5", Route: "/chat/completions"}
 			first := redisinfergate.NewLimiter(newRedis(t), q)
 			second := redisinfergate.NewLimiter(newRedis(t), q)
 			mustAdmit(t, first, glm, 5*time.Second).Release(tc.report())
 			begun := time.Now()
 			mustWait(t, second, glm, 300*time.Millisecond)
 			// Another group, another key: not held.
-			mustAdmit(t, second, infergate.LimitRequest{Key: key, Model: "other"}, 200*time.Millisecond).Release(infergate.LimitReport{})
-			mustAdmit(t, second, infergate.LimitRequest{Key: key + "-other", Model: "glm-5"}, 200*time.Millisecond).Release(infergate.LimitReport{})
+			mustAdmit(t, second, infergate.LimitRequest{Key: key, Model: "other", Route: "/chat/completions"}, 200*time.Millisecond).Release(infergate.LimitReport{})
+			mustAdmit(t, second, infergate.LimitRequest{Key: key + "-other", Model: "glm-5", Route: "/chat/completions"}, 200*time.Millisecond).Release(infergate.LimitReport{})
 			mustAdmit(t, second, glm, 15*time.Second).Release(infergate.LimitReport{})
 			if waited := time.Since(begun); waited < holdFor-time.Second {
 				t.Fatalf("admitted after %v; the server asked for %v", waited, holdFor)
@@ -190,7 +190,7 @@ func TestServerHoldsEveryProcess(t *testing.T) {
 func TestNoTokenLimitNoHold(t *testing.T) {
 	t.Parallel()
 	l := redisinfergate.NewLimiter(newRedis(t), infergate.Quotas{Default: infergate.Quota{Requests: 100}})
-	req := infergate.LimitRequest{Key: keyOf(t), Model: "text-embedding-bge-m3"}
+	req := infergate.LimitRequest{Key: keyOf(t), Model: "text-embedding-bge-m3", Route: "/chat/completions"}
 	mustAdmit(t, l, req, 5*time.Second).Release(infergate.LimitReport{StatusCode: 200, RateLimits: &infergate.RateLimits{
 		LimitRequests: 500, RemainingRequests: 499, LimitTokens: 0, RemainingTokens: 0, ResetTokens: time.Now().Add(time.Hour)}})
 	mustAdmit(t, l, req, 300*time.Millisecond).Release(infergate.LimitReport{})
@@ -201,7 +201,7 @@ func TestNoTokenLimitNoHold(t *testing.T) {
 func TestRetryAfterHoldsOnlyOn429(t *testing.T) {
 	t.Parallel()
 	l := redisinfergate.NewLimiter(newRedis(t), infergate.Quotas{Default: infergate.Quota{Requests: 100}})
-	req := infergate.LimitRequest{Key: keyOf(t), Model: "glm-5"}
+	req := infergate.LimitRequest{Key: keyOf(t), Model: "glm-5", Route: "/chat/completions"}
 	mustAdmit(t, l, req, 5*time.Second).Release(infergate.LimitReport{StatusCode: 503, RetryAfter: time.Hour})
 	mustAdmit(t, l, req, 300*time.Millisecond).Release(infergate.LimitReport{})
 }
@@ -213,11 +213,11 @@ func TestUsageCorrectsTokens(t *testing.T) {
 	q := infergate.Quotas{Default: infergate.Quota{Tokens: 100, Window: time.Hour}}
 	l := redisinfergate.NewLimiter(newRedis(t), q)
 
-	fewer := infergate.LimitRequest{Key: keyOf(t) + ":fewer", Tokens: 60}
+	fewer := infergate.LimitRequest{Key: keyOf(t) + ":fewer", Tokens: 60, Route: "/chat/completions"}
 	mustAdmit(t, l, fewer, 5*time.Second).Release(infergate.LimitReport{StatusCode: 200, Usage: &infergate.Usage{TotalTokens: 10}})
 	mustAdmit(t, l, fewer, 300*time.Millisecond).Release(infergate.LimitReport{})
 
-	more := infergate.LimitRequest{Key: keyOf(t) + ":more", Tokens: 10}
+	more := infergate.LimitRequest{Key: keyOf(t) + ":more", Tokens: 10, Route: "/chat/completions"}
 	mustAdmit(t, l, more, 5*time.Second).Release(infergate.LimitReport{StatusCode: 200, Usage: &infergate.Usage{PromptTokens: 50, CompletionTokens: 45}})
 	mustWait(t, l, more, 300*time.Millisecond)
 }
@@ -226,7 +226,7 @@ func TestUsageCorrectsTokens(t *testing.T) {
 func TestHugeUsageFillsTheWindow(t *testing.T) {
 	t.Parallel()
 	l := redisinfergate.NewLimiter(newRedis(t), infergate.Quotas{Default: infergate.Quota{Tokens: 100, Window: time.Hour}})
-	req := infergate.LimitRequest{Key: keyOf(t), Tokens: 10}
+	req := infergate.LimitRequest{Key: keyOf(t), Tokens: 10, Route: "/chat/completions"}
 	mustAdmit(t, l, req, 5*time.Second).Release(infergate.LimitReport{StatusCode: 200,
 		Usage: &infergate.Usage{PromptTokens: math.MaxInt, CompletionTokens: 1}})
 	mustWait(t, l, req, 300*time.Millisecond)
@@ -241,10 +241,10 @@ func TestUnknownModelFallsToDefault(t *testing.T) {
 	}
 	l := redisinfergate.NewLimiter(newRedis(t), q)
 	key := keyOf(t)
-	mustAdmit(t, l, infergate.LimitRequest{Key: key, Model: "glm-5"}, 5*time.Second).Release(infergate.LimitReport{})
-	mustAdmit(t, l, infergate.LimitRequest{Key: key, Model: "unknown-a"}, 5*time.Second).Release(infergate.LimitReport{})
-	mustWait(t, l, infergate.LimitRequest{Key: key, Model: "unknown-b"}, 300*time.Millisecond)
-	mustWait(t, l, infergate.LimitRequest{Key: key, Model: "GLM-5"}, 300*time.Millisecond)
+	mustAdmit(t, l, infergate.LimitRequest{Key: key, Model: "glm-5", Route: "/chat/completions"}, 5*time.Second).Release(infergate.LimitReport{})
+	mustAdmit(t, l, infergate.LimitRequest{Key: key, Model: "unknown-a", Route: "/chat/completions"}, 5*time.Second).Release(infergate.LimitReport{})
+	mustWait(t, l, infergate.LimitRequest{Key: key, Model: "unknown-b", Route: "/chat/completions"}, 300*time.Millisecond)
+	mustWait(t, l, infergate.LimitRequest{Key: key, Model: "GLM-5", Route: "/chat/completions"}, 300*time.Millisecond)
 }
 
 // Bad quotas and requests are *ValidationErrors, before anything is sent to Redis.
@@ -262,7 +262,7 @@ func TestValidation(t *testing.T) {
 		{"negative concurrency", infergate.Quotas{Default: infergate.Quota{Concurrent: -1}}, infergate.LimitRequest{}, "Quotas.Default.Concurrent"},
 		{"negative window", infergate.Quotas{Default: infergate.Quota{Window: -time.Second}}, infergate.LimitRequest{}, "Quotas.Default.Window"},
 		{"negative tokens", infergate.Quotas{}, infergate.LimitRequest{Tokens: -1}, "LimitRequest.Tokens"},
-		{"more tokens than a window", infergate.Quotas{Default: infergate.Quota{Tokens: 10}}, infergate.LimitRequest{Tokens: 11}, "LimitRequest.Tokens"},
+		{"more tokens than a window", infergate.Quotas{Default: infergate.Quota{Tokens: 10}}, infergate.LimitRequest{Route: "/chat/completions", Tokens: 11}, "LimitRequest.Tokens"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -296,7 +296,7 @@ func (h countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 func TestAcquireEndsWithContext(t *testing.T) {
 	t.Parallel()
 	l := redisinfergate.NewLimiter(newRedis(t), infergate.Quotas{Default: infergate.Quota{Requests: 1, Window: time.Hour}})
-	req := infergate.LimitRequest{Key: keyOf(t)}
+	req := infergate.LimitRequest{Key: keyOf(t), Route: "/chat/completions"}
 	mustAdmit(t, l, req, 5*time.Second).Release(infergate.LimitReport{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -333,7 +333,7 @@ func (h cancelAfterScript) ProcessPipelineHook(next redis.ProcessPipelineHook) r
 func TestAcquireEndedDuringTheScriptLeavesNoLease(t *testing.T) {
 	t.Parallel()
 	q := infergate.Quotas{Default: infergate.Quota{Concurrent: 1}}
-	req := infergate.LimitRequest{Key: keyOf(t)}
+	req := infergate.LimitRequest{Key: keyOf(t), Route: "/chat/completions"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rdb := newRedis(t)
@@ -355,7 +355,7 @@ func TestAcquireEndedDuringTheScriptLeavesNoLease(t *testing.T) {
 func TestShortLeaseKeepsLongerOnes(t *testing.T) {
 	t.Parallel()
 	q := infergate.Quotas{Default: infergate.Quota{Concurrent: 2}}
-	req := infergate.LimitRequest{Key: keyOf(t)}
+	req := infergate.LimitRequest{Key: keyOf(t), Route: "/chat/completions"}
 	long := redisinfergate.NewLimiter(newRedis(t), q, redisinfergate.WithLeaseTime(time.Minute))
 	short := redisinfergate.NewLimiter(newRedis(t), q, redisinfergate.WithLeaseTime(100*time.Millisecond))
 	held := mustAdmit(t, long, req, 5*time.Second)

@@ -135,7 +135,7 @@ func TestUnexpectedRepliesAreErrors(t *testing.T) {
 			l := redisinfergate.NewLimiter(fakeClient(t, f, time.Second), infergate.Quotas{Default: infergate.Quota{Requests: 1, Concurrent: 1}})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			p, err := l.Acquire(ctx, infergate.LimitRequest{Key: "k"})
+			p, err := l.Acquire(ctx, infergate.LimitRequest{Key: "k", Route: "/chat/completions"})
 			if !errors.Is(err, redisinfergate.ErrUnexpectedReply) || p != nil {
 				t.Fatalf("Acquire = %v, %v; want an error wrapping ErrUnexpectedReply", p, err)
 			}
@@ -152,7 +152,7 @@ func TestSilentRedisFailsOpen(t *testing.T) {
 	t.Parallel()
 	f := startFakeRedis(t, func([]string) string { return "" })
 	l := redisinfergate.NewLimiter(fakeClient(t, f, 200*time.Millisecond), infergate.Quotas{Default: infergate.Quota{Requests: 1}})
-	p := mustAdmit(t, l, infergate.LimitRequest{Key: "k"}, 10*time.Second)
+	p := mustAdmit(t, l, infergate.LimitRequest{Key: "k", Route: "/chat/completions"}, 10*time.Second)
 	p.Release(infergate.LimitReport{})
 	if l.Unlimited() != 1 {
 		t.Fatalf("Unlimited() = %d; want 1", l.Unlimited())
@@ -209,7 +209,7 @@ func FuzzAcquireReply(f *testing.F) {
 		reply.Store("r", r)
 		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 		defer cancel()
-		p, err := l.Acquire(ctx, infergate.LimitRequest{Key: "k", Tokens: 10})
+		p, err := l.Acquire(ctx, infergate.LimitRequest{Key: "k", Tokens: 10, Route: "/chat/completions"})
 		if err == nil {
 			p.Release(infergate.LimitReport{StatusCode: 429, RetryAfter: time.Second, Usage: &infergate.Usage{TotalTokens: 5}})
 		}
@@ -227,7 +227,7 @@ func TestUnreachableRedisIsNotAskedByEveryCall(t *testing.T) {
 	l := redisinfergate.NewLimiter(rdb, infergate.Quotas{Default: infergate.Quota{Requests: 1, Concurrent: 1}})
 	var first int64
 	for i := range 3 {
-		p := mustAdmit(t, l, infergate.LimitRequest{Key: "k"}, 10*time.Second)
+		p := mustAdmit(t, l, infergate.LimitRequest{Key: "k", Route: "/chat/completions"}, 10*time.Second)
 		p.Release(infergate.LimitReport{StatusCode: 429, RetryAfter: time.Second})
 		if i == 0 {
 			first = sent.Load()

@@ -7,13 +7,13 @@ import (
 	"sync"
 )
 
-// Run calls do(ctx, i) for every i from 0 to n-1, in order, on at most workers goroutines at once
-// (at least one, and never more than n). The first task to fail cancels the context the others
-// run with, and no task starts after it. Run returns once every task it started has returned, with
-// the index of the first task that failed and its error, or -1 and nil when all succeeded. When
-// ctx ends before every task has started, and no task fails, the first task not started is the one
-// that failed, with ctx's error. A panic in a task cancels the others the same way and is raised
-// again in Run's goroutine once they have returned.
+// Run calls do(ctx, i) for every i from 0 to n-1 (none when n is not positive), in order, on at
+// most workers goroutines at once (at least one, and never more than n). The first task to fail
+// cancels the context the others run with, and no task starts after it. Run returns once every task
+// it started has returned, with the index of the first task that failed and its error, or -1 and
+// nil when all succeeded. When ctx ends before every task has started, and no task fails, the first
+// task not started is the one that failed, with ctx's error. A panic in a task cancels the others
+// the same way and is raised again in Run's goroutine once they have returned.
 func Run(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) (failed int, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -29,7 +29,7 @@ func Run(ctx context.Context, n, workers int, do func(ctx context.Context, i int
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
-		case failed >= 0 || panicked || next == n:
+		case failed >= 0 || panicked || next >= n:
 			return 0, false
 		case ctx.Err() != nil:
 			failed, err = next, ctx.Err()

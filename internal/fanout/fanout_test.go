@@ -130,3 +130,18 @@ func TestPanicIsRaisedInTheCaller(t *testing.T) {
 		t.Error("Run returned")
 	})
 }
+
+// TestNoTasksRunsNothing: a count of no tasks, or a negative one, runs none.
+func TestNoTasksRunsNothing(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, -1, -100} {
+		var runs atomic.Int32
+		failed, err := Run(t.Context(), n, 3, func(context.Context, int) error {
+			runs.Add(1)
+			return errors.New("a task of none")
+		})
+		if failed != -1 || err != nil || runs.Load() != 0 {
+			t.Errorf("Run(n=%d) = %d, %v after %d tasks; want -1, nil after none", n, failed, err, runs.Load())
+		}
+	}
+}

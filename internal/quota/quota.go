@@ -25,6 +25,10 @@ type Request struct {
 	Counted bool
 }
 
+// CountedRoute reports whether the gateway counts a route's requests and tokens: only chat
+// completions and embeddings go through its limiter.
+func CountedRoute(path string) bool { return path == "/chat/completions" || path == "/embeddings" }
+
 // Report is what the server said about an attempt once it ended.
 type Report struct {
 	Status int

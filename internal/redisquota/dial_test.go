@@ -32,7 +32,7 @@ func TestDialSharesTheWindow(t *testing.T) {
 	q := infergate.Quotas{Default: infergate.Quota{Requests: 2, Window: time.Hour}}
 	a, _ := dial(t, q)
 	b, _ := dial(t, q)
-	req := infergate.LimitRequest{Key: "k", Model: "m", Tokens: 1}
+	req := infergate.LimitRequest{Key: "k", Model: "m", Tokens: 1, Route: "/chat/completions"}
 	for _, l := range []infergate.Limiter{a, b} {
 		p, err := l.Acquire(t.Context(), req)
 		if err != nil {
@@ -118,7 +118,7 @@ func TestDialFailsOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeRedis()
-	req := infergate.LimitRequest{Key: "k"}
+	req := infergate.LimitRequest{Key: "k", Route: "/chat/completions"}
 	p, err := l.Acquire(t.Context(), req)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	infergate "github.com/infergate/infergate-go"
+	"github.com/infergate/infergate-go/internal/quota"
 )
 
 // pollLimit bounds how long a call waiting for a concurrency place sleeps before it asks again:
@@ -25,8 +26,9 @@ const askAgainAfter = time.Second
 
 // Limiter is an infergate.Limiter whose counts live in Redis, shared by every process that uses the
 // same Redis, prefix and quotas. Requests and tokens are counted per credential (LimitRequest.Key)
-// and per group (by QuotaGroup.Name; Default's count is apart from every group's) in fixed windows
-// aligned on the Unix epoch, as the gateway counts them, atomically in one script that takes the
+// and per group (by QuotaGroup.Name; Default's count is apart from every group's, and a request
+// naming no model is Default's) in fixed windows aligned on the Unix epoch, on the routes and as
+// the gateway counts them (Quota.Concurrent counts every route), atomically in one script that takes the
 // time from Redis. Concurrent places are leases that expire unless their holder renews them, so
 // that a process that dies gives its places back within the lease time (Settings.Lease).
 //
@@ -68,17 +70,24 @@ func (l *Limiter) Acquire(ctx context.Context, req infergate.LimitRequest) (infe
 	if req.Tokens < 0 {
 		return nil, &infergate.ValidationError{Field: "LimitRequest.Tokens", Reason: fmt.Sprintf("%d is negative", req.Tokens)}
 	}
-	group, quota := l.quota(req.Model)
-	if quota.Tokens > 0 && req.Tokens > quota.Tokens {
+	group, q := l.quota(req.Model)
+	counted := quota.CountedRoute(req.Route)
+	if counted && q.Tokens > 0 && req.Tokens > q.Tokens {
 		return nil, &infergate.ValidationError{Field: "LimitRequest.Tokens", Reason: fmt.Sprintf(
-			"%d tokens are more than the %d a window of the quota of %q: the gateway would never admit the call", req.Tokens, quota.Tokens, group)}
+			"%d tokens are more than the %d a window of the quota of %q: the gateway would never admit the call", req.Tokens, q.Tokens, group)}
 	}
 	if l.conn == nil {
 		return nil, &infergate.ValidationError{Field: "redis client", Reason: "is nil"}
 	}
-	p := &permit{l: l, keys: newQuotaKeys(l.settings.Prefix, req.Key, group), window: window(quota),
-		estimate: req.Tokens, tokens: quota.Tokens > 0}
-	if quota.Concurrent > 0 {
+	if !counted {
+		if q.Concurrent == 0 {
+			return uncountedPermit{}, nil // nothing to count, nor to hold back
+		}
+		q.Requests, q.Tokens = 0, 0 // only the places in flight
+	}
+	p := &permit{l: l, keys: newQuotaKeys(l.settings.Prefix, req.Key, group), window: window(q),
+		estimate: req.Tokens, counted: counted, tokens: counted && q.Tokens > 0}
+	if q.Concurrent > 0 {
 		p.lease = rand.Text()
 	}
 	if !l.mayAsk(true) {
@@ -88,8 +97,8 @@ func (l *Limiter) Acquire(ctx context.Context, req infergate.LimitRequest) (infe
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		reply, err := l.conn.Run(ctx, acquireScript, p.keys.list(), quota.Requests, quota.Tokens, quota.Concurrent,
-			p.window.Milliseconds(), req.Tokens, p.lease, l.settings.Lease.Milliseconds())
+		reply, err := l.conn.Run(ctx, acquireScript, p.keys.list(), q.Requests, q.Tokens, q.Concurrent,
+			p.window.Milliseconds(), req.Tokens, p.lease, l.settings.Lease.Milliseconds(), counted)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				p.dropLease(ctx) // the script may have run before the context ended
@@ -125,9 +134,11 @@ func (l *Limiter) Acquire(ctx context.Context, req infergate.LimitRequest) (infe
 	}
 }
 
-// quota returns the name the group of model is counted under and its quota.
+// quota returns the name the group of model is counted under and its quota. A request that names
+// no model is the default quota's, as the gateway's default group has it, though "" is contained in
+// every group's names.
 func (l *Limiter) quota(model string) (string, infergate.Quota) {
-	if g, ok := l.quotas.Group(model); ok {
+	if g, ok := l.quotas.Group(model); ok && model != "" {
 		return g.Name, g.Quota
 	}
 	return "", l.quotas.Default
@@ -213,6 +224,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// uncountedPermit is the permit of a call on a route the gateway does not count, with no bound on
+// the calls in flight.
+type uncountedPermit struct{}
+
+func (uncountedPermit) Release(infergate.LimitReport) {}
 
 // unlimitedPermit is the permit of a call that went on without a limit.
 type unlimitedPermit struct{}

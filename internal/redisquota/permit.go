@@ -26,6 +26,7 @@ type permit struct {
 	window   time.Duration
 	start    int64 // the admission's window start, Redis time in ms
 	estimate int   // the tokens counted at admission
+	counted  bool  // whether the gateway counts the route's requests and tokens
 	tokens   bool  // whether the quota counts tokens
 	lease    string
 
@@ -120,7 +121,10 @@ func (p *permit) Release(r infergate.LimitReport) {
 		}
 		used = max(used, 0)
 	}
-	hold := holdFor(r, p.l.now())
+	var hold time.Duration
+	if p.counted { // a route the gateway does not count says nothing of the quota
+		hold = holdFor(r, p.l.now())
+	}
 	if p.lease == "" && used < 0 && hold <= 0 || !p.l.mayAsk(false) {
 		return // nothing to say, or Redis cannot be reached: the lease expires there
 	}

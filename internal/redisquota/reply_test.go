@@ -116,7 +116,7 @@ func TestUnexpectedRepliesAreErrors(t *testing.T) {
 			defer closeRedis()
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
-			p, err := l.Acquire(ctx, infergate.LimitRequest{Key: "k"})
+			p, err := l.Acquire(ctx, infergate.LimitRequest{Key: "k", Route: "/chat/completions"})
 			if !errors.Is(err, redisquota.ErrUnexpectedReply) || p != nil {
 				t.Fatalf("Acquire = %v, %v; want an error wrapping ErrUnexpectedReply", p, err)
 			}
@@ -180,7 +180,7 @@ func FuzzAcquireReply(f *testing.F) {
 		reply.Store("r", r)
 		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 		defer cancel()
-		p, err := l.Acquire(ctx, infergate.LimitRequest{Key: "k", Tokens: 10})
+		p, err := l.Acquire(ctx, infergate.LimitRequest{Key: "k", Tokens: 10, Route: "/chat/completions"})
 		if err == nil {
 			p.Release(infergate.LimitReport{StatusCode: 429, RetryAfter: time.Second, Usage: &infergate.Usage{TotalTokens: 5}})
 		}

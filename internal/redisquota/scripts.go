@@ -21,14 +21,15 @@ import (
 // this script and renewScript only ever push its expiry back.
 //
 // KEYS: window, leases, hold. ARGV: requests, tokens, concurrent (the quota; 0 is no bound), window
-// (ms), the call's tokens, its lease id, the lease time (ms).
+// (ms), the call's tokens, its lease id, the lease time (ms), 1 when the gateway counts the call's
+// route (the server's hold applies to it then), else 0.
 // Reply: {1, 0, window start} when admitted, {0, ms to wait, reason} when not (1 the server's hold,
 // 2 the window is full, 3 every place is leased).
 var acquireScript = resp.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local hold = tonumber(redis.call('GET', KEYS[3]))
-if hold and hold > now then
+if ARGV[8] == '1' and hold and hold > now then
   return {0, hold - now, 1}
 end
 local rl, tl, cl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])

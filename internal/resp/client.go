@@ -3,9 +3,10 @@
 // client's timeouts. It holds what the SDK's shared limiter and cooldowns send, for the root
 // module, whose dependencies do not include a Redis client.
 //
-// Nothing a server sends can make it panic or allocate beyond what arrives: lengths, nesting and
-// lines are bounded, and bytes that are not RESP are an error wrapping ErrProtocol, after which
-// the connection is closed. An error reply is an Error, after which it is used again.
+// Nothing a server sends can make it panic or allocate beyond what arrives: lengths, nesting, the
+// values of one reply and lines are bounded, and bytes that are not RESP are an error wrapping
+// ErrProtocol, after which the connection is closed. An error reply is an Error, after which it
+// is used again.
 package resp
 
 import (
@@ -69,7 +70,8 @@ func (c *Client) Do(ctx context.Context, args ...any) (any, error) {
 		}
 		reply, err := cn.roundTrip(ctx, args, c.opts)
 		var answer Error
-		if err == nil || errors.As(err, &answer) {
+		var unwritten *argumentError
+		if err == nil || errors.As(err, &answer) || errors.As(err, &unwritten) {
 			c.put(cn)
 			return reply, err
 		}
@@ -97,10 +99,10 @@ func ended(ctx context.Context) error {
 	return nil
 }
 
-// stale tells a connection found closed by its peer.
+// stale tells a connection found closed by its peer before it answered. A reply cut short
+// (io.ErrUnexpectedEOF) is not: the server ran the command, which must not run twice.
 func stale(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // Close closes the idle connections, and the others as their calls end. Calls after it return
@@ -118,6 +120,9 @@ func (c *Client) Close() error {
 
 // get returns an idle connection or a new one, waiting for a place in the pool within ctx.
 func (c *Client) get(ctx context.Context) (cn *conn, reused bool, err error) {
+	if err := ctx.Err(); err != nil { // a select would take a free place as often as not
+		return nil, false, err
+	}
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -187,9 +192,9 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 	var setup [][]any
 	switch {
 	case c.opts.Username != "":
-		setup = append(setup, []any{"AUTH", c.opts.Username, string(c.opts.Password)})
-	case c.opts.Password != "":
-		setup = append(setup, []any{"AUTH", string(c.opts.Password)})
+		setup = append(setup, []any{"AUTH", c.opts.Username, c.opts.Password.reveal()})
+	case c.opts.Password.reveal() != "":
+		setup = append(setup, []any{"AUTH", c.opts.Password.reveal()})
 	}
 	if c.opts.DB != 0 {
 		setup = append(setup, []any{"SELECT", c.opts.DB})
@@ -212,19 +217,28 @@ func (cn *conn) roundTrip(ctx context.Context, args []any, o Options) (any, erro
 	if cap(cn.out) > 64<<10 {
 		defer func() { cn.out = nil }() // a large command's buffer is not kept
 	}
-	// A context that ends mid-call ends its reads and writes at once; the connection is then
-	// closed, as the reply it owes would confuse the next call.
-	stop := context.AfterFunc(ctx, func() { cn.nc.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
 	now := time.Now()
 	cn.nc.SetWriteDeadline(deadline(ctx, now.Add(o.WriteTimeout)))
+	cn.nc.SetReadDeadline(deadline(ctx, now.Add(o.ReadTimeout)))
+	// A context that ends mid-call ends its reads and writes at once; the connection is then
+	// closed, as the reply it owes would confuse the next call. The deadlines are set before, so
+	// that they cannot undo it.
+	stop := context.AfterFunc(ctx, func() { cn.nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if _, err := cn.nc.Write(cn.out); err != nil {
 		return nil, err
 	}
-	cn.nc.SetReadDeadline(deadline(ctx, now.Add(o.ReadTimeout)))
 	reply, err := readReply(cn.r)
 	if !stop() && ctx.Err() != nil {
 		return nil, ctx.Err() // the deadline was moved: the connection is not used again
+	}
+	var answer Error
+	if n := cn.r.Buffered(); n > 0 && (err == nil || errors.As(err, &answer)) {
+		// No command asked for them: kept, they would be read as the next command's reply.
+		return nil, protocolError("%d bytes after the reply", n)
 	}
 	return reply, err
 }

@@ -14,11 +14,18 @@ func appendCommand(b []byte, args []any) ([]byte, error) {
 	for i, a := range args {
 		var err error
 		if b, err = appendArg(b, a); err != nil {
-			return nil, fmt.Errorf("resp: argument %d: %w", i, err)
+			return nil, &argumentError{fmt.Errorf("resp: argument %d: %w", i, err)}
 		}
 	}
 	return b, nil
 }
+
+// argumentError is the error of a command that could not be written: nothing was sent, and the
+// connection can be used again.
+type argumentError struct{ err error }
+
+func (e *argumentError) Error() string { return e.err.Error() }
+func (e *argumentError) Unwrap() error { return e.err }
 
 func appendArg(b []byte, a any) ([]byte, error) {
 	var num [24]byte

@@ -14,7 +14,7 @@ import (
 // something else on its address) that announces more is not believed before its bytes arrive.
 const (
 	maxDepth    = 32      // nesting of aggregates
-	maxElements = 1 << 20 // elements of one aggregate
+	maxElements = 1 << 20 // values of one reply, all its aggregates' elements together
 	maxBulk     = 64 << 20
 	maxLine     = 16 << 10 // a simple string, an error or a length line: the reader's buffer
 	preallocate = 64       // elements allocated before they are read
@@ -50,7 +50,8 @@ func protocolError(format string, args ...any) error {
 // attribute before a reply is read and dropped. An error reply nested in an aggregate is a value
 // of it; at the top, it is the returned error.
 func readReply(r *bufio.Reader) (any, error) {
-	v, err := readValue(r, 0)
+	left := maxElements
+	v, err := readValue(r, 0, &left)
 	if err != nil {
 		return nil, err
 	}
@@ -60,12 +61,19 @@ func readReply(r *bufio.Reader) (any, error) {
 	return v, nil
 }
 
-func readValue(r *bufio.Reader, depth int) (any, error) {
+// readValue reads one value, nested depth deep, of a reply that may hold left more values.
+func readValue(r *bufio.Reader, depth int, left *int) (any, error) {
 	if depth > maxDepth {
 		return nil, protocolError("aggregates nested deeper than %d", maxDepth)
 	}
+	if *left--; *left < 0 {
+		return nil, protocolError("a reply of more than %d values", maxElements)
+	}
 	line, err := readLine(r)
 	if err != nil {
+		if depth > 0 {
+			err = unexpectedEOF(err) // the reply began: io.EOF is only for a reply not begun
+		}
 		return nil, err
 	}
 	if len(line) == 0 {
@@ -129,14 +137,14 @@ func readValue(r *bufio.Reader, depth int) (any, error) {
 		}
 		list := make([]any, 0, min(n, preallocate))
 		for range n {
-			v, err := readValue(r, depth+1)
+			v, err := readValue(r, depth+1, left)
 			if err != nil {
 				return nil, err
 			}
 			list = append(list, v)
 		}
-		if kind == '|' { // an attribute describes the reply that follows it
-			return readValue(r, depth)
+		if kind == '|' { // an attribute describes the reply that follows it, which it nests
+			return readValue(r, depth+1, left)
 		}
 		return list, nil
 	}

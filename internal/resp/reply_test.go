@@ -142,6 +142,7 @@ func FuzzReadReply(f *testing.F) {
 		"+OK\r\n", ":1\r\n", "$-1\r\n", "*3\r\n:1\r\n:0\r\n:1000\r\n", "*2\r\n$-1\r\n$1\r\n1\r\n",
 		"-NOSCRIPT x\r\n", "%1\r\n+k\r\n:1\r\n", "|1\r\n+a\r\n:1\r\n:2\r\n", "=5\r\ntxt:a\r\n", "#t\r\n",
 		"$4\r\nab\r\n", "*1\r\n*1\r\n*1\r\n_\r\n", ">1\r\n,2.5\r\n", "!3\r\nERR\r\n",
+		"|0\r\n|0\r\n:1\r\n", "*2\r\n:1\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -183,4 +184,18 @@ func valid(v any) bool {
 		return true
 	}
 	return false
+}
+
+// A reply's values are bounded all together, not only aggregate by aggregate: nested aggregates
+// each under the bound cannot add up to more.
+func TestReadBoundsTheReplysValues(t *testing.T) {
+	t.Parallel()
+	half := maxElements/2 + 1
+	part := "*" + strconv.Itoa(half) + "\r\n" + strings.Repeat("_\r\n", half)
+	if _, err := read("*2\r\n" + part + part); !errors.Is(err, ErrProtocol) {
+		t.Errorf("a reply of %d values: %v; want ErrProtocol", 2*half+3, err)
+	}
+	if v, err := read("*1\r\n" + part); err != nil || len(v.([]any)[0].([]any)) != half {
+		t.Errorf("a reply of %d values: %v; want it read", half+2, err)
+	}
 }

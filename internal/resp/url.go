@@ -32,12 +32,29 @@ const (
 	DefaultPoolSize    = 20
 )
 
-// Secret is a password: it prints as a mark of its presence, never as itself, whatever the verb.
-type Secret string
+// Secret is a password: it prints as a mark of its presence, never as itself, whatever the verb,
+// and its text is behind a pointer, so that printing a struct that holds it in a field fmt cannot
+// call Format on (an unexported one) shows an address, not the password.
+type Secret struct{ text *string }
+
+// NewSecret returns the secret of password; "" is none.
+func NewSecret(password string) Secret {
+	if password == "" {
+		return Secret{}
+	}
+	return Secret{&password}
+}
+
+func (s Secret) reveal() string {
+	if s.text == nil {
+		return ""
+	}
+	return *s.text
+}
 
 // Format writes "[redacted]" for a password that is set, "" for none.
 func (s Secret) Format(f fmt.State, _ rune) {
-	if s != "" {
+	if s.text != nil {
 		f.Write([]byte("[redacted]"))
 	}
 }
@@ -81,7 +98,7 @@ func ParseURL(s string) (Options, error) {
 		if !ok {
 			return Options{}, errors.New("resp: the Redis URL names a user without a password (write redis://:password@host for a password alone)")
 		}
-		o.Password = Secret(password)
+		o.Password = NewSecret(password)
 	}
 	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
 		n, err := strconv.Atoi(db)

@@ -15,11 +15,11 @@ func TestParseURL(t *testing.T) {
 		"redis://":                        {Addr: "localhost:6379"},
 		"redis://example.com":             {Addr: "example.com:6379"},
 		"redis://example.com:7000/":       {Addr: "example.com:7000"},
-		"redis://:s3cret@10.0.0.1:6380/2": {Addr: "10.0.0.1:6380", Password: "s3cret", DB: 2},
-		"redis://alice:s%2F3@host":        {Addr: "host:6379", Username: "alice", Password: "s/3"},
+		"redis://:s3cret@10.0.0.1:6380/2": {Addr: "10.0.0.1:6380", Password: NewSecret("s3cret"), DB: 2},
+		"redis://alice:s%2F3@host":        {Addr: "host:6379", Username: "alice", Password: NewSecret("s/3")},
 		"redis://[::1]:6379/15":           {Addr: "[::1]:6379", DB: 15},
 		"rediss://cache.example.com:6380": {Addr: "cache.example.com:6380"},
-		"rediss://:p@cache.example.com/1": {Addr: "cache.example.com:6379", Password: "p", DB: 1},
+		"rediss://:p@cache.example.com/1": {Addr: "cache.example.com:6379", Password: NewSecret("p"), DB: 1},
 	} {
 		got, err := ParseURL(url)
 		if err != nil {
@@ -31,7 +31,8 @@ func TestParseURL(t *testing.T) {
 		} else if tls && got.TLS.ServerName != strings.Split(got.Addr, ":")[0] {
 			t.Errorf("%s: TLS for %q; want the URL's host", url, got.TLS.ServerName)
 		}
-		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Options{}, "TLS")); diff != "" {
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Options{}, "TLS"),
+			cmp.Comparer(func(a, b Secret) bool { return a.reveal() == b.reveal() })); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", url, diff)
 		}
 	}
@@ -72,7 +73,7 @@ func TestParseURLErrors(t *testing.T) {
 // Options print their password as its mark, whatever the verb.
 func TestSecretNeverPrints(t *testing.T) {
 	t.Parallel()
-	o := Options{Addr: "host:6379", Password: "s3cret"}
+	o := Options{Addr: "host:6379", Password: NewSecret("s3cret")}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
 		if s := fmt.Sprintf(verb, o); strings.Contains(s, "s3cret") || strings.Contains(s, fmt.Sprintf("%x", "s3cret")) {
 			t.Errorf("%s: %s", verb, s)
@@ -81,7 +82,7 @@ func TestSecretNeverPrints(t *testing.T) {
 			t.Errorf("%s of the password: %q; want [redacted]", verb, s)
 		}
 	}
-	if s := fmt.Sprint(Secret("")); s != "" {
+	if s := fmt.Sprint(NewSecret("")); s != "" {
 		t.Errorf("no password prints %q", s)
 	}
 }
