@@ -2,17 +2,24 @@ package temporalinfergate_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	infergate "github.com/infergate/infergate-go"
 	"github.com/infergate/infergate-go/gatewaytest"
 	"github.com/infergate/infergate-go/temporalinfergate"
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -50,9 +57,11 @@ func registerRecorded(r worker.WorkflowRegistry, loops map[string]temporalinferg
 }
 
 // Every recorded history, replayed by Temporal's replayer against the workflow that made it, gives
-// the same commands: the loop is deterministic on what a real server records. Replayed against a
-// loop that runs the call the recording deferred, the deferred history does not, which shows the
-// replayer compares.
+// the same commands, and each activity the same input as the history's: the loop is deterministic
+// on what a real server records. (The replayer compares the commands' types and ids, not their
+// inputs: a turn's calls scheduled in another order would pass it, each given another call's
+// result.) Replayed against a loop that runs the call the recording deferred, the deferred history
+// does not, which shows the replayer compares.
 func TestRecordedHistoriesReplay(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(historiesDir, "*.json"))
@@ -63,10 +72,26 @@ func TestRecordedHistoriesReplay(t *testing.T) {
 		t.Fatalf("%d histories in %s, %v; want one for each of %d workflows", len(files), historiesDir, files, len(recordedLoops))
 	}
 	replay := func(loops map[string]temporalinfergate.ToolLoop, file string) error {
-		replayer := worker.NewWorkflowReplayer()
+		var mu sync.Mutex
+		var scheduled []scheduledActivity
+		replayer, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{
+			Interceptors: []interceptor.WorkerInterceptor{&scheduleRecorder{onSchedule: func(typ string, args []any) {
+				mu.Lock()
+				defer mu.Unlock()
+				scheduled = append(scheduled, scheduledActivity{typ, args})
+			}}},
+		})
+		if err != nil {
+			return err
+		}
 		registerRecorded(replayer, loops)
 		// The replayer logs the workflow's panic on a history it does not match: the error says it.
-		return replayer.ReplayWorkflowHistoryFromJSONFile(log.NewStructuredLogger(slog.New(slog.DiscardHandler)), file)
+		if err := replayer.ReplayWorkflowHistoryFromJSONFile(log.NewStructuredLogger(slog.New(slog.DiscardHandler)), file); err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return sameInputs(file, scheduled)
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
@@ -140,4 +165,63 @@ func holdsCredential(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// scheduledActivity is an activity a replayed workflow scheduled.
+type scheduledActivity struct {
+	activityType string
+	args         []any
+}
+
+// sameInputs says whether scheduled are, in order, the activities the history in file scheduled,
+// of the same types and inputs (compared as JSON values).
+func sameInputs(file string, scheduled []scheduledActivity) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	h, err := client.HistoryFromJSON(bytes.NewReader(raw), client.HistoryJSONOptions{})
+	if err != nil {
+		return err
+	}
+	dc := converter.GetDefaultDataConverter()
+	i := 0
+	for _, e := range h.Events {
+		attrs := e.GetActivityTaskScheduledEventAttributes()
+		if attrs == nil {
+			continue
+		}
+		if i >= len(scheduled) {
+			return fmt.Errorf("the replay scheduled %d activities; the history, more", len(scheduled))
+		}
+		got := scheduled[i]
+		i++
+		if got.activityType != attrs.GetActivityType().GetName() {
+			return fmt.Errorf("activity %d: the replay scheduled %s, the history %s", i, got.activityType, attrs.GetActivityType().GetName())
+		}
+		replayed, err := dc.ToPayloads(got.args...)
+		if err != nil {
+			return err
+		}
+		if want, have := jsonValues(attrs.GetInput()), jsonValues(replayed); !reflect.DeepEqual(want, have) {
+			return fmt.Errorf("activity %d (%s): the replay's input %v, the history's %v", i, got.activityType, have, want)
+		}
+	}
+	if i != len(scheduled) {
+		return fmt.Errorf("the replay scheduled %d activities; the history %d", len(scheduled), i)
+	}
+	return nil
+}
+
+// jsonValues decodes each of p's payloads as a JSON value; one that is not JSON is its bytes.
+func jsonValues(p *commonpb.Payloads) []any {
+	var vs []any
+	for _, payload := range p.GetPayloads() {
+		var v any
+		if json.Unmarshal(payload.GetData(), &v) != nil {
+			v = payload.GetData()
+		}
+		vs = append(vs, v)
+	}
+	return vs
 }
