@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ import (
 	"go.temporal.io/sdk/worker"
 )
 
-// EnvRecordHistories, set to 1, lets TestRecordHistories rewrite the recorded histories.
+// envRecordHistories, set to 1, lets TestRecordHistories rewrite the recorded histories.
 const envRecordHistories = "INFERGATE_RECORD_HISTORIES"
 
 // recordTimeout bounds one recorded run.
@@ -53,10 +54,12 @@ func TestRecordHistories(t *testing.T) {
 	}
 	t.Cleanup(c.Close)
 
+	n := 0
 	calls := func(name string, args ...string) gatewaytest.Reply {
 		var r gatewaytest.Reply
-		for i, a := range args {
-			r.ToolCalls = append(r.ToolCalls, gatewaytest.ToolCall{ID: "call_" + name + "_" + string(rune('a'+i)), Name: name, Arguments: a})
+		for _, a := range args {
+			n++
+			r.ToolCalls = append(r.ToolCalls, gatewaytest.ToolCall{ID: "call_" + strconv.Itoa(n), Name: name, Arguments: a})
 		}
 		return r
 	}
