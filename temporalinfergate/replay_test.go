@@ -78,7 +78,7 @@ func recordHistory(t *testing.T, loop temporalinfergate.ToolLoop) *historypb.His
 	)
 	var h historyBuilder
 	dc := converter.GetDefaultDataConverter()
-	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&scheduleRecorder{h: &h}}})
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&scheduleRecorder{onSchedule: func(typ string, _ []any) { h.scheduled(typ) }}}})
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		h.start(info.ActivityID)
 	})
@@ -228,31 +228,31 @@ func (w *historyWriter) task() {
 		ScheduledEventId: sched, StartedEventId: started}})
 }
 
-// scheduleRecorder tells the builder of each activity a workflow schedules, as it schedules it.
+// scheduleRecorder tells onSchedule of each activity a workflow schedules, as it schedules it.
 type scheduleRecorder struct {
 	interceptor.WorkerInterceptorBase
-	h *historyBuilder
+	onSchedule func(activityType string, args []any)
 }
 
 func (r *scheduleRecorder) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
-	return &recordingInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, h: r.h}
+	return &recordingInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, onSchedule: r.onSchedule}
 }
 
 type recordingInbound struct {
 	interceptor.WorkflowInboundInterceptorBase
-	h *historyBuilder
+	onSchedule func(activityType string, args []any)
 }
 
 func (i *recordingInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
-	return i.Next.Init(&recordingOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, h: i.h})
+	return i.Next.Init(&recordingOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, onSchedule: i.onSchedule})
 }
 
 type recordingOutbound struct {
 	interceptor.WorkflowOutboundInterceptorBase
-	h *historyBuilder
+	onSchedule func(activityType string, args []any)
 }
 
 func (o *recordingOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
-	o.h.scheduled(activityType)
+	o.onSchedule(activityType, args)
 	return o.Next.ExecuteActivity(ctx, activityType, args...)
 }
