@@ -21,7 +21,8 @@ const (
 	// its details): not retryable.
 	ErrorTypeInvalid = "infergate.ValidationError"
 	// ErrorTypeContextWindow is a request too long for its model's context window, refused before
-	// it was sent or by the server: not retryable.
+	// it was sent or by the server (whose *infergate.APIError is then in the details, which
+	// APIErrorOf reads): not retryable.
 	ErrorTypeContextWindow = "infergate.ContextWindowError"
 	// ErrorTypeToolLimit is a tool loop that reached one of its bounds: its details hold the
 	// *infergate.ToolLimitError, which RunTools returns. Not retryable.
@@ -53,6 +54,8 @@ func classify(ctx context.Context, err error) error {
 	switch {
 	case errors.As(err, &limit):
 		return fail(err, ErrorTypeToolLimit, true, 0, limit)
+	case window && errors.As(err, &api):
+		return fail(err, ErrorTypeContextWindow, true, 0, api)
 	case window:
 		return fail(err, ErrorTypeContextWindow, true, 0)
 	case errors.As(err, &api):
@@ -85,10 +88,11 @@ func fail(err error, typ string, nonRetryable bool, next time.Duration, details 
 
 // APIErrorOf returns the *infergate.APIError an activity of this package failed with, read from
 // the details of the *temporal.ApplicationError that err wraps (as workflow.ExecuteActivity's
-// future returns it, inside a *temporal.ActivityError); false when err holds none.
+// future returns it, inside a *temporal.ActivityError): an ErrorTypeAPI's, or an
+// ErrorTypeContextWindow's when the server refused the request. False when err holds none.
 func APIErrorOf(err error) (*infergate.APIError, bool) {
 	var api infergate.APIError
-	if !detailsOf(err, ErrorTypeAPI, &api) {
+	if !detailsOf(err, ErrorTypeAPI, &api) && !detailsOf(err, ErrorTypeContextWindow, &api) {
 		return nil, false
 	}
 	return &api, true

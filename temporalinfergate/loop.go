@@ -103,6 +103,16 @@ func RunTools(ctx workflow.Context, req infergate.ChatRequest, loop ToolLoop) (*
 // settle returns the outcome of each pending call, in order: the calls deferred wait for their
 // signal, the others run as activities, concurrently.
 func settle(ctx, toolCtx workflow.Context, loop ToolLoop, pending []infergate.ToolCall, waiting *[]infergate.ToolCall) ([]infergate.ToolOutcome, error) {
+	signals := workflow.GetSignalChannel(ctx, SignalToolOutcome)
+	// Outcomes received before this turn's calls were listed answer none of them: a copy of an
+	// earlier outcome, sent twice, must not answer a later call the model gave the same id.
+	for {
+		var stale infergate.ToolOutcome
+		if !signals.ReceiveAsync(&stale) {
+			break
+		}
+		workflow.GetLogger(ctx).Warn("temporalinfergate: dropped an outcome for a call that is not waiting", "CallID", stale.CallID)
+	}
 	outcomes := make([]infergate.ToolOutcome, len(pending))
 	runs := make([]workflow.Future, len(pending))
 	deferred, answered := make([]bool, len(pending)), make([]bool, len(pending))
@@ -124,7 +134,6 @@ func settle(ctx, toolCtx workflow.Context, loop ToolLoop, pending []infergate.To
 		}
 		outcomes[i] = infergate.ToolOutcome{CallID: pending[i].ID, Output: res.Output}
 	}
-	signals := workflow.GetSignalChannel(ctx, SignalToolOutcome)
 	for len(*waiting) > 0 {
 		var o infergate.ToolOutcome
 		sel := workflow.NewSelector(ctx)
