@@ -15,7 +15,10 @@ import (
 const (
 	// ErrorTypeAPI is a call the gateway refused or failed: its details hold the
 	// *infergate.APIError (status, request id, code, message, redacted headers and body), which
-	// APIErrorOf reads. Retryable for 408, 409, 429 (after its Retry-After) and 5xx, not otherwise.
+	// APIErrorOf reads. Retryable for 408, 409, 429 (after its Retry-After) and 5xx, not otherwise,
+	// nor when it says the balance is spent (infergate.ErrInsufficientBalance), whatever its status.
+	// When the worker's client falls back (WithFallbackModels), the activity is retryable if one of
+	// the models' errors is, and its details are that model's.
 	ErrorTypeAPI = "infergate.APIError"
 	// ErrorTypeInvalid is a request refused before anything was sent (a *infergate.ValidationError,
 	// its details): not retryable.
@@ -45,6 +48,30 @@ func classify(ctx context.Context, err error) error {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return err
 	}
+	c := classOf(err)
+	var fallback *infergate.FallbackError
+	if c.nonRetryable && errors.As(err, &fallback) {
+		// The next attempt tries every model again: it may pass if one of them may answer then.
+		for _, a := range fallback.Attempts {
+			if ac := classOf(a.Err); !ac.nonRetryable {
+				c = ac
+				break
+			}
+		}
+	}
+	return fail(err, c.typ, c.nonRetryable, c.next, c.details...)
+}
+
+// class is what an error tells Temporal: its type, whether it may pass, after how long, and the
+// details the workflow reads.
+type class struct {
+	typ          string
+	nonRetryable bool
+	next         time.Duration
+	details      []any
+}
+
+func classOf(err error) class {
 	var (
 		api    *infergate.APIError
 		bad    *infergate.ValidationError
@@ -53,19 +80,21 @@ func classify(ctx context.Context, err error) error {
 	)
 	switch {
 	case errors.As(err, &limit):
-		return fail(err, ErrorTypeToolLimit, true, 0, limit)
+		return class{ErrorTypeToolLimit, true, 0, []any{limit}}
 	case window && errors.As(err, &api):
-		return fail(err, ErrorTypeContextWindow, true, 0, api)
+		return class{ErrorTypeContextWindow, true, 0, []any{api}}
 	case window:
-		return fail(err, ErrorTypeContextWindow, true, 0)
+		return class{ErrorTypeContextWindow, true, 0, nil}
 	case errors.As(err, &api):
-		return fail(err, ErrorTypeAPI, !retryableStatus(api.StatusCode), api.RetryAfter, api)
+		// A balance spent is spent until someone pays, whatever status carried it.
+		final := !retryableStatus(api.StatusCode) || errors.Is(api, infergate.ErrInsufficientBalance)
+		return class{ErrorTypeAPI, final, api.RetryAfter, []any{api}}
 	case errors.As(err, &bad):
-		return fail(err, ErrorTypeInvalid, true, 0, bad)
+		return class{ErrorTypeInvalid, true, 0, []any{bad}}
 	case errors.Is(err, infergate.ErrCurrencyMismatch):
-		return fail(err, ErrorTypeRefused, true, 0)
+		return class{ErrorTypeRefused, true, 0, nil}
 	}
-	return fail(err, ErrorTypeTransient, false, 0)
+	return class{ErrorTypeTransient, false, 0, nil}
 }
 
 // retryableStatus reports whether an answer of this status may be different next time: a timeout,
