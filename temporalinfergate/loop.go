@@ -53,7 +53,8 @@ type ToolLoop struct {
 // again. The loop's tools are added to req.Tools; the transcript and answer are in the result.
 //
 // While it waits for outcomes, QueryPendingToolCalls lists the calls waiting. An outcome for a
-// call that is not waiting is logged and dropped.
+// call that is not waiting is logged and dropped: a second outcome for a call, and one received
+// before the turn's calls were listed (a copy left from an earlier turn), answer nothing.
 //
 // Errors: a bound reached is the *infergate.ToolLimitError; an activity that failed is its
 // *temporal.ActivityError (APIErrorOf reads the gateway's answer); ctx's cancellation while
