@@ -20,6 +20,10 @@ const (
 	// When the worker's client falls back (WithFallbackModels), the activity is retryable if one of
 	// the models' errors is, and its details are that model's.
 	ErrorTypeAPI = "infergate.APIError"
+	// ErrorTypeStream is an error the gateway sent inside a stream (an in-band error event): its
+	// details hold the *infergate.StreamError. Retryable, as a stream cut short is, unless the
+	// status it carries is a client error that ErrorTypeAPI would not retry.
+	ErrorTypeStream = "infergate.StreamError"
 	// ErrorTypeInvalid is a request refused before anything was sent (a *infergate.ValidationError,
 	// its details): not retryable.
 	ErrorTypeInvalid = "infergate.ValidationError"
@@ -76,6 +80,7 @@ func classOf(err error) class {
 		api    *infergate.APIError
 		bad    *infergate.ValidationError
 		limit  *infergate.ToolLimitError
+		inBand *infergate.StreamError
 		window = errors.Is(err, infergate.ErrContextWindow)
 	)
 	switch {
@@ -91,6 +96,9 @@ func classOf(err error) class {
 		return class{ErrorTypeAPI, final, api.RetryAfter, []any{api}}
 	case errors.As(err, &bad):
 		return class{ErrorTypeInvalid, true, 0, []any{bad}}
+	case errors.As(err, &inBand):
+		final := inBand.StatusCode != 0 && !retryableStatus(inBand.StatusCode) || errors.Is(inBand, infergate.ErrInsufficientBalance)
+		return class{ErrorTypeStream, final, 0, []any{inBand}}
 	case errors.Is(err, infergate.ErrCurrencyMismatch):
 		return class{ErrorTypeRefused, true, 0, nil}
 	}

@@ -2,6 +2,7 @@ package temporalinfergate_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -171,6 +172,38 @@ func TestFallbackErrorIsRetriedWhenAModelMayAnswer(t *testing.T) {
 			}
 			if api, ok := temporalinfergate.APIErrorOf(err); !ok || api.StatusCode != tc.status {
 				t.Errorf("APIErrorOf = %+v, %v; want status %d", api, ok, tc.status)
+			}
+		})
+	}
+}
+
+// An error the gateway sends inside a stream is classified by the status it carries, as an answer's
+// is: a client error is not retried, a server's failure or an error without a status is; its
+// details hold the *infergate.StreamError.
+func TestStreamedErrorIsClassifiedByItsStatus(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status       int
+		nonRetryable bool
+	}{{400, true}, {403, true}, {422, true}, {429, false}, {503, false}, {0, false}} {
+		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
+			t.Parallel()
+			gw := gatewaytest.NewServer()
+			defer gw.Close()
+			gw.Enqueue(gatewaytest.Reply{Content: "never sent", Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{
+				Message: "the provider refused it", Type: "provider_error", Status: tc.status}}})
+			in, err := temporalinfergate.NewChatInput(question("hi"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = activityEnv(t, gw.Client()).ExecuteActivity(temporalinfergate.StreamChatActivity, in)
+			var app *temporal.ApplicationError
+			if !errors.As(err, &app) || app.Type() != temporalinfergate.ErrorTypeStream || app.NonRetryable() != tc.nonRetryable {
+				t.Fatalf("err = %v; want a %s, non-retryable %v", err, temporalinfergate.ErrorTypeStream, tc.nonRetryable)
+			}
+			var got infergate.StreamError
+			if err := app.Details(&got); err != nil || got.StatusCode != tc.status || got.Message != "the provider refused it" {
+				t.Errorf("details %+v, %v", got, err)
 			}
 		})
 	}
