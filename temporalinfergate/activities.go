@@ -2,6 +2,9 @@ package temporalinfergate
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -26,10 +29,15 @@ var noRetries = infergate.WithMaxRetries(0)
 // once gives every attempt of the activity the same Idempotency-Key, as the SDK gives its own
 // retries of a call, so that a gateway that honours it runs and bills the request once, however
 // often Temporal retries. Only for activities that make one request: the key is the activity's.
+// The ids are hashed, as a workflow's id may be long and hold any text, which a header cannot.
 func once(ctx context.Context) infergate.Option {
 	info := activity.GetInfo(ctx)
-	return infergate.WithHeader("Idempotency-Key", "temporal-"+info.WorkflowNamespace+"/"+info.WorkflowExecution.ID+"/"+
-		info.WorkflowExecution.RunID+"/"+info.ActivityID)
+	sum := sha256.New()
+	for _, id := range []string{info.WorkflowNamespace, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, info.ActivityID} {
+		sum.Write(binary.AppendUvarint(nil, uint64(len(id)))) // so that no two lists of ids run together
+		sum.Write([]byte(id))
+	}
+	return infergate.WithHeader("Idempotency-Key", "temporal-"+hex.EncodeToString(sum.Sum(nil)[:16]))
 }
 
 // Activities are the gateway's calls as Temporal activities, run by a worker with its own client:
@@ -37,7 +45,7 @@ func once(ctx context.Context) infergate.Option {
 // only the activities' inputs and results (requests, answers, tool calls). Each call is made
 // without the SDK's retries, since Temporal retries the activity; its error is classified (see
 // the ErrorType constants) so that Temporal retries what may pass and not what cannot. Every
-// attempt of Chat, StreamChat and Embeddings sends the same Idempotency-Key, made of the
+// attempt of Chat, StreamChat and Embeddings sends the same Idempotency-Key, a hash of the
 // workflow's and the activity's ids, as the SDK's own retries of a call do.
 type Activities struct {
 	client *infergate.Client

@@ -91,3 +91,34 @@ func TestRunToolsRefusesAnUnknownDeferredTool(t *testing.T) {
 		t.Fatalf("err = %v, %d requests", err, len(gw.Requests()))
 	}
 }
+
+// An outcome sent twice (a person who clicked twice) answers its call once: the copy left over is
+// dropped, and does not answer a call of a later turn that the model gave the same id.
+func TestRunToolsDropsAnOutcomeSentTwice(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	var refund counter
+	gw := temporalinfergatetest.Register(t, env, []*infergate.FuncTool{refund.tool(t, "refund")})
+	refundCall := gatewaytest.Reply{ToolCalls: []gatewaytest.ToolCall{{ID: "c1", Name: "refund", Arguments: `{"city":"A-17"}`}}}
+	gw.Enqueue(refundCall, refundCall, gatewaytest.Reply{Respond: toolResults})
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(temporalinfergate.SignalToolOutcome, infergate.ToolOutcome{CallID: "c1", Output: "refunded by Ann"})
+		env.SignalWorkflow(temporalinfergate.SignalToolOutcome, infergate.ToolOutcome{CallID: "c1", Output: "refunded by Ann"})
+	}, time.Hour)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(temporalinfergate.SignalToolOutcome, infergate.ToolOutcome{CallID: "c1", Output: "second refund refused by Bob", Refused: true})
+	}, 48*time.Hour)
+	start := env.Now()
+	loop := temporalinfergate.ToolLoop{Tools: []string{"refund"}, DeferTools: []string{"refund"}}
+	env.ExecuteWorkflow(loopWorkflow(question("Refund A-17."), loop))
+	var res infergate.ToolRunResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Answer.Text(), "refunded by Ann | second refund refused by Bob"; got != want {
+		t.Errorf("the model read %q, want %q", got, want)
+	}
+	if refund.runs.Load() != 0 || res.Steps != 3 || env.Now().Sub(start) < 48*time.Hour {
+		t.Errorf("runs %d, steps %d, ended after %s", refund.runs.Load(), res.Steps, env.Now().Sub(start))
+	}
+}

@@ -40,9 +40,11 @@
 // them, by the activity's retry policy. Their errors are *temporal.ApplicationError values whose
 // type (the ErrorType constants) and retryability say what can pass: 408, 409, 429 (retried after
 // its Retry-After, as the error's NextRetryDelay), 5xx, a call that got no answer and a stream cut
-// short are retried; 400, 401, 402, 403, 404, 422 and other client errors, a request refused
-// before it was sent (*infergate.ValidationError), one too long for the model's context window and
-// a bound of the loop reached are not. The *infergate.APIError is in the details: APIErrorOf reads
+// short are retried, as is an error event inside a stream unless the status it carries is one of
+// those that follow; 400, 401, 402, 403, 404, 422 and other client errors, a balance spent, a
+// request refused before it was sent (*infergate.ValidationError), one too long for the model's
+// context window and a bound of the loop reached are not; with WithFallbackModels, an activity is
+// retried when one of its models' errors would be. The *infergate.APIError is in the details: APIErrorOf reads
 // it in the workflow.
 //
 // Package temporalinfergatetest registers the activities on a fake gateway (gatewaytest), for

@@ -15,13 +15,21 @@ import (
 const (
 	// ErrorTypeAPI is a call the gateway refused or failed: its details hold the
 	// *infergate.APIError (status, request id, code, message, redacted headers and body), which
-	// APIErrorOf reads. Retryable for 408, 409, 429 (after its Retry-After) and 5xx, not otherwise.
+	// APIErrorOf reads. Retryable for 408, 409, 429 (after its Retry-After) and 5xx, not otherwise,
+	// nor when it says the balance is spent (infergate.ErrInsufficientBalance), whatever its status.
+	// When the worker's client falls back (WithFallbackModels), the activity is retryable if one of
+	// the models' errors is, and its details are that model's.
 	ErrorTypeAPI = "infergate.APIError"
+	// ErrorTypeStream is an error the gateway sent inside a stream (an in-band error event): its
+	// details hold the *infergate.StreamError. Retryable, as a stream cut short is, unless the
+	// status it carries is a client error that ErrorTypeAPI would not retry.
+	ErrorTypeStream = "infergate.StreamError"
 	// ErrorTypeInvalid is a request refused before anything was sent (a *infergate.ValidationError,
 	// its details): not retryable.
 	ErrorTypeInvalid = "infergate.ValidationError"
 	// ErrorTypeContextWindow is a request too long for its model's context window, refused before
-	// it was sent or by the server: not retryable.
+	// it was sent or by the server (whose *infergate.APIError is then in the details, which
+	// APIErrorOf reads): not retryable.
 	ErrorTypeContextWindow = "infergate.ContextWindowError"
 	// ErrorTypeToolLimit is a tool loop that reached one of its bounds: its details hold the
 	// *infergate.ToolLimitError, which RunTools returns. Not retryable.
@@ -44,25 +52,57 @@ func classify(ctx context.Context, err error) error {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return err
 	}
+	c := classOf(err)
+	var fallback *infergate.FallbackError
+	if c.nonRetryable && errors.As(err, &fallback) {
+		// The next attempt tries every model again: it may pass if one of them may answer then.
+		for _, a := range fallback.Attempts {
+			if ac := classOf(a.Err); !ac.nonRetryable {
+				c = ac
+				break
+			}
+		}
+	}
+	return fail(err, c.typ, c.nonRetryable, c.next, c.details...)
+}
+
+// class is what an error tells Temporal: its type, whether it may pass, after how long, and the
+// details the workflow reads.
+type class struct {
+	typ          string
+	nonRetryable bool
+	next         time.Duration
+	details      []any
+}
+
+func classOf(err error) class {
 	var (
 		api    *infergate.APIError
 		bad    *infergate.ValidationError
 		limit  *infergate.ToolLimitError
+		inBand *infergate.StreamError
 		window = errors.Is(err, infergate.ErrContextWindow)
 	)
 	switch {
 	case errors.As(err, &limit):
-		return fail(err, ErrorTypeToolLimit, true, 0, limit)
+		return class{ErrorTypeToolLimit, true, 0, []any{limit}}
+	case window && errors.As(err, &api):
+		return class{ErrorTypeContextWindow, true, 0, []any{api}}
 	case window:
-		return fail(err, ErrorTypeContextWindow, true, 0)
+		return class{ErrorTypeContextWindow, true, 0, nil}
 	case errors.As(err, &api):
-		return fail(err, ErrorTypeAPI, !retryableStatus(api.StatusCode), api.RetryAfter, api)
+		// A balance spent is spent until someone pays, whatever status carried it.
+		final := !retryableStatus(api.StatusCode) || errors.Is(api, infergate.ErrInsufficientBalance)
+		return class{ErrorTypeAPI, final, api.RetryAfter, []any{api}}
 	case errors.As(err, &bad):
-		return fail(err, ErrorTypeInvalid, true, 0, bad)
+		return class{ErrorTypeInvalid, true, 0, []any{bad}}
+	case errors.As(err, &inBand):
+		final := inBand.StatusCode != 0 && !retryableStatus(inBand.StatusCode) || errors.Is(inBand, infergate.ErrInsufficientBalance)
+		return class{ErrorTypeStream, final, 0, []any{inBand}}
 	case errors.Is(err, infergate.ErrCurrencyMismatch):
-		return fail(err, ErrorTypeRefused, true, 0)
+		return class{ErrorTypeRefused, true, 0, nil}
 	}
-	return fail(err, ErrorTypeTransient, false, 0)
+	return class{ErrorTypeTransient, false, 0, nil}
 }
 
 // retryableStatus reports whether an answer of this status may be different next time: a timeout,
@@ -85,10 +125,11 @@ func fail(err error, typ string, nonRetryable bool, next time.Duration, details 
 
 // APIErrorOf returns the *infergate.APIError an activity of this package failed with, read from
 // the details of the *temporal.ApplicationError that err wraps (as workflow.ExecuteActivity's
-// future returns it, inside a *temporal.ActivityError); false when err holds none.
+// future returns it, inside a *temporal.ActivityError): an ErrorTypeAPI's, or an
+// ErrorTypeContextWindow's when the server refused the request. False when err holds none.
 func APIErrorOf(err error) (*infergate.APIError, bool) {
 	var api infergate.APIError
-	if !detailsOf(err, ErrorTypeAPI, &api) {
+	if !detailsOf(err, ErrorTypeAPI, &api) && !detailsOf(err, ErrorTypeContextWindow, &api) {
 		return nil, false
 	}
 	return &api, true

@@ -2,6 +2,7 @@ package temporalinfergate_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,8 @@ func TestActivityErrorsAreClassified(t *testing.T) {
 		{"503", gatewaytest.DetailErrorReply(503, "down"), question("hi"), false, temporalinfergate.ErrorTypeAPI, retryable, 0},
 		{"context window by the server", gatewaytest.OpenAIErrorReply(400, gatewaytest.OpenAIErrorFields{Message: "too long", Code: "context_length_exceeded"}),
 			question("hi"), false, temporalinfergate.ErrorTypeContextWindow, final, 0},
+		{"insufficient balance in a 200", gatewaytest.OpenAIErrorReply(200, gatewaytest.OpenAIErrorFields{Message: "balance too low", Code: "insufficient_balance"}),
+			question("hi"), false, temporalinfergate.ErrorTypeAPI, final, 0},
 		{"refused before sending", gatewaytest.ErrorReply{}, infergate.ChatRequest{Model: "llama-3.3-70b"}, false, temporalinfergate.ErrorTypeInvalid, final, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,7 +74,7 @@ func TestActivityErrorsAreClassified(t *testing.T) {
 			if strings.Contains(err.Error(), gatewaytest.DefaultAPIKey) {
 				t.Errorf("the error shows the key: %v", err)
 			}
-			if tc.typ != temporalinfergate.ErrorTypeAPI {
+			if tc.reply.Status == 0 {
 				if _, ok := temporalinfergate.APIErrorOf(err); ok {
 					t.Errorf("APIErrorOf found an answer in %v", err)
 				}
@@ -131,4 +134,77 @@ func activityEnv(t *testing.T, client *infergate.Client, tools ...*infergate.Fun
 	}
 	acts.Register(env)
 	return env
+}
+
+// A worker whose client falls back (WithFallbackModels) fails the activity only as finally as the
+// most hopeful of its models: a first model that does not exist and a second that is down for a
+// while make a retryable error, after the second's Retry-After, with the second's answer in the
+// details; had every model failed for good, no retry would help.
+func TestFallbackErrorIsRetriedWhenAModelMayAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name         string
+		second       gatewaytest.ErrorReply
+		nonRetryable bool
+		status       int
+		next         time.Duration
+	}{
+		{"second down", gatewaytest.DetailErrorReply(503, "down").WithRetryAfter(2 * time.Second), false, 503, 2 * time.Second},
+		{"second not found either", gatewaytest.DetailErrorReply(404, "no such model"), true, 404, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gw := gatewaytest.NewServer()
+			defer gw.Close()
+			gw.FailNext(1, gatewaytest.DetailErrorReply(404, "no such model"))
+			gw.FailNext(1, tc.second)
+			in, err := temporalinfergate.NewChatInput(question("hi"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = activityEnv(t, gw.Client(infergate.WithFallbackModels("mistral-7b"))).ExecuteActivity(temporalinfergate.ChatActivity, in)
+			var app *temporal.ApplicationError
+			if !errors.As(err, &app) || app.Type() != temporalinfergate.ErrorTypeAPI {
+				t.Fatalf("err = %v", err)
+			}
+			if app.NonRetryable() != tc.nonRetryable || app.NextRetryDelay() != tc.next || len(gw.Requests()) != 2 {
+				t.Errorf("non-retryable %v, next delay %s, %d requests; want %v, %s, 2", app.NonRetryable(), app.NextRetryDelay(), len(gw.Requests()), tc.nonRetryable, tc.next)
+			}
+			if api, ok := temporalinfergate.APIErrorOf(err); !ok || api.StatusCode != tc.status {
+				t.Errorf("APIErrorOf = %+v, %v; want status %d", api, ok, tc.status)
+			}
+		})
+	}
+}
+
+// An error the gateway sends inside a stream is classified by the status it carries, as an answer's
+// is: a client error is not retried, a server's failure or an error without a status is; its
+// details hold the *infergate.StreamError.
+func TestStreamedErrorIsClassifiedByItsStatus(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status       int
+		nonRetryable bool
+	}{{400, true}, {403, true}, {422, true}, {429, false}, {503, false}, {0, false}} {
+		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
+			t.Parallel()
+			gw := gatewaytest.NewServer()
+			defer gw.Close()
+			gw.Enqueue(gatewaytest.Reply{Content: "never sent", Quirks: gatewaytest.Quirks{InBandError: &gatewaytest.StreamErrorEvent{
+				Message: "the provider refused it", Type: "provider_error", Status: tc.status}}})
+			in, err := temporalinfergate.NewChatInput(question("hi"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = activityEnv(t, gw.Client()).ExecuteActivity(temporalinfergate.StreamChatActivity, in)
+			var app *temporal.ApplicationError
+			if !errors.As(err, &app) || app.Type() != temporalinfergate.ErrorTypeStream || app.NonRetryable() != tc.nonRetryable {
+				t.Fatalf("err = %v; want a %s, non-retryable %v", err, temporalinfergate.ErrorTypeStream, tc.nonRetryable)
+			}
+			var got infergate.StreamError
+			if err := app.Details(&got); err != nil || got.StatusCode != tc.status || got.Message != "the provider refused it" {
+				t.Errorf("details %+v, %v", got, err)
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 
 	infergate "github.com/infergate/infergate-go"
 )
@@ -59,8 +60,9 @@ func encodeExtra(field string, extra map[string]any) (infergate.RawFields, error
 		return nil, nil
 	}
 	out := make(infergate.RawFields, len(extra))
-	for k, v := range extra {
-		raw, err := json.Marshal(v)
+	// In key order: the workflow calls this, and a replay must meet the same bad field first.
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		raw, err := json.Marshal(extra[k])
 		if err != nil {
 			return nil, &infergate.ValidationError{Field: field + "[" + k + "]", Reason: fmt.Sprintf("cannot be encoded as JSON: %v", err)}
 		}

@@ -55,3 +55,20 @@ func TestChatInputKeepsExtra(t *testing.T) {
 		t.Errorf("a NaN in Extra: err = %v", err)
 	}
 }
+
+// NewChatInput runs in workflow code (Chat, RunTools), where the same input must give the same
+// error on every replay: of several values JSON cannot encode, the first key in order is named.
+func TestChatInputNamesTheFirstBadExtraField(t *testing.T) {
+	t.Parallel()
+	req := question("hi")
+	req.Extra = map[string]any{"a": 1}
+	for _, k := range []string{"m", "c", "x", "e", "q", "g", "t", "d"} {
+		req.Extra[k] = math.Inf(1)
+	}
+	for range 50 {
+		var invalid *infergate.ValidationError
+		if _, err := temporalinfergate.NewChatInput(req); !errors.As(err, &invalid) || invalid.Field != "ChatRequest.Extra[c]" {
+			t.Fatalf("err = %v, want ChatRequest.Extra[c] named", err)
+		}
+	}
+}

@@ -53,7 +53,8 @@ type ToolLoop struct {
 // again. The loop's tools are added to req.Tools; the transcript and answer are in the result.
 //
 // While it waits for outcomes, QueryPendingToolCalls lists the calls waiting. An outcome for a
-// call that is not waiting is logged and dropped.
+// call that is not waiting is logged and dropped: a second outcome for a call, and one received
+// before the turn's calls were listed (a copy left from an earlier turn), answer nothing.
 //
 // Errors: a bound reached is the *infergate.ToolLimitError; an activity that failed is its
 // *temporal.ActivityError (APIErrorOf reads the gateway's answer); ctx's cancellation while
@@ -103,6 +104,16 @@ func RunTools(ctx workflow.Context, req infergate.ChatRequest, loop ToolLoop) (*
 // settle returns the outcome of each pending call, in order: the calls deferred wait for their
 // signal, the others run as activities, concurrently.
 func settle(ctx, toolCtx workflow.Context, loop ToolLoop, pending []infergate.ToolCall, waiting *[]infergate.ToolCall) ([]infergate.ToolOutcome, error) {
+	signals := workflow.GetSignalChannel(ctx, SignalToolOutcome)
+	// Outcomes received before this turn's calls were listed answer none of them: a copy of an
+	// earlier outcome, sent twice, must not answer a later call the model gave the same id.
+	for {
+		var stale infergate.ToolOutcome
+		if !signals.ReceiveAsync(&stale) {
+			break
+		}
+		workflow.GetLogger(ctx).Warn("temporalinfergate: dropped an outcome for a call that is not waiting", "CallID", stale.CallID)
+	}
 	outcomes := make([]infergate.ToolOutcome, len(pending))
 	runs := make([]workflow.Future, len(pending))
 	deferred, answered := make([]bool, len(pending)), make([]bool, len(pending))
@@ -124,7 +135,6 @@ func settle(ctx, toolCtx workflow.Context, loop ToolLoop, pending []infergate.To
 		}
 		outcomes[i] = infergate.ToolOutcome{CallID: pending[i].ID, Output: res.Output}
 	}
-	signals := workflow.GetSignalChannel(ctx, SignalToolOutcome)
 	for len(*waiting) > 0 {
 		var o infergate.ToolOutcome
 		sel := workflow.NewSelector(ctx)

@@ -12,6 +12,7 @@ import (
 	"github.com/infergate/infergate-go/temporalinfergate"
 	"github.com/infergate/infergate-go/temporalinfergate/temporalinfergatetest"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 )
@@ -104,5 +105,25 @@ func TestStreamChatHeartbeatsPerChunk(t *testing.T) {
 	// (to one per 80% of HeartbeatTimeout), so the listener sees those that got through, counting up.
 	if len(beats) == 0 || beats[0] != 1 || !slices.IsSorted(beats) {
 		t.Errorf("heartbeats %v", beats)
+	}
+}
+
+// The Idempotency-Key is made of the workflow's and the activity's ids, which may hold any text
+// and be long: the key is short printable ASCII whatever they hold, and the call is sent.
+func TestIdempotencyKeyOfAnyWorkflowID(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"order\n17", "commande-é-" + strings.Repeat("x", 900)} {
+		env := newEnv(t)
+		env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: id})
+		gw := temporalinfergatetest.Register(t, env, nil)
+		env.ExecuteWorkflow(chatWorkflow(false), question("hi"))
+		var answer string
+		if err := env.GetWorkflowResult(&answer); err != nil || len(gw.Requests()) != 1 {
+			t.Fatalf("workflow %q: err %v, %d requests", id, err, len(gw.Requests()))
+		}
+		key := gw.Requests()[0].Header.Get("Idempotency-Key")
+		if len(key) < len("temporal-")+32 || len(key) > 80 || strings.IndexFunc(key, func(r rune) bool { return r < '!' || r > '~' }) >= 0 {
+			t.Errorf("workflow %q: Idempotency-Key %q", id, key)
+		}
 	}
 }
