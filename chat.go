@@ -3,12 +3,12 @@ package infergate
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 
 	"github.com/infergate/infergate-go/internal/jsonscan"
 )
@@ -343,7 +343,7 @@ func (c *config) renderChat(req *ChatRequest, stream bool) ([]byte, error) {
 		withSession.SessionID = c.sessionID
 		req = &withSession
 	}
-	body := make([]byte, 0, encodedSize(req.Messages))
+	body := make([]byte, 0, encodedSize(req.Messages)+toolsSize(req.Tools))
 	body = append(body, `{"messages":[`...)
 	var err error
 	for i := range req.Messages {
@@ -410,8 +410,8 @@ func (r *ChatRequest) Validate() error {
 	if len(r.Stop) > 4 {
 		return invalid("Stop", "at most 4 sequences, got %d", len(r.Stop))
 	}
-	for i, t := range r.Tools {
-		if err := t.validate(fmt.Sprintf("Tools[%d]", i)); err != nil {
+	for i := range r.Tools {
+		if err := r.Tools[i].validate(i); err != nil {
 			return err
 		}
 	}
@@ -444,23 +444,26 @@ func (r *ChatRequest) validateToolChoice() error {
 	return invalid("ToolChoice", "unknown mode %q", t.mode)
 }
 
-func (t Tool) validate(field string) error {
+// validate checks Tools[i]. The field's name is only written for an error, as a request is
+// checked on every call.
+func (t *Tool) validate(i int) error {
+	field := func() string { return "Tools[" + strconv.Itoa(i) + "]" }
 	if t.Type != "function" && t.Type != "" {
-		return invalid(field+".Type", `must be "function" (or empty), got %q`, t.Type)
+		return invalid(field()+".Type", `must be "function" (or empty), got %q`, t.Type)
 	}
 	if !functionName.MatchString(t.Function.Name) {
-		return invalid(field+".Function.Name", "%q must be 1 to 64 letters, digits, '_' or '-'", t.Function.Name)
+		return invalid(field()+".Function.Name", "%q must be 1 to 64 letters, digits, '_' or '-'", t.Function.Name)
 	}
 	if t.Function.Parameters == nil {
 		return nil
 	}
-	raw, err := json.Marshal(t.Function.Parameters)
+	raw, err := parametersJSON(t.Function.Parameters)
 	if err != nil {
-		return invalid(field+".Function.Parameters", "cannot be encoded as JSON: %v", err)
+		return invalid(field()+".Function.Parameters", "cannot be encoded as JSON: %v", err)
 	}
-	// What json.Marshal writes is valid and compact: an object is what starts with '{'.
+	// What encoding/json writes is valid and compact: an object is what starts with '{'.
 	if raw[0] != '{' {
-		return invalid(field+".Function.Parameters", "must be a JSON Schema object, got %.40s", raw)
+		return invalid(field()+".Function.Parameters", "must be a JSON Schema object, got %.40s", raw)
 	}
 	return nil
 }

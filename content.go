@@ -213,7 +213,7 @@ func appendToolCall(b []byte, c *ToolCall) []byte {
 
 // appendChatFields appends the request's fields other than its messages, each as ,"key":value, in
 // the order and with the omissions encoding/json would give wireChatRequest: a call encodes them
-// without reflection, except for tools and a tool choice, which have encoders of their own.
+// without reflection, except for a tool choice, which has an encoder of its own.
 func appendChatFields(b []byte, r *ChatRequest, stream bool) ([]byte, error) {
 	for _, f := range [...]*float64{r.Temperature, r.TopP, r.PresencePenalty, r.FrequencyPenalty} {
 		if f != nil && (math.IsNaN(*f) || math.IsInf(*f, 0)) {
@@ -238,11 +238,10 @@ func appendChatFields(b []byte, r *ChatRequest, stream bool) ([]byte, error) {
 	b = jsonwrite.FloatField(b, "presence_penalty", r.PresencePenalty)
 	b = jsonwrite.FloatField(b, "frequency_penalty", r.FrequencyPenalty)
 	if len(r.Tools) > 0 {
-		tools, err := json.Marshal(r.Tools)
-		if err != nil {
+		var err error
+		if b, err = appendTools(append(b, `,"tools":`...), r.Tools); err != nil {
 			return nil, err
 		}
-		b = append(append(b, `,"tools":`...), tools...)
 	}
 	if !r.ToolChoice.IsZero() {
 		choice, err := r.ToolChoice.MarshalJSON()

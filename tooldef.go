@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/infergate/infergate-go/internal/jsonwrite"
 	schemacheck "github.com/infergate/infergate-go/internal/schema"
 )
 
@@ -40,6 +42,73 @@ type FunctionDefinition struct {
 // functionTool returns a function tool; parameters is its JSON Schema (nil for none).
 func functionTool(name, description string, parameters any) Tool {
 	return Tool{Type: "function", Function: FunctionDefinition{Name: name, Description: description, Parameters: parameters}}
+}
+
+// appendTools appends tools as json.Marshal(tools) writes them, without reflection: each field
+// through jsonwrite, and the parameters through parametersJSON. When encoding/json refuses a
+// tool's parameters, the tools are handed to it whole, so that its error is the one returned.
+func appendTools(b []byte, tools []Tool) ([]byte, error) {
+	start := len(b)
+	b = append(b, '[')
+	for i := range tools {
+		t := &tools[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kind := t.Type
+		if kind == "" {
+			kind = "function"
+		}
+		b = append(b, `{"type":`...)
+		b = jsonwrite.HTMLString(b, kind)
+		b = append(b, `,"function":{"name":`...)
+		b = jsonwrite.HTMLString(b, t.Function.Name)
+		if t.Function.Description != "" {
+			b = append(b, `,"description":`...)
+			b = jsonwrite.HTMLString(b, t.Function.Description)
+		}
+		if t.Function.Parameters != nil {
+			params, err := parametersJSON(t.Function.Parameters)
+			if err != nil {
+				whole, err := json.Marshal(tools)
+				if err != nil {
+					return nil, err
+				}
+				return append(b[:start], whole...), nil
+			}
+			b = append(append(b, `,"parameters":`...), params...)
+		}
+		if t.Function.Strict != nil {
+			b = strconv.AppendBool(append(b, `,"strict":`...), *t.Function.Strict)
+		}
+		b = append(b, '}', '}')
+	}
+	return append(b, ']'), nil
+}
+
+// toolsSize guesses the encoded size of tools, for the body's first allocation: the parameters
+// are counted when they are JSON already.
+func toolsSize(tools []Tool) int {
+	n := 0
+	for i := range tools {
+		f := &tools[i].Function
+		n += 64 + len(f.Name) + len(f.Description)
+		if raw, ok := f.Parameters.(json.RawMessage); ok {
+			n += len(raw)
+		}
+	}
+	return n
+}
+
+// parametersJSON returns the JSON that encoding/json writes for a tool's parameters. A
+// json.RawMessage, what a schema given as JSON is held as, is its own encoding when
+// jsonwrite.Verbatim proves that encoding/json would keep it as it is, and is then returned
+// without being scanned again on each call; any other value is encoded by encoding/json.
+func parametersJSON(params any) ([]byte, error) {
+	if raw, ok := params.(json.RawMessage); ok && jsonwrite.Verbatim(raw) {
+		return raw, nil
+	}
+	return json.Marshal(params)
 }
 
 // ToolChoice controls tool calling. The zero value leaves it to the model (the field is omitted); use

@@ -1,9 +1,11 @@
 package jsonwrite
 
 import (
+	"encoding/json"
 	"math"
 	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -49,7 +51,11 @@ func plainPrefix(w string) int {
 // & are kept: quotes, backslashes and control characters escaped, invalid UTF-8 replaced by U+FFFD,
 // and U+2028 and U+2029 escaped for JavaScript readers.
 func String(b []byte, s string) []byte {
-	b = append(b, '"')
+	return append(stringBody(append(b, '"'), s), '"')
+}
+
+// stringBody appends s escaped as String escapes it, without the quotes.
+func stringBody(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -96,8 +102,36 @@ func String(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
+}
+
+// HTMLString appends s as a JSON string byte for byte as encoding/json writes it: as String does,
+// with <, > and & escaped too, and backspace and form feed written \b and \f. A string that is not
+// valid UTF-8 is handed to encoding/json, whose versions replace the invalid bytes differently.
+func HTMLString(b []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		quoted, _ := json.Marshal(s) // a string always encodes
+		return append(b, quoted...)
+	}
+	b = append(b, '"')
+	for {
+		// These bytes are ASCII, so cutting s at them never cuts a UTF-8 sequence.
+		i := strings.IndexAny(s, "<>&\b\f")
+		if i < 0 {
+			break
+		}
+		b = stringBody(b, s[:i])
+		switch c := s[i]; c {
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		s = s[i+1:]
+	}
+	return append(stringBody(b, s), '"')
 }
 
 // IntField appends ,"name":v when v is not nil.
