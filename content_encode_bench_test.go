@@ -139,3 +139,66 @@ func BenchmarkCreateShort(b *testing.B) {
 		}
 	}
 }
+
+// agentTools are eight tools with schemas from SchemaFor, as an agent sends on every turn.
+func agentTools(b *testing.B) []Tool {
+	type place struct {
+		City    string   `json:"city" jsonschema:"the city, as its people spell it"`
+		Country string   `json:"country,omitempty" jsonschema:"ISO 3166 code"`
+		Units   []string `json:"units,omitempty"`
+	}
+	type search struct {
+		Query   string  `json:"query"`
+		Limit   int     `json:"limit,omitempty"`
+		Since   string  `json:"since,omitempty" jsonschema:"a date, YYYY-MM-DD"`
+		Score   float64 `json:"min_score,omitempty"`
+		Sources []place `json:"sources,omitempty"`
+	}
+	placeSchema, err := SchemaFor[place]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	searchSchema, err := SchemaFor[search]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools := make([]Tool, 8)
+	for i := range tools {
+		schema := placeSchema
+		if i%2 == 1 {
+			schema = searchSchema
+		}
+		tools[i] = Tool{Type: "function", Function: FunctionDefinition{Name: fmt.Sprintf("tool_%d", i),
+			Description: "Looks something up for the user and answers in one line.", Parameters: schema}}
+	}
+	return tools
+}
+
+// BenchmarkEncodeChatTools checks and encodes a short request carrying eight tools, beside
+// encoding/json encoding the same request.
+func BenchmarkEncodeChatTools(b *testing.B) {
+	c, err := NewClient(WithAPIKey("sk-bench"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := ChatRequest{Model: "llama-3.3-70b", Messages: []Message{UserMessage("What is the weather in Paris?")}, Tools: agentTools(b)}
+	body, _ := c.cfg.encodeChat(&req, false)
+	b.Run("SDK", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.cfg.encodeChat(&req, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(wireChatRequest{ChatRequest: &req}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,6 +1,10 @@
 package jsonwrite
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
 
 // maxVerbatimDepth bounds the nesting Verbatim follows. encoding/json refuses values nested more
 // than 10000 deep; deeper than this, the caller asks encoding/json, which says so.
@@ -120,6 +124,16 @@ func verbatimString(raw []byte, i int) int {
 		return -1
 	}
 	for i++; i < len(raw); {
+		for i+8 <= len(raw) {
+			n := rawPlainPrefix(binary.LittleEndian.Uint64(raw[i:]))
+			i += n
+			if n < 8 {
+				break
+			}
+		}
+		if i >= len(raw) {
+			return -1
+		}
 		c := raw[i]
 		if c < utf8.RuneSelf {
 			if rawPlain[c] {
@@ -144,6 +158,20 @@ func verbatimString(raw []byte, i int) int {
 		i += size
 	}
 	return -1
+}
+
+// rawPlainPrefix returns how many of the eight bytes of w, from the lowest, rawPlain marks. A high
+// bit marks each byte that is not plain: below 0x20 or above 0x7f, or one of " \\ < > &; the lowest
+// mark is exact, as borrows only run upwards from a marked byte.
+func rawPlainPrefix(w uint64) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash, less, greater, amp := w^('"'*ones), w^('\\'*ones), w^('<'*ones), w^('>'*ones), w^('&'*ones)
+	special := ((w - 0x20*ones) | w | ((quote - ones) &^ quote) | ((backslash - ones) &^ backslash) |
+		((less - ones) &^ less) | ((greater - ones) &^ greater) | ((amp - ones) &^ amp)) & highs
+	if special == 0 {
+		return 8
+	}
+	return bits.TrailingZeros64(special) / 8
 }
 
 // escape checks the escape at i, a backslash, and returns the index after it, or -1.

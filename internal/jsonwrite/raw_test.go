@@ -2,10 +2,12 @@ package jsonwrite
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // rawPiece is a fragment of a string's content, and whether encoding/json keeps it as it is.
@@ -15,7 +17,7 @@ type rawPiece struct {
 }
 
 var rawPieces = []rawPiece{
-	{"plain", true}, {"", true}, {"é日本🙂", true}, {`\"`, true}, {`\\`, true}, {`\/`, true},
+	{"plain", true}, {"", true}, {"a longer run of plain text, well past one word", true}, {"é日本🙂", true}, {`\"`, true}, {`\\`, true}, {`\/`, true},
 	{`\b\f\n\r\t`, true}, {`\u00e9`, true}, {`\u003c`, true}, {`\u2028`, true}, {"\x7f", true},
 	{"<", false}, {">", false}, {"&", false}, {"\u2028", false}, {"\u2029", false},
 	{"\xff", false}, {"\xed\xa0\x80", false}, {`\ud83d\ude00`, false}, {`\udc00`, false},
@@ -50,7 +52,7 @@ func (g *rawJSON) str() {
 	for range g.r.IntN(4) {
 		p := rawPieces[g.r.IntN(len(rawPieces))]
 		if g.r.IntN(3) > 0 { // mostly pieces encoding/json keeps
-			p = rawPieces[g.r.IntN(11)]
+			p = rawPieces[g.r.IntN(12)]
 		}
 		g.b = append(g.b, p.text...)
 		g.kept = g.kept && p.kept
@@ -218,4 +220,25 @@ func FuzzHTMLString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkHTMLString)
+}
+
+// TestRawPlainPrefix puts each byte value at each place of a word of plain bytes, and of bytes
+// that borrow in the word-at-a-time search, and holds the count to a byte-by-byte one.
+func TestRawPlainPrefix(t *testing.T) {
+	t.Parallel()
+	for _, fill := range []string{"abcdefgh", "        ", "!#~~~~~~", "\x1f\x00\"\\\x7f\x80\xff\x20", "=;?%'<>&", "\x21\x27\x3b\x3d\x3f\x25\x3c\x3e"} {
+		for c := range 256 {
+			for pos := range 8 {
+				w := []byte(fill)
+				w[pos] = byte(c)
+				want := 0
+				for want < 8 && w[want] < utf8.RuneSelf && rawPlain[w[want]] {
+					want++
+				}
+				if got := rawPlainPrefix(binary.LittleEndian.Uint64(w)); got != want {
+					t.Fatalf("rawPlainPrefix(%q) = %d, want %d", w, got, want)
+				}
+			}
+		}
+	}
 }
