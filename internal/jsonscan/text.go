@@ -144,7 +144,8 @@ func stopMarks(x uint64) uint64 {
 // text inside a string (a tool call's arguments) escapes every quote, so its runs between escapes
 // are a few bytes long. It returns where it stopped, the lag then, and high with the bits of
 // every byte copied as it was. It needs 0 <= lag <= i <= len(b) <= len(dst); given less, it
-// copies nothing. copyRuns is this loop without bounds checks, but built with the purego tag.
+// copies nothing. copyRuns is this loop through pointers, without bounds checks, except when
+// built with the purego tag, which makes it this loop.
 func copyRunsSafe(dst, b []byte, i, lag int, high uint64) (int, int, uint64) {
 	if lag < 0 || lag > i || len(dst) < len(b) {
 		return i, lag, high
