@@ -226,6 +226,12 @@ func BenchmarkDecodeCompletion50KB(b *testing.B) {
 // toolCallBody is an answer whose one tool call carries about size bytes of JSON arguments:
 // records whose strings hold quotes and backslashes, so that the arguments escape a byte in five.
 func toolCallBody(size int) []byte {
+	quoted, _ := json.Marshal(toolCallArguments(size))
+	return fmt.Appendf(nil, `{"id":"chatcmpl-8f3a9c2b","object":"chat.completion","created":1731000000,"model":"llama-3.3-70b","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"id":"call_7Xk2","type":"function","function":{"name":"answer","arguments":%s}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":12,"completion_tokens":12000,"total_tokens":12012}}`, quoted)
+}
+
+// toolCallArguments is the JSON of about size bytes that toolCallBody's call carries.
+func toolCallArguments(size int) string {
 	var args strings.Builder
 	args.WriteString(`{"items":[`)
 	for i := 0; args.Len() < size; i++ {
@@ -235,8 +241,7 @@ func toolCallBody(size int) []byte {
 		fmt.Fprintf(&args, `{"label":"record number %d of the set","score":%g,"tags":["alpha","beta"],"note":"note %d: see \\ the \"appendix\""}`, i, float64(i)/3, i)
 	}
 	args.WriteString(`]}`)
-	quoted, _ := json.Marshal(args.String())
-	return fmt.Appendf(nil, `{"id":"chatcmpl-8f3a9c2b","object":"chat.completion","created":1731000000,"model":"llama-3.3-70b","choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"id":"call_7Xk2","type":"function","function":{"name":"answer","arguments":%s}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":12,"completion_tokens":12000,"total_tokens":12012}}`, quoted)
+	return args.String()
 }
 
 func BenchmarkDecodeToolCall50KB(b *testing.B) {

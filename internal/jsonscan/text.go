@@ -73,57 +73,27 @@ var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f
 // declines what the scanner declines: control characters, unknown escapes, lone surrogates,
 // invalid UTF-8, an unterminated string.
 //
-// Runs of text move eight bytes at a time, each word stored whole before its stop is known, so
-// dst must have eight bytes to spare past the copy: it does whenever n <= i and len(dst) >=
-// len(b), which holds for every string of one input unescaped in order, as none grows. A
-// one-letter escape is written without leaving the word loop: JSON text inside a string (a tool
-// call's arguments) escapes every quote, so its runs between escapes are a few bytes long.
+// Runs of text move eight bytes at a time (copyRuns), each word stored whole before its stop is
+// known, so dst must have eight bytes to spare past the copy: it does whenever n <= i and
+// len(dst) >= len(b), which holds for every string of one input unescaped in order, as none grows.
 //
 // The text is checked as UTF-8 once, in dst, when a byte copied as it was has its high bit set:
 // an escape writes ASCII or a whole character, which can neither complete a run's broken
 // sequence nor break a sequence of the run after it, so dst is valid exactly when every run is.
 func unescapeInto(dst []byte, n int, b []byte, i int) (int, int, bool) {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	if n > i || len(dst) < len(b) {
+	if n > i || n < 0 || len(dst) < len(b) {
 		return 0, 0, false
 	}
 	dst = dst[:len(b)]
 	// Each byte of b goes to dst at its index less lag, which grows by what each escape saves.
 	from, lag, high := n, i-n, uint64(0)
 	for {
-		for i+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[i:])
-			binary.LittleEndian.PutUint64(dst[i-lag:], x)
-			quote, backslash := x^('"'*ones), x^('\\'*ones)
-			// A high bit marks a byte below 0x20, a quote or a backslash: a byte that is none of
-			// them and still has one set had it in x. The lowest mark is exact, as borrows only
-			// run upwards from a marked byte.
-			stop := ((x - 0x20*ones) | (quote - ones) | (backslash - ones)) &^ x & highs
-			if stop == 0 {
-				high |= x
-				i += 8
-				continue
-			}
-			// The marked bytes have no high bit in x, so the marks below the lowest one's keep
-			// only the bytes before it.
-			high |= x & (stop - 1)
-			i += bits.TrailingZeros64(stop) / 8
-			if b[i] != '\\' || i+1 >= len(b) {
-				goto stopped
-			}
-			c := simpleEscape[b[i+1]]
-			if c == 0 {
-				goto stopped
-			}
-			dst[i-lag] = c
-			i, lag = i+2, lag+1
-		}
+		i, lag, high = copyRuns(dst, b, i, lag, high)
 		for i < len(b) && !textStop[b[i]] {
 			high |= uint64(b[i])
 			dst[i-lag] = b[i]
 			i++
 		}
-	stopped:
 		if i >= len(b) {
 			return 0, 0, false
 		}
@@ -156,6 +126,54 @@ func unescapeInto(dst []byte, n int, b []byte, i int) (int, int, bool) {
 			return 0, 0, false
 		}
 	}
+}
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// stopMarks marks, in the high bit of each byte, the bytes of the word x that end a run: a byte
+// below 0x20, a quote or a backslash. A byte that is none of them and still has its high bit set
+// had it in x, so it is not marked. The lowest mark is exact, as borrows only run upwards from a
+// marked byte; the marks above it may not be.
+func stopMarks(x uint64) uint64 {
+	quote, backslash := x^('"'*ones), x^('\\'*ones)
+	return ((x - 0x20*ones) | (quote - ones) | (backslash - ones)) &^ x & highs
+}
+
+// copyRunsSafe copies b[i:] to dst[i-lag:] eight bytes at a time, while eight bytes are left,
+// up to a stop other than a one-letter escape, which it writes without leaving the loop: JSON
+// text inside a string (a tool call's arguments) escapes every quote, so its runs between escapes
+// are a few bytes long. It returns where it stopped, the lag then, and high with the bits of
+// every byte copied as it was. It needs 0 <= lag <= i <= len(b) <= len(dst); given less, it
+// copies nothing. copyRuns is this loop through pointers, without bounds checks, except when
+// built with the purego tag, which makes it this loop.
+func copyRunsSafe(dst, b []byte, i, lag int, high uint64) (int, int, uint64) {
+	if lag < 0 || lag > i || len(dst) < len(b) {
+		return i, lag, high
+	}
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		binary.LittleEndian.PutUint64(dst[i-lag:], x)
+		stop := stopMarks(x)
+		if stop == 0 {
+			high |= x
+			i += 8
+			continue
+		}
+		// The marked bytes have no high bit in x, so the marks below the lowest one's keep
+		// only the bytes before it.
+		high |= x & (stop - 1)
+		i += bits.TrailingZeros64(stop) / 8
+		if b[i] != '\\' || i+1 >= len(b) {
+			break
+		}
+		c := simpleEscape[b[i+1]]
+		if c == 0 {
+			break
+		}
+		dst[i-lag] = c
+		i, lag = i+2, lag+1
+	}
+	return i, lag, high
 }
 
 // unicodeRune reads the \u escape at the start of b, or the pair of them a character beyond the

@@ -154,3 +154,24 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkUnescape50KB unescapes one string of 50 KB: a tool call's arguments, JSON inside a
+// JSON string, whose every quote is escaped (a byte in five), and plain text with no escape.
+func BenchmarkUnescape50KB(b *testing.B) {
+	escaped, _ := json.Marshal(toolCallArguments(50_000))
+	plain, _ := json.Marshal(strings.Repeat("Plain text of a paragraph, without a character to escape. ", 50_000/59+1))
+	for _, bench := range []struct {
+		name string
+		lit  []byte
+	}{{"escaped", escaped}, {"plain", plain}} {
+		b.Run(bench.name, func(b *testing.B) {
+			dst := make([]byte, len(bench.lit))
+			b.SetBytes(int64(len(bench.lit)))
+			for b.Loop() {
+				if _, _, ok := unescapeInto(dst, 0, bench.lit, 1); !ok {
+					b.Fatal("declined")
+				}
+			}
+		})
+	}
+}

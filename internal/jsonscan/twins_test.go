@@ -9,8 +9,9 @@ import (
 )
 
 // The package's unsafe code has safe twins, which the purego build tag selects: view (a string
-// viewing the texts' buffer; the twin copies) and within (addresses compared as numbers; the twin
-// compares them one by one). The differential fuzz targets here feed both twins the same input and
+// viewing the texts' buffer; the twin copies), within (addresses compared as numbers; the twin
+// compares them one by one) and copyRuns (a string's text copied through pointers; the twin
+// indexes slices). The differential fuzz targets here feed both twins the same input and
 // require the same result; built with the purego tag, both sides are the safe twin.
 
 // FuzzCompletionTwins decodes each body with strings that view the buffer and with strings that
@@ -87,4 +88,27 @@ func chunkBytes(c *Chunk) [][]byte {
 		}
 	}
 	return out
+}
+
+// FuzzUnescapeTwins runs copyRuns and copyRunsSafe on the same bytes, from the same place, into
+// two buffers filled alike: they must stop at the same place with the same lag and high bits,
+// and leave the buffers alike, whatever the start, the lag and the buffer's length.
+func FuzzUnescapeTwins(f *testing.F) {
+	f.Add([]byte(`"{\"label\":\"record 1\",\"score\":0.33,\"tags\":[\"a\"]}"`), uint16(1), uint16(0), uint16(0))
+	f.Add([]byte(`"abcdefgh\\\/\n\t\u00e9 é\x01 and the rest"`), uint16(1), uint16(1), uint16(3))
+	f.Add([]byte(`"12345678\`), uint16(1), uint16(0), uint16(0))
+	f.Add([]byte(`\"\"\"\"\"\"\"\"\"\"\"\"`), uint16(0), uint16(0), uint16(1))
+	f.Fuzz(func(t *testing.T, b []byte, i, lag, short uint16) {
+		size := max(len(b)-int(short), 0)
+		fast, safe := make([]byte, size), make([]byte, size)
+		for k := range size {
+			fast[k], safe[k] = byte(k), byte(k)
+		}
+		fi, flag, fhigh := copyRuns(fast, b, int(i), int(lag), 0)
+		si, slag, shigh := copyRunsSafe(safe, b, int(i), int(lag), 0)
+		if fi != si || flag != slag || fhigh != shigh || !bytes.Equal(fast, safe) {
+			t.Fatalf("%q from %d, lag %d, into %d bytes: copyRuns stops at %d, lag %d, high %#x, wrote %q; copyRunsSafe %d, %d, %#x, %q",
+				b, i, lag, size, fi, flag, fhigh, fast, si, slag, shigh, safe)
+		}
+	})
 }
