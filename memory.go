@@ -126,15 +126,19 @@ func (m *streamMemory) decode(data []byte, out *ChatCompletionChunk) bool {
 	if !ok {
 		return false
 	}
-	usage, ok1 := chunkUsage(c.Usage)
-	provider, ok2 := chunkUsage(c.UsageFromProvider)
-	consumer, ok3 := chunkUsage(c.UsageFromConsumer)
-	if !ok1 || !ok2 || !ok3 {
-		return false
+	var usage, provider, consumer *Usage
+	if c.Usage != nil || c.UsageFromProvider != nil || c.UsageFromConsumer != nil { // the last chunk's
+		var ok1, ok2, ok3 bool
+		usage, ok1 = chunkUsage(c.Usage)
+		provider, ok2 = chunkUsage(c.UsageFromProvider)
+		consumer, ok3 = chunkUsage(c.UsageFromConsumer)
+		if !ok1 || !ok2 || !ok3 {
+			return false
+		}
 	}
 	choices := m.choiceList(len(c.Choices))
 	for i := range c.Choices {
-		if !decodeRaw(c.Choices[i].Logprobs, &choices[i].Logprobs) {
+		if c.Choices[i].Logprobs != nil && !decodeRaw(c.Choices[i].Logprobs, &choices[i].Logprobs) {
 			return false
 		}
 	}
