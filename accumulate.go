@@ -129,9 +129,15 @@ func (ch *accChoice) add(pc *ChunkChoice, thinkTags bool) {
 	if d.Role != "" {
 		ch.role = d.Role
 	}
-	ch.addContent(d)
-	ch.reasoning.WriteString(d.Reasoning)
-	ch.refusal.WriteString(d.Refusal)
+	if d.Content != "" || d.Parts != nil {
+		ch.addContent(d)
+	}
+	if d.Reasoning != "" {
+		ch.reasoning.WriteString(d.Reasoning)
+	}
+	if d.Refusal != "" {
+		ch.refusal.WriteString(d.Refusal)
+	}
 	if len(d.Extra) > 0 {
 		ch.fields = ch.fields.add(d.Extra)
 	}
@@ -139,7 +145,7 @@ func (ch *accChoice) add(pc *ChunkChoice, thinkTags bool) {
 		ch.logprobs = appendLogprobs(ch.logprobs, pc.Logprobs)
 	}
 	for j := range d.ToolCalls {
-		d.ToolCalls[j] = ch.addCall(&d.ToolCalls[j])
+		ch.addCall(&d.ToolCalls[j])
 	}
 	if pc.FinishReason != "" {
 		ch.finish = pc.FinishReason
@@ -174,25 +180,39 @@ func (ch *accChoice) addContent(d *Delta) {
 	}
 }
 
-// addCall merges one fragment and returns what it really adds.
-func (ch *accChoice) addCall(f *ToolCallDelta) ToolCallDelta {
+// addCall merges one fragment and rewrites it, in place, into what it really adds.
+func (ch *accChoice) addCall(f *ToolCallDelta) {
 	index, call := ch.callFor(f.Index, f.ID)
-	out := ToolCallDelta{Index: index, Extra: f.Extra}
+	f.Index = index
 	if len(f.Extra) > 0 {
 		call.fields = call.fields.add(f.Extra)
 	}
-	if f.ID != "" && call.id == "" {
-		call.id, out.ID = f.ID, f.ID
+	// Most fragments bring arguments alone: the fields they leave empty are not stored again.
+	if f.ID != "" {
+		if call.id == "" {
+			call.id = f.ID
+		} else {
+			f.ID = ""
+		}
 	}
-	if f.Type != "" && call.typ == "" {
-		call.typ, out.Type = f.Type, f.Type
+	if f.Type != "" {
+		if call.typ == "" {
+			call.typ = f.Type
+		} else {
+			f.Type = ""
+		}
 	}
-	if f.Function.Name != "" && call.name == "" {
-		call.name, out.Function.Name = f.Function.Name, f.Function.Name
+	if f.Function.Name != "" {
+		if call.name == "" {
+			call.name = f.Function.Name
+		} else {
+			f.Function.Name = ""
+		}
 	}
 	args := f.Function.Arguments
 	switch {
 	case args == "":
+		return
 	case call.args.Len() == 0 && !call.placeholder && strings.TrimSpace(args) == "{}":
 		call.placeholder = true
 	case call.placeholder && strings.TrimSpace(args) == "":
@@ -200,9 +220,9 @@ func (ch *accChoice) addCall(f *ToolCallDelta) ToolCallDelta {
 	default:
 		call.placeholder = false
 		call.args.WriteString(args)
-		out.Function.Arguments = args
+		return
 	}
-	return out
+	f.Function.Arguments = ""
 }
 
 // callFor finds the call a fragment extends, creating it when new. A fragment extends the call of
@@ -211,7 +231,12 @@ func (ch *accChoice) addCall(f *ToolCallDelta) ToolCallDelta {
 // parallel calls all at index 0, told apart only by their ids.
 func (ch *accChoice) callFor(index int, id string) (int, *accCall) {
 	call := ch.current
-	if index >= 0 {
+	switch {
+	case index < 0:
+	case call != nil && call.index == index && ch.moved == nil:
+		// The current call's index, which no new id has taken over: the call itself, without a
+		// lookup.
+	default:
 		call = ch.calls[index]
 		if m := ch.moved[index]; m != nil {
 			call = m
@@ -397,7 +422,9 @@ func (j *joined) WriteString(s string) {
 	case j.whole.Len() > 0:
 		// Grow doubles the memory, where append grows a long text by a quarter: that halves what a
 		// long answer's text allocates on its way.
-		j.whole.Grow(len(s))
+		if j.whole.Cap()-j.whole.Len() < len(s) {
+			j.whole.Grow(len(s))
+		}
 		j.whole.WriteString(s)
 	case j.first == "":
 		j.first = s

@@ -126,22 +126,36 @@ func (m *streamMemory) decode(data []byte, out *ChatCompletionChunk) bool {
 	if !ok {
 		return false
 	}
-	usage, ok1 := chunkUsage(c.Usage)
-	provider, ok2 := chunkUsage(c.UsageFromProvider)
-	consumer, ok3 := chunkUsage(c.UsageFromConsumer)
-	if !ok1 || !ok2 || !ok3 {
-		return false
-	}
-	choices := m.choiceList(len(c.Choices))
-	for i := range c.Choices {
-		if !decodeRaw(c.Choices[i].Logprobs, &choices[i].Logprobs) {
+	var usage, provider, consumer *Usage
+	if c.Usage != nil || c.UsageFromProvider != nil || c.UsageFromConsumer != nil { // the last chunk's
+		var ok1, ok2, ok3 bool
+		usage, ok1 = chunkUsage(c.Usage)
+		provider, ok2 = chunkUsage(c.UsageFromProvider)
+		consumer, ok3 = chunkUsage(c.UsageFromConsumer)
+		if !ok1 || !ok2 || !ok3 {
 			return false
 		}
 	}
-	m.setStr(&out.ID, c.ID, &m.id)
-	m.setStr(&out.Object, c.Object, &m.object)
-	m.setStr(&out.Model, c.Model, &m.model)
-	m.setStr(&out.SystemFingerprint, c.SystemFingerprint, &m.fingerprint)
+	choices := m.choiceList(len(c.Choices))
+	for i := range c.Choices {
+		if c.Choices[i].Logprobs != nil && !decodeRaw(c.Choices[i].Logprobs, &choices[i].Logprobs) {
+			return false
+		}
+	}
+	// The usual chunk repeats all four, which its memos settle without a call.
+	gen := m.fast.Generation()
+	if !m.id.Holds(c.ID.B, out.ID, gen) {
+		m.setStr(&out.ID, c.ID, &m.id)
+	}
+	if !m.object.Holds(c.Object.B, out.Object, gen) {
+		m.setStr(&out.Object, c.Object, &m.object)
+	}
+	if !m.model.Holds(c.Model.B, out.Model, gen) {
+		m.setStr(&out.Model, c.Model, &m.model)
+	}
+	if !m.fingerprint.Holds(c.SystemFingerprint.B, out.SystemFingerprint, gen) {
+		m.setStr(&out.SystemFingerprint, c.SystemFingerprint, &m.fingerprint)
+	}
 	out.Created = c.Created
 	if usage != nil || provider != nil || consumer != nil || out.Usage != nil || out.UsageFromProvider != nil ||
 		out.UsageFromConsumer != nil { // most chunks have none, before and now: no store into the heap
@@ -195,13 +209,25 @@ func (m *streamMemory) fillDelta(out *Delta, d *jsonscan.Delta) {
 	}
 	out.ToolCalls = m.callList(len(d.ToolCalls))
 	for j := range d.ToolCalls {
+		// The list comes zeroed: only what the fragment brings is stored. Most fragments bring
+		// arguments alone.
 		f, t := &d.ToolCalls[j], &out.ToolCalls[j]
 		t.Index = -1
 		if f.HasIndex {
 			t.Index = f.Index
 		}
-		t.ID, t.Type = m.repeated(&m.callID, f.ID.B), m.repeated(&m.callType, f.Type.B)
-		t.Function.Name, t.Function.Arguments = m.repeated(&m.callName, f.Name.B), m.text.String(f.Arguments)
+		if len(f.ID.B) > 0 {
+			t.ID = m.repeated(&m.callID, f.ID.B)
+		}
+		if len(f.Type.B) > 0 {
+			t.Type = m.repeated(&m.callType, f.Type.B)
+		}
+		if len(f.Name.B) > 0 {
+			t.Function.Name = m.repeated(&m.callName, f.Name.B)
+		}
+		if len(f.Arguments) > 0 {
+			t.Function.Arguments = m.text.String(f.Arguments)
+		}
 		if len(f.Extra) > 0 {
 			t.Extra = fieldsOf(f.Extra, toolCallKeys)
 		}
@@ -223,12 +249,9 @@ func decodeRaw[T any](raw []byte, dst **T) bool {
 	return raw == nil || json.Unmarshal(raw, dst) == nil
 }
 
-// setStr sets *x to s, which the fast decoder read ("" when absent or null), keeping the string x
-// holds when it is the same.
+// setStr sets *x to s, which the fast decoder read ("" when absent or null) and memo does not hold,
+// keeping the string x holds when it is the same.
 func (m *streamMemory) setStr(x *string, s jsonscan.Str, memo *chunkmem.Memo) {
-	if memo.Holds(s.B, *x, m.fast.Generation()) {
-		return
-	}
 	switch {
 	case !s.Set || len(s.B) == 0:
 		if *x != "" {

@@ -147,11 +147,12 @@ func (d *catalogDecoder) str() (string, bool) {
 		return "", false
 	}
 	start := d.s.i + 1
-	if i := plainRun(d.s.b, start); i < len(d.s.b) && d.s.b[i] == '"' {
+	i := plainRun(d.s.b, start)
+	if i < len(d.s.b) && d.s.b[i] == '"' {
 		d.s.i = i + 1
 		return d.text[start:i], true
 	}
-	v, ok := d.s.slowStr(start)
+	v, ok := d.s.slowStr(start, i)
 	return string(v), ok
 }
 

@@ -7,6 +7,7 @@ type template struct {
 	text []byte
 	ok   bool
 	gen  uint64 // counts the texts kept: text is written only by keep, which moves gen on first
+	runs bool   // the slots' last fields stand: no slot was noted, escaped or moved since
 }
 
 // slot is one string value of the template's text: its text, quotes excluded, and the field that
@@ -17,6 +18,7 @@ type slot struct {
 	bytes      *[]byte
 	escaped    bool // its value is not its text: it is read again in every chunk
 	moved      bool // the value differed in a later chunk: it is read again in every chunk
+	last       int  // the last slot of the run of slots neither escaped nor moved that starts here
 }
 
 // rawRef is a raw value of the template's text and the field that holds it.
@@ -63,8 +65,24 @@ func (d *ChunkDecoder) keep(data []byte) {
 	for _, r := range s.raws {
 		*r.dst = t.text[r.start : r.start+len(*r.dst) : r.start+len(*r.dst)]
 	}
-	t.ok = true
+	t.ok, t.runs = true, false
 }
+
+// findRuns sets each slot's last field. A slot that moves ends the runs before it only for the
+// chunks after: within a replay, a run is read past before any of its slots can move.
+func (d *ChunkDecoder) findRuns() {
+	slots := d.s.slots
+	for k := len(slots) - 1; k >= 0; k-- {
+		slots[k].last = k
+		if k+1 < len(slots) && settled(&slots[k]) && settled(&slots[k+1]) {
+			slots[k].last = slots[k+1].last
+		}
+	}
+	d.tmpl.runs = true
+}
+
+// settled tells a slot whose text is still its value: a run of them is compared as text.
+func settled(sl *slot) bool { return !sl.moved && !sl.escaped }
 
 // Generation names the template text the decoder holds now. That text does not change while its
 // generation lasts: a caller who saw b lie in it (see Stamp) and sees the same b again in the same
@@ -103,6 +121,9 @@ func withinSafe(t, b []byte) bool {
 // that differed before is read again at once. It reports false when data does not match, leaving
 // the caller to decode it the slow way.
 func (d *ChunkDecoder) replay(data []byte) bool {
+	if !d.tmpl.runs {
+		d.findRuns()
+	}
 	s, t := &d.s, d.tmpl.text
 	slots := s.slots
 	pos, tpos := 0, 0
@@ -110,11 +131,8 @@ func (d *ChunkDecoder) replay(data []byte) bool {
 		sl := &slots[k]
 		// Identical bytes through a string's closing quote are the same string: its text, which
 		// the template read as one whole string, cannot end otherwise.
-		if !sl.moved && !sl.escaped {
-			r := k
-			for r+1 < len(slots) && !slots[r+1].moved && !slots[r+1].escaped {
-				r++
-			}
+		if settled(sl) {
+			r := sl.last
 			// The run's text goes on up to the opening quote of the string after it, which differed
 			// before: that string is read next.
 			end := slots[r].end + 1
@@ -160,7 +178,9 @@ func (d *ChunkDecoder) read(sl *slot, pos *int) bool {
 		return false
 	}
 	sl.set(b)
-	sl.moved = sl.str != nil || sl.bytes != nil
+	if !sl.moved && (sl.str != nil || sl.bytes != nil) {
+		sl.moved, d.tmpl.runs = true, false
+	}
 	*pos = s.i - 1
 	return true
 }

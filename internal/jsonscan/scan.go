@@ -103,7 +103,7 @@ func (s *scanner) str() ([]byte, bool) {
 		s.i = i + 1
 		return s.b[start:i], true
 	}
-	return s.slowStr(start)
+	return s.slowStr(start, i)
 }
 
 // plainRun returns the index of the first byte from i on that is not plain, eight bytes at a time.
@@ -125,11 +125,13 @@ func plainRun(b []byte, i int) int {
 	return i
 }
 
-// slowStr reads a string with escapes or non-ASCII text, unescaping it into the buffer. Lone
-// surrogate escapes and invalid UTF-8 are declined: encoding/json versions differ on them.
-func (s *scanner) slowStr(start int) ([]byte, bool) {
+// slowStr reads a string with escapes or non-ASCII text, unescaping it into the buffer; its text
+// starts at start, and is plain up to i. Lone surrogate escapes and invalid UTF-8 are declined:
+// encoding/json versions differ on them.
+func (s *scanner) slowStr(start, i int) ([]byte, bool) {
 	from := len(s.buf)
-	for i := start; i < len(s.b); {
+	s.buf = append(s.buf, s.b[start:i]...)
+	for i < len(s.b) {
 		c := s.b[i]
 		switch {
 		case c == '"':
