@@ -120,7 +120,7 @@ func (s *ModelsService) List(ctx context.Context, opts ...Option) ([]Model, erro
 	}
 	models, err := s.list(ctx, c)
 	for i := range models {
-		models[i] = c.withFacts(models[i])
+		c.completeFacts(&models[i]) // a fresh list, which no cache holds
 	}
 	return models, err
 }
@@ -295,14 +295,21 @@ func routeFacts(m Model, sent jsonscan.CatalogModel) Model {
 }
 
 // withFacts returns a copy of a catalogue model that shares no memory with the cache, completed
-// with what the route did not send: each fact from the caller's WithModelFacts, else from the
-// built-in table; the capabilities the model's type, tags and name imply; and TEE from its tags.
+// with the facts the call's configuration knows (completeFacts).
 func (c *config) withFacts(m Model) Model {
 	m.Tags, m.Capabilities = slices.Clone(m.Tags), slices.Clone(m.Capabilities)
 	if m.Prices != nil {
 		prices := *m.Prices
 		m.Prices = &prices
 	}
+	c.completeFacts(&m)
+	return m
+}
+
+// completeFacts completes a model whose memory is its own with what the route did not send: each
+// fact from the caller's WithModelFacts, else from the built-in table; the capabilities the model's
+// type, tags and name imply; and TEE from its tags.
+func (c *config) completeFacts(m *Model) {
 	user, byUser := c.userFacts(m.ID)
 	table, inTable := modelfacts.Lookup(m.ID)
 	switch {
@@ -322,9 +329,10 @@ func (c *config) withFacts(m Model) Model {
 		}
 		m.Sources.Capabilities = table.CapsSource
 	}
-	for _, implied := range impliedCapabilities(m) {
-		if !m.Can(implied) {
-			m.Capabilities = append(m.Capabilities, implied)
+	var implied [4]Capability
+	for _, can := range impliedCapabilities(m, implied[:0]) {
+		if !m.Can(can) {
+			m.Capabilities = append(m.Capabilities, can)
 		}
 		m.Sources.Capabilities = cmp.Or(m.Sources.Capabilities, FactsFromServer)
 	}
@@ -340,12 +348,11 @@ func (c *config) withFacts(m Model) Model {
 		}
 	}
 	m.TEE = m.TEE || slices.ContainsFunc(m.Tags, func(t string) bool { return strings.EqualFold(t, "tee") })
-	return m
 }
 
-// impliedCapabilities are what a model's type, its type tags and a ":web" name say it can do.
-func impliedCapabilities(m Model) []Capability {
-	var out []Capability
+// impliedCapabilities appends to out what a model's type, its type tags and a ":web" name say it
+// can do.
+func impliedCapabilities(m *Model, out []Capability) []Capability {
 	for _, kind := range []struct {
 		name ModelType
 		can  Capability

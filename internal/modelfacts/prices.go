@@ -1,6 +1,10 @@
 package modelfacts
 
-import "strings"
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
 
 // Price is an entry of the gateway's price file: USD per million tokens, as decimal text.
 type Price struct {
@@ -121,7 +125,38 @@ var priceKeys, priceIndex = func() ([]string, map[string]int) {
 // trailing "-instruct", then "-chat", then "-base" cut off (each once, in that order); then the
 // key equal to it; else the first key, in file order, that it contains or that contains it.
 // ok is false when none matches, where the gateway bills DefaultInput and DefaultOutput.
+//
+// A name's answer is remembered: a catalogue lists the same names on every download, and a name no
+// key equals is tried against every key.
 func LookupPrice(name string) (i int, ok bool) {
+	if m, found := priceMemo.Load(name); found {
+		p := m.(priceMatch)
+		return p.i, p.ok
+	}
+	i, ok = lookupPrice(name)
+	if priceMemoSize.Add(1) <= maxPriceMemo {
+		// A copy: the name may be cut from a large body, which the memo must not keep alive.
+		priceMemo.Store(strings.Clone(name), priceMatch{i, ok})
+	}
+	return i, ok
+}
+
+// priceMemo holds LookupPrice's answers by name, for at most maxPriceMemo names, so that a server
+// sending ever new names cannot grow it.
+var (
+	priceMemo     sync.Map // string -> priceMatch
+	priceMemoSize atomic.Int64
+)
+
+const maxPriceMemo = 4096
+
+type priceMatch struct {
+	i  int
+	ok bool
+}
+
+// lookupPrice is LookupPrice's rule, worked out.
+func lookupPrice(name string) (int, bool) {
 	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
 	for _, suffix := range []string{"-instruct", "-chat", "-base"} {
 		n = strings.TrimSuffix(n, suffix)
@@ -130,7 +165,8 @@ func LookupPrice(name string) (i int, ok bool) {
 		return i, true
 	}
 	for _, key := range priceKeys {
-		if strings.Contains(n, key) || strings.Contains(key, n) {
+		// Of two texts, only the shorter can be in the longer (equal ones were found above).
+		if len(key) < len(n) && strings.Contains(n, key) || len(key) > len(n) && strings.Contains(key, n) {
 			return priceIndex[key], true
 		}
 	}
