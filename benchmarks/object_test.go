@@ -215,3 +215,38 @@ func processCPU(b *testing.B) time.Duration {
 	}
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
+
+// BenchmarkObjectMemory does only what GenerateObject's result keeps in memory for the answer of
+// BenchmarkObject, with no parsing at all: the body (ChatCompletion.RawJSON), the unescaped
+// arguments (FunctionCall.Arguments, which T's strings are cut from), Object.Raw (a copy the caller
+// may change) and T's own blocks (the records, their tags and notes). Beside
+// BenchmarkObject/GoOpenAIUnmarshal it is the least GenerateObject can cost while it keeps them.
+func BenchmarkObjectMemory(b *testing.B) {
+	want, raw := objectJSON()
+	body := objectCompletionBody(raw)
+	args := string(raw)
+	n := len(want.Items)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := processCPU(b)
+	for range b.N {
+		kept := bytes.NewBuffer(make([]byte, 0, len(body)+bytes.MinRead))
+		kept.Write(body)
+		arena := make([]byte, len(body))
+		copy(arena, args)
+		objectSink.body, objectSink.arena, objectSink.raw = kept.Bytes(), arena, []byte(args)
+		items, tags, notes := make([]objectRecord, n), make([]string, 2*n), make([]string, n)
+		for i := range items {
+			items[i].Tags, items[i].Note = tags[2*i:2*i+2:2*i+2], &notes[i]
+		}
+		objectSink.items = items
+	}
+	b.ReportMetric(float64(processCPU(b)-start)/float64(b.N), "cpu-ns/op")
+}
+
+// objectSink keeps BenchmarkObjectMemory's allocations from being optimized away.
+var objectSink struct {
+	body, arena, raw []byte
+	items            []objectRecord
+}
