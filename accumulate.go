@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/infergate/infergate-go/internal/chunkmem"
 	"github.com/infergate/infergate-go/internal/think"
 )
 
@@ -396,7 +397,7 @@ func (ch *accChoice) message() Message {
 // setIf sets *dst to v unless v is empty or already there, which spares a stream's every chunk
 // four stores into the heap.
 func setIf(dst *string, v string) {
-	if v != "" && v != *dst {
+	if v != "" && !chunkmem.Equal(v, *dst) {
 		*dst = v
 	}
 }

@@ -4,7 +4,7 @@
 //
 // What it promises: every list it hands out is capped, so that appending to it copies rather than
 // writes into the next list; a string it hands out never changes; a list handed out is never handed
-// out again, except by a transient Lists, whose caller keeps no chunk past the next one. It uses no
-// unsafe code: the memo compares addresses through ordinary pointers to bytes and strings by value,
-// which the runtime settles by their address first.
+// out again, except by a transient Lists, whose caller keeps no chunk past the next one. Its one
+// use of unsafe is the memo's comparison of a string with the one it remembered, by address and
+// length first (Equal); the purego build tag selects its safe twin, which compares them by value.
 package chunkmem

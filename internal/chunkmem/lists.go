@@ -16,11 +16,22 @@ type Lists[T any] struct {
 // from a transient Lists holds what the last chunk left in it: reused is then true, and the caller
 // resets its elements.
 func (l *Lists[T]) Cut(n, largest int, first []T) (list []T, reused bool) {
+	// The usual list, from the block's room, without a call; storing the block's length rather
+	// than its rest stores no pointer.
+	if b := &l.block; !l.Transient && n <= len(b.mem)-b.used && n <= largest/4 {
+		list = b.mem[b.used : b.used+n : b.used+n]
+		b.used += n
+		return list, false
+	}
+	return l.cut(n, largest, first)
+}
+
+func (l *Lists[T]) cut(n, largest int, first []T) (list []T, reused bool) {
 	if l.Transient {
 		return l.spare.cut(n), true
 	}
-	if l.block.size == 0 && first != nil {
-		l.block.free, l.block.size = first, len(first)
+	if l.block.mem == nil && first != nil {
+		l.block.mem = first
 	}
 	return l.block.cut(n, largest), false
 }
@@ -50,19 +61,18 @@ func (s *spare[T]) cut(n int) []T {
 // start with one element and double up to largest; no list over a quarter of largest is cut from
 // one.
 type block[T any] struct {
-	free []T
-	size int // the length of the last slice made
+	mem  []T // the last slice made
+	used int // mem[:used] is handed out
 }
 
 func (b *block[T]) cut(n, largest int) []T {
 	if n > largest/4 {
 		return make([]T, n)
 	}
-	if len(b.free) < n {
-		b.size = min(largest, max(2*b.size, n))
-		b.free = make([]T, b.size)
+	if len(b.mem)-b.used < n {
+		b.mem, b.used = make([]T, min(largest, max(2*len(b.mem), n))), 0
 	}
-	list := b.free[:n:n]
-	b.free = b.free[n:]
+	list := b.mem[b.used : b.used+n : b.used+n]
+	b.used += n
 	return list
 }

@@ -20,8 +20,8 @@ func TestBlockCutsIndependentGrowingLists(t *testing.T) {
 	var lists [][]int
 	for i := range 40 {
 		list := b.cut(1, 8)
-		if len(b.free) == b.size-1 {
-			sizes = append(sizes, b.size)
+		if b.used == 1 {
+			sizes = append(sizes, len(b.mem))
 		}
 		list[0] = i
 		lists = append(lists, list)

@@ -16,9 +16,9 @@ type Memo struct {
 //
 // src is compared by the address of its first byte, and dst by value: a string compared with
 // itself (the usual case: the field still holds what Remember saw) is settled by its address and
-// length, without reading its bytes.
+// length, without reading its bytes (see Equal).
 func (m *Memo) Holds(src []byte, dst string, gen uint64) bool {
-	return m.gen != 0 && gen == m.gen && len(src) == m.n && len(src) > 0 && &src[0] == m.src && dst == m.dst
+	return m.gen != 0 && gen == m.gen && len(src) == m.n && len(src) > 0 && &src[0] == m.src && Equal(dst, m.dst)
 }
 
 // Remember records that dst equals src, template text of generation gen; a gen of 0 (src lies

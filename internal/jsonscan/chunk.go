@@ -92,6 +92,7 @@ type ChunkDecoder struct {
 func (d *ChunkDecoder) Decode(data []byte) (*Chunk, bool) {
 	s := &d.s
 	s.reset(data)
+	s.roomy = true
 	if d.tmpl.ok {
 		if d.replay(data) {
 			return &d.c, true

@@ -173,7 +173,7 @@ func (d *ChunkDecoder) replay(data []byte) bool {
 func (d *ChunkDecoder) read(sl *slot, pos *int) bool {
 	s := &d.s
 	s.i = *pos - 1
-	b, ok := s.str()
+	b, ok := s.unescaped()
 	if !ok {
 		return false
 	}

@@ -31,7 +31,15 @@ type scanner struct {
 	// extra is set once a value was handed over as a Field: it aliases the text, and a
 	// ChunkDecoder keeps no template of a text that has one.
 	extra bool
+
+	// roomy keeps buf as long as the text (up to maxRoomyText), for slowStr's word-at-a-time
+	// path: a ChunkDecoder's texts are small, and its buffer serves every chunk of a stream.
+	roomy bool
 }
+
+// maxRoomyText bounds the buffer a roomy scanner keeps; a longer text takes strings a byte at a
+// time, its buffer growing only by what they need.
+const maxRoomyText = 64 << 10
 
 // Field is a key a decoder does not model and its value's JSON text, as it came (null too). Key is
 // unescaped; both alias the input or the decoder's memory, as the decoder's strings do.
@@ -128,7 +136,14 @@ func plainRun(b []byte, i int) int {
 // slowStr reads a string with escapes or non-ASCII text, unescaping it into the buffer; its text
 // starts at start, and is plain up to i. Lone surrogate escapes and invalid UTF-8 are declined:
 // encoding/json versions differ on them.
+//
+// A buffer with room for the whole text, which a scanner that reads many small texts keeps (see
+// roomy), takes the string through unescapeInto, a word at a time: a tool call's arguments come
+// as short strings that escape a byte in five.
 func (s *scanner) slowStr(start, i int) ([]byte, bool) {
+	if s.room() {
+		return s.unescape(start)
+	}
 	from := len(s.buf)
 	s.buf = append(s.buf, s.b[start:i]...)
 	for i < len(s.b) {
@@ -159,6 +174,38 @@ func (s *scanner) slowStr(start, i int) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// room reports whether buf has room for the whole text, making it when the scanner is roomy.
+func (s *scanner) room() bool {
+	if s.roomy && cap(s.buf) < len(s.b) && len(s.b) <= maxRoomyText {
+		// The strings already read stay in the old memory; none is copied.
+		// A quarter to spare spares a reallocation for the next text of a stream, a few bytes longer.
+		s.buf = make([]byte, len(s.buf), max(len(s.b)+len(s.b)/4, 2*cap(s.buf)))
+	}
+	return cap(s.buf) >= len(s.b)
+}
+
+// unescape reads the string whose text starts at start into buf, which has room for the whole
+// text, through unescapeInto.
+func (s *scanner) unescape(start int) ([]byte, bool) {
+	from := len(s.buf)
+	n, next, ok := unescapeInto(s.buf[:cap(s.buf)], from, s.b, start)
+	if !ok {
+		return nil, false
+	}
+	s.buf, s.i = s.buf[:n], next
+	return s.buf[from:], true
+}
+
+// unescaped reads the string at the cursor as str does, but when buf has room, straight through
+// unescapeInto, without first looking for the end of a plain run: the strings a replayed chunk
+// reads again (a tool call's arguments) mostly have escapes.
+func (s *scanner) unescaped() ([]byte, bool) {
+	if s.i < len(s.b) && s.b[s.i] == '"' && s.room() {
+		return s.unescape(s.i + 1)
+	}
+	return s.str()
 }
 
 // escape appends the character of the escape at i and returns the escape's length.

@@ -74,6 +74,9 @@ func NewDecoder(r io.Reader, maxLine int) *Decoder {
 // Next returns the next event. At the end of the stream it returns io.EOF, after dispatching a last
 // event that had no trailing blank line. Any other error is the reader's, or ErrLineTooLong.
 func (d *Decoder) Next() (Event, error) {
+	if ev, ok := d.usual(); ok {
+		return ev, nil
+	}
 	for {
 		line, err := d.line()
 		if err != nil {
@@ -102,6 +105,29 @@ func (d *Decoder) Next() (Event, error) {
 			return d.dispatch(), nil
 		}
 	}
+}
+
+// usual reads the usual event, one "data:" line ended by LF and the blank line after it, when the
+// buffer holds both and no line of an event came before: the event the loop in Next reads, in one
+// step. It reports false, having consumed nothing, for anything else.
+func (d *Decoder) usual() (Event, bool) {
+	start := d.start
+	if d.hasData || d.skipLF || d.end-start < 7 || string(d.buf[start:start+5]) != "data:" {
+		return Event{}, false
+	}
+	i := d.terminator(d.buf[start:d.end], start)
+	lineEnd := start + i
+	if i < 0 || i > d.maxLine || lineEnd+1 >= d.end || d.buf[lineEnd] != '\n' || d.buf[lineEnd+1] != '\n' {
+		return Event{}, false
+	}
+	value := d.buf[start+5 : lineEnd]
+	if len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
+	}
+	d.start = lineEnd + 2
+	ev := Event{Kind: Data, Name: d.name, Data: value}
+	d.name = ""
+	return ev, true
 }
 
 func (d *Decoder) tooLong() error { return fmt.Errorf("%w (%d bytes)", ErrLineTooLong, d.maxLine) }
