@@ -202,10 +202,16 @@ func (s *scanner) unescape(start int) ([]byte, bool) {
 // unescapeInto, without first looking for the end of a plain run: the strings a replayed chunk
 // reads again (a tool call's arguments) mostly have escapes.
 func (s *scanner) unescaped() ([]byte, bool) {
-	if s.i < len(s.b) && s.b[s.i] == '"' && s.room() {
-		return s.unescape(s.i + 1)
+	if s.i >= len(s.b) || s.b[s.i] != '"' || (cap(s.buf) < len(s.b) && !s.room()) {
+		return s.str()
 	}
-	return s.str()
+	from := len(s.buf)
+	n, next, ok := unescapeInto(s.buf[:cap(s.buf)], from, s.b, s.i+1)
+	if !ok {
+		return nil, false
+	}
+	s.buf, s.i = s.buf[:n], next
+	return s.buf[from:], true
 }
 
 // escape appends the character of the escape at i and returns the escape's length.
