@@ -244,7 +244,9 @@ func (ch *accChoice) callFor(index int, id string) (int, *accCall) {
 		}
 	}
 	if call != nil && (id == "" || call.id == "" || id == call.id) {
-		ch.current = call
+		if ch.current != call { // the usual fragment's call is already current: no store, no write barrier
+			ch.current = call
+		}
 		return call.index, call
 	}
 	resolved := index

@@ -126,7 +126,9 @@ func (d *Decoder) usual() (Event, bool) {
 	}
 	d.start = lineEnd + 2
 	ev := Event{Kind: Data, Name: d.name, Data: value}
-	d.name = ""
+	if d.name != "" { // most events have none: no store, which costs a write barrier while the collector marks
+		d.name = ""
+	}
 	return ev, true
 }
 
