@@ -416,7 +416,7 @@ func setIfAny(dst **Usage, u *Usage) {
 // without a copy: so is most reasoning, every answer that was not streamed, and the first delta.
 type joined struct {
 	first string
-	whole strings.Builder // all of the text, once a second piece came
+	whole chunkmem.Builder // all of the text, once a second piece came
 }
 
 func (j *joined) WriteString(s string) {
