@@ -66,6 +66,7 @@ type plainPlan struct {
 	id, allocs int
 	block      reflect.Type  // pkSlice, pkPointer: []elem, which blocks of elements are made as
 	empty      reflect.Value // pkSlice: an empty slice, not nil
+	scratch    sync.Pool     // pkSlice: *scratchBlock, zero, for slices that outgrow their block
 }
 
 type plainField struct {
