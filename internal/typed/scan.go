@@ -36,9 +36,9 @@ func plainRun(s string, i int) int {
 
 // word reads the eight bytes of s from j as a little-endian word, which the compiler makes one load.
 func word(s string, j int) uint64 {
-	_ = s[j+7]
-	return uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
-		uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
+	b := s[j : j+8] // one bounds check, not one a byte
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // str reads the string at d.i (a '"'). One without escapes is a piece of d.s; escapes other than
