@@ -92,7 +92,8 @@ func spill(a *plainAlloc, p *plainPlan, s *scratchBlock, start, n int) *scratchB
 	}
 	s, _ = p.scratch.Get().(*scratchBlock)
 	if s == nil || s.cap <= n {
-		s = newScratch(p, max(2*n, 16))
+		last := int(p.spilled.Load())
+		s = newScratch(p, max(2*n, 16, last+last/8))
 	}
 	from := a.block.Slice(start, start+n)
 	reflect.Copy(s.block, from)
@@ -115,6 +116,7 @@ func (d *plainDecoder) settle(a *plainAlloc, p *plainPlan, s *scratchBlock, n in
 	read.Clear()
 	if uintptr(s.cap)*p.elem.size <= maxPooledScratch {
 		p.scratch.Put(s)
+		p.spilled.Store(int64(n))
 	}
 	return 0
 }
