@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/infergate/infergate-go/internal/schema"
@@ -66,6 +67,10 @@ type plainPlan struct {
 	id, allocs int
 	block      reflect.Type  // pkSlice, pkPointer: []elem, which blocks of elements are made as
 	empty      reflect.Value // pkSlice: an empty slice, not nil
+	scratch    sync.Pool     // pkSlice: *scratchBlock, zero, for slices that outgrow their block
+	// spilled is the length of the last slice read in scratch memory, which a new scratch block is
+	// made for when the pool has none (the collector empties it).
+	spilled atomic.Int64
 }
 
 type plainField struct {

@@ -185,3 +185,112 @@ func growSlices(rng *rand.Rand, v reflect.Value) {
 		}
 	}
 }
+
+// longRecord is a value whose slices outgrow their blocks: they are read in scratch memory, which
+// later decodes of the type take up again; Kids nests slices of one plan.
+type longRecord struct {
+	Name string       `json:"name"`
+	N    int          `json:"n,omitempty"`
+	Tags []string     `json:"tags,omitempty"`
+	Note *string      `json:"note,omitempty"`
+	Kids []longRecord `json:"kids,omitempty"`
+}
+
+// randomLongRecords returns up to n records, with long slices of tags and kids now and then.
+func randomLongRecords(rng *rand.Rand, n, depth int) []longRecord {
+	records := make([]longRecord, rng.Intn(n+1))
+	for i := range records {
+		r := &records[i]
+		r.Name = fmt.Sprintf("record \"%d\"", rng.Intn(1000))
+		if rng.Intn(2) == 0 {
+			r.N = rng.Intn(100) + 1
+		}
+		if rng.Intn(3) > 0 {
+			r.Tags = make([]string, rng.Intn(1+rng.Intn(40)))
+			for j := range r.Tags {
+				r.Tags[j] = fmt.Sprint("tag\n", j)
+			}
+		}
+		if rng.Intn(2) == 0 {
+			note := fmt.Sprint("note ", i)
+			r.Note = &note
+		}
+		if depth > 0 && rng.Intn(8) == 0 {
+			r.Kids = randomLongRecords(rng, 30, depth-1)
+		}
+	}
+	return records
+}
+
+// TestLongSlicesUnderGC decodes long slices of one type again and again, with both twins, while
+// the garbage collector runs beside it: a slice that outgrows its block is read in scratch memory
+// that the next decodes of its type take up again, so a value must share none of it, and a decode
+// must never find it holding what an earlier one wrote (a field the text leaves out stays zero).
+// Every value is checked against json.Unmarshal's, its slices grown, and checked again at the end.
+func TestLongSlicesUnderGC(t *testing.T) {
+	t.Parallel()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+				runtime.GC()
+			}
+		}
+	})
+	defer func() { close(stop); wg.Wait() }()
+
+	rng := rand.New(rand.NewSource(43))
+	type kept struct {
+		value *[]longRecord
+		want  []longRecord
+	}
+	var keep []kept
+	twins := map[string]func(string, *[]longRecord) bool{
+		"build's": func(text string, v *[]longRecord) bool { return decodeInto(text, reflect.ValueOf(v), nil) },
+		"safe":    func(text string, v *[]longRecord) bool { return decodeSafe(text, reflect.ValueOf(v).Elem(), nil) },
+	}
+	for step := range scaled(60) {
+		text, err := json.Marshal(randomLongRecords(rng, 200, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []longRecord
+		if err := json.Unmarshal(text, &want); err != nil {
+			t.Fatal(err)
+		}
+		for name, decode := range twins {
+			got := new([]longRecord)
+			if !decode(string(text), got) {
+				t.Fatalf("the %s twin did not decode %s", name, text)
+			}
+			growLongRecords(*got)
+			if !reflect.DeepEqual(want, *got) {
+				t.Fatalf("the %s twin: (-json.Unmarshal +decoded, its slices grown):\n%s", name, cmp.Diff(want, *got))
+			}
+			keep = append(keep, kept{got, want})
+		}
+		if step%5 == 0 {
+			runtime.GC()
+		}
+	}
+	runtime.GC()
+	for _, k := range keep {
+		if !reflect.DeepEqual(k.want, *k.value) {
+			t.Fatalf("a value decoded earlier changed: (-json.Unmarshal +decoded):\n%s", cmp.Diff(k.want, *k.value))
+		}
+	}
+}
+
+// growLongRecords appends to every slice in records, as growSlices does; growSlices' random
+// values of a recursive type need not end.
+func growLongRecords(records []longRecord) {
+	_ = append(records, longRecord{Name: "grown"})
+	for _, r := range records {
+		_ = append(r.Tags, "grown")
+		growLongRecords(r.Kids)
+	}
+}

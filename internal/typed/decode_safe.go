@@ -203,17 +203,18 @@ func (d *plainDecoder) arraySafe(v reflect.Value, p *plainPlan, depth int) bool 
 		a = &plainAlloc{}
 	}
 	a.busy = true
+	if a.used == a.cap {
+		d.newBlock(a, p, 1, 0)
+	}
 	start := a.used
+	at, room := a.block.Slice(start, a.cap), a.cap-start // where the elements are read
+	var s *scratchBlock
 	for n := 0; ; n++ {
-		if start+n == a.cap {
-			old, from := a.block, start
-			d.newBlock(a, p, n+1, n)
-			if n > 0 {
-				reflect.Copy(a.block, old.Slice(from, from+n))
-			}
-			start = 0
+		if n == room {
+			s = spill(a, p, s, start, n)
+			at, room = s.block, s.cap
 		}
-		if !d.valueSafe(a.block.Index(start+n), p.elem, depth+1) {
+		if !d.valueSafe(at.Index(n), p.elem, depth+1) {
 			return false
 		}
 		switch d.next() {
@@ -221,6 +222,9 @@ func (d *plainDecoder) arraySafe(v reflect.Value, p *plainPlan, depth int) bool 
 			d.i++
 		case ']':
 			d.i++
+			if s != nil {
+				start = d.settle(a, p, s, n+1)
+			}
 			v.Set(a.block.Slice3(start, start+n+1, start+n+1))
 			a.used, a.busy, a.handed = start+n+1, false, a.handed+n+1
 			return p.node.AdmitsCount(n + 1)

@@ -5,6 +5,8 @@ package typed
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,7 +58,17 @@ func FuzzTypedDecodeTwins(f *testing.F) {
 			`"next":{"name":"b","kids":[{"name":"c"}]},"labels":{"k":5,"n":null},"raw":[1,{}],"anything":{"a":[true]}}`,
 		`[1,2,3]`, `{"name":"\ud83d\ude00\n","tags":[]}`, `{"count":300}`, `null`, `{"name":"a","name":"b"}`,
 		`{"wide":-1}`, `{"grid":[[1],[2],[3]]}`, `{"kids":[{"kids":[{"kids":[]}]}]}`, `{"ratio":1e40}`,
+		`{"score":124.66666666666667}`, `[0.1234567890123456789,9007199254740993.0,-1844674407370955161.5]`,
 	}
+	// Slices longer than their blocks, nested in slices of their own plan: read in scratch memory.
+	long := make([]string, 40)
+	for i := range long {
+		long[i] = strconv.Itoa(i)
+	}
+	ints := "[" + strings.Join(long, ",") + "]"
+	kid := `{"name":"k","tags":["` + strings.Join(long, `","`) + `"],"grid":[` + ints + `,[]]}`
+	kids := "[" + strings.Repeat(kid+",", 20) + kid + "]"
+	seeds = append(seeds, ints, `{"kids":`+kids+`,"next":{"kids":[{"kids":`+kids+`}]}}`, `[{"kids":`+kids+`}]`)
 	for _, s := range seeds {
 		f.Add(s)
 	}

@@ -231,17 +231,18 @@ func (d *plainDecoder) array(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 		a = &plainAlloc{}
 	}
 	a.busy = true
+	if a.used == a.cap {
+		d.newBlock(a, p, 1, 0)
+	}
 	start, size := a.used, p.elem.size
+	at, room := unsafe.Add(a.base, uintptr(start)*size), a.cap-start // where the elements are read
+	var s *scratchBlock
 	for n := 0; ; n++ {
-		if start+n == a.cap {
-			old, from := a.block, start
-			d.newBlock(a, p, n+1, n)
-			if n > 0 {
-				reflect.Copy(a.block, old.Slice(from, from+n))
-			}
-			start = 0
+		if n == room {
+			s = spill(a, p, s, start, n)
+			at, room = s.base, s.cap
 		}
-		if !d.value(unsafe.Add(a.base, uintptr(start+n)*size), p.elem, depth+1) {
+		if !d.value(unsafe.Add(at, uintptr(n)*size), p.elem, depth+1) {
 			return false
 		}
 		switch d.next() {
@@ -249,6 +250,9 @@ func (d *plainDecoder) array(ptr unsafe.Pointer, p *plainPlan, depth int) bool {
 			d.i++
 		case ']':
 			d.i++
+			if s != nil {
+				start = d.settle(a, p, s, n+1)
+			}
 			*(*sliceHeader)(ptr) = sliceHeader{data: unsafe.Add(a.base, uintptr(start)*size), len: n + 1, cap: n + 1}
 			a.used, a.busy, a.handed = start+n+1, false, a.handed+n+1
 			return p.node.AdmitsCount(n + 1)

@@ -1,6 +1,7 @@
 package typed
 
 import (
+	"math"
 	"math/bits"
 	"strings"
 	"unicode/utf16"
@@ -36,9 +37,9 @@ func plainRun(s string, i int) int {
 
 // word reads the eight bytes of s from j as a little-endian word, which the compiler makes one load.
 func word(s string, j int) uint64 {
-	_ = s[j+7]
-	return uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
-		uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
+	b := s[j : j+8] // one bounds check, not one a byte
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // str reads the string at d.i (a '"'). One without escapes is a piece of d.s; escapes other than
@@ -277,21 +278,72 @@ var exactPow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 
 
 // float is the number's value when its digits make an integer of at most 2^53 and its power of
 // ten is at most 22 either way: both are exact in a float64, so one multiplication or division
-// rounds their product as strconv.ParseFloat rounds the text.
+// rounds their product as strconv.ParseFloat rounds the text. Larger digits (up to 19 of them)
+// with a fraction of at most 19 digits, as a float64 printed in full has, are divided exactly
+// (quotient).
 func (n *plainNumber) float() (float64, bool) {
-	if n.big || n.m > 1<<53 || n.exp < -22 || n.exp > 22 {
+	if n.big || n.exp < -22 || n.exp > 22 {
 		return 0, false
 	}
-	f := float64(n.m)
-	if n.exp < 0 {
-		f /= exactPow10[-n.exp]
-	} else {
-		f *= exactPow10[n.exp]
+	var f float64
+	switch {
+	case n.m <= 1<<53:
+		f = float64(n.m)
+		if n.exp < 0 {
+			f /= exactPow10[-n.exp]
+		} else {
+			f *= exactPow10[n.exp]
+		}
+	case n.exp < 0 && n.exp >= -19:
+		f = quotient(n.m, pow10[-n.exp])
+	default:
+		return 0, false
 	}
 	if n.neg {
 		f = -f
 	}
 	return f, true
+}
+
+// pow10 are the powers of ten a uint64 holds.
+var pow10 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// quotient returns m/d rounded to the nearest float64, ties to even, as strconv.ParseFloat rounds,
+// for m above 2^53 and d from 10 to 10^19. m is shifted left by s so that the 128-bit division
+// gives a quotient q of exactly 64 bits (m/d is between 2^(bits(m)-bits(d)-1) and
+// 2^(bits(m)-bits(d)+1), hence the shift, and one more step when q falls short): q's top 53 bits
+// are the float's, rounded by the bits below them and the remainder.
+func quotient(m, d uint64) float64 {
+	s := 63 - bits.Len64(m) + bits.Len64(d) // from 3 to 73
+	var hi, lo uint64
+	if s < 64 {
+		hi, lo = m>>(64-s), m<<s
+	} else {
+		hi = m << (s - 64)
+	}
+	q, r := bits.Div64(hi, lo, d) // hi < d: m<<s is below d<<64
+	if q < 1<<63 {
+		s++
+		if r >= d-r {
+			q, r = 2*q+1, r-(d-r)
+		} else {
+			q, r = 2*q, 2*r
+		}
+	}
+	mant, rest := q>>11, q&(1<<11-1)
+	if rest > 1<<10 || rest == 1<<10 && (r != 0 || mant&1 == 1) {
+		if mant++; mant == 1<<53 {
+			mant, s = 1<<52, s-1
+		}
+	}
+	// m/d is mant × 2^(11-s), mant of 53 bits: a normal float64 whose exponent is 63-s.
+	return math.Float64frombits(uint64(1023+63-s)<<52 | mant&(1<<52-1))
 }
 
 func digits(s string, i int) int {

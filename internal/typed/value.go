@@ -26,8 +26,9 @@ type plainDecoder struct {
 }
 
 // plainAlloc hands out a plan's slices or pointees from blocks of elements. Every element is
-// handed out once, zero: a slice being read grows at the top of the block (moved to a larger one
-// when it fills), and is cut off it when it ends. busy marks a slice being read, for the values
+// handed out once, zero: a slice being read grows at the top of the block, and is cut off it when
+// it ends; one that fills the block goes on in scratch memory (spill), and is copied to a new
+// block of its exact length when it ends (settle). busy marks a slice being read, for the values
 // of recursive types, whose slices nest: an inner one gets a block of its own.
 type plainAlloc struct {
 	block     reflect.Value // a slice
@@ -66,6 +67,58 @@ func (d *plainDecoder) newBlock(a *plainAlloc, p *plainPlan, need, inUse int) {
 	c := a.size(d, need, inUse, 4)
 	a.block = reflect.MakeSlice(p.block, c, c)
 	a.base, a.used, a.cap = baseOf(a.block), 0, c
+}
+
+// scratchBlock is memory a slice is read into once it has outgrown its allocator's block; it is
+// taken from its plan's pool and given back zero, so that a long slice is made once, at its exact
+// length, rather than moved to ever larger blocks as it grows.
+type scratchBlock struct {
+	block reflect.Value // a slice
+	base  blockBase     // where block's elements start, for the unsafe twin
+	cap   int
+}
+
+// maxPooledScratch bounds, in bytes, the scratch memory a pool keeps for the next slices.
+const maxPooledScratch = 256 << 10
+
+// spill makes room in scratch memory for a slice being read that holds n elements and has no room
+// for one more: the first time (s nil), its elements are moved there from the top of a's block (at
+// start), which is zero again after; later, s is replaced by a larger one.
+func spill(a *plainAlloc, p *plainPlan, s *scratchBlock, start, n int) *scratchBlock {
+	if s != nil {
+		larger := newScratch(p, 2*s.cap)
+		reflect.Copy(larger.block, s.block.Slice(0, n))
+		return larger
+	}
+	s, _ = p.scratch.Get().(*scratchBlock)
+	if s == nil || s.cap <= n {
+		last := int(p.spilled.Load())
+		s = newScratch(p, max(2*n, 16, last+last/8))
+	}
+	from := a.block.Slice(start, start+n)
+	reflect.Copy(s.block, from)
+	from.Clear()
+	return s
+}
+
+func newScratch(p *plainPlan, n int) *scratchBlock {
+	block := reflect.MakeSlice(p.block, n, n)
+	return &scratchBlock{block: block, base: baseOf(block), cap: n}
+}
+
+// settle copies the n elements of a slice read in s to a new block of a's, and returns where they
+// start in it (a spilled slice did not fit in the block it started in); s goes back to its pool,
+// zero.
+func (d *plainDecoder) settle(a *plainAlloc, p *plainPlan, s *scratchBlock, n int) int {
+	d.newBlock(a, p, n, n)
+	read := s.block.Slice(0, n)
+	reflect.Copy(a.block, read)
+	read.Clear()
+	if uintptr(s.cap)*p.elem.size <= maxPooledScratch {
+		p.scratch.Put(s)
+		p.spilled.Store(int64(n))
+	}
+	return 0
 }
 
 func (d *plainDecoder) space() {
