@@ -227,7 +227,7 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 		served = r.model
 		return exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
 			var wire wireCompletion
-			if err := c.decodeJSON(r, resp, body, &wire); err != nil {
+			if err := decodeJSON(c, r, resp, body, &wire); err != nil {
 				return nil, err
 			}
 			out = wire.completion()
@@ -261,11 +261,11 @@ type wireAnswerChoice struct {
 }
 
 // decodeFast reads the usual answer with jsonscan; it declines (false) what jsonscan declines, and
-// encoding/json then decodes the body.
-func (w *wireCompletion) decodeFast(body []byte) bool {
+// encoding/json then decodes the body. envelope is jsonscan's report of the top-level keys.
+func (w *wireCompletion) decodeFast(body []byte) (decoded, envelope bool) {
 	c, ok := jsonscan.DecodeCompletion(body)
 	if !ok {
-		return false
+		return false, false
 	}
 	cc := &w.ChatCompletion
 	// The strings of c share one buffer with the answer's text: metadata gets memory of its own.
@@ -275,14 +275,14 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 	cc.Created = c.Created
 	if !rawUsage(c.Usage, &cc.Usage) || !rawUsage(c.UsageFromProvider, &cc.UsageFromProvider) ||
 		!rawUsage(c.UsageFromConsumer, &cc.UsageFromConsumer) {
-		return false
+		return false, false
 	}
 	w.Choices = make([]wireAnswerChoice, len(c.Choices))
 	for i := range c.Choices {
 		fc, wc := &c.Choices[i], &w.Choices[i]
 		wc.Index, wc.FinishReason = int(fc.Index), FinishReason(meta.fromString(fc.FinishReason))
 		if fc.Logprobs != nil && json.Unmarshal(fc.Logprobs, &wc.Logprobs) != nil {
-			return false
+			return false, false
 		}
 		m := &wc.Message
 		m.Role, m.Content.text, m.Refusal = Role(meta.fromString(fc.Role)), fc.Content, fc.Refusal
@@ -301,7 +301,7 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 			}
 		}
 	}
-	return true
+	return true, c.Envelope
 }
 
 // rawUsage decodes a usage object jsonscan passed on raw: the three counts with jsonscan, anything
