@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/http"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 
@@ -216,18 +215,19 @@ func (s *ChatService) Create(ctx context.Context, req ChatRequest, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	if err := req.Validate(); err != nil {
+	verbatim, err := req.check()
+	if err != nil {
 		return nil, err
 	}
 	var out *ChatCompletion
 	var served string
 	ctx, cancel := c.callContext(ctx)
 	defer cancel()
-	err = c.chatModels(ctx, &req, false, func(ctx context.Context, r *route) error {
+	err = c.chatModels(ctx, &req, verbatim, false, func(ctx context.Context, r *route) error {
 		served = r.model
 		return exchange(ctx, c, r, func(resp *http.Response, body []byte) (any, error) {
 			var wire wireCompletion
-			if err := c.decodeJSON(r, resp, body, &wire); err != nil {
+			if err := decodeJSON(c, r, resp, body, &wire); err != nil {
 				return nil, err
 			}
 			out = wire.completion()
@@ -261,11 +261,11 @@ type wireAnswerChoice struct {
 }
 
 // decodeFast reads the usual answer with jsonscan; it declines (false) what jsonscan declines, and
-// encoding/json then decodes the body.
-func (w *wireCompletion) decodeFast(body []byte) bool {
+// encoding/json then decodes the body. envelope is jsonscan's report of the top-level keys.
+func (w *wireCompletion) decodeFast(body []byte) (decoded, envelope bool) {
 	c, ok := jsonscan.DecodeCompletion(body)
 	if !ok {
-		return false
+		return false, false
 	}
 	cc := &w.ChatCompletion
 	// The strings of c share one buffer with the answer's text: metadata gets memory of its own.
@@ -275,14 +275,14 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 	cc.Created = c.Created
 	if !rawUsage(c.Usage, &cc.Usage) || !rawUsage(c.UsageFromProvider, &cc.UsageFromProvider) ||
 		!rawUsage(c.UsageFromConsumer, &cc.UsageFromConsumer) {
-		return false
+		return false, false
 	}
 	w.Choices = make([]wireAnswerChoice, len(c.Choices))
 	for i := range c.Choices {
 		fc, wc := &c.Choices[i], &w.Choices[i]
 		wc.Index, wc.FinishReason = int(fc.Index), FinishReason(meta.fromString(fc.FinishReason))
 		if fc.Logprobs != nil && json.Unmarshal(fc.Logprobs, &wc.Logprobs) != nil {
-			return false
+			return false, false
 		}
 		m := &wc.Message
 		m.Role, m.Content.text, m.Refusal = Role(meta.fromString(fc.Role)), fc.Content, fc.Refusal
@@ -301,7 +301,7 @@ func (w *wireCompletion) decodeFast(body []byte) bool {
 			}
 		}
 	}
-	return true
+	return true, c.Envelope
 }
 
 // rawUsage decodes a usage object jsonscan passed on raw: the three counts with jsonscan, anything
@@ -330,14 +330,16 @@ func (w *wireCompletion) completion() *ChatCompletion {
 
 // encodeChat validates the request and renders its body.
 func (c *config) encodeChat(req *ChatRequest, stream bool) ([]byte, error) {
-	if err := req.Validate(); err != nil {
+	verbatim, err := req.check()
+	if err != nil {
 		return nil, err
 	}
-	return c.renderChat(req, stream)
+	return c.renderChat(req, verbatim, stream)
 }
 
-// renderChat renders the body of a request already validated.
-func (c *config) renderChat(req *ChatRequest, stream bool) ([]byte, error) {
+// renderChat renders the body of a request already validated; verbatim is what its check proved
+// of its tools' parameters (see appendTools).
+func (c *config) renderChat(req *ChatRequest, verbatim uint64, stream bool) ([]byte, error) {
 	if req.SessionID == "" && c.sessionID != "" {
 		withSession := *req
 		withSession.SessionID = c.sessionID
@@ -355,7 +357,7 @@ func (c *config) renderChat(req *ChatRequest, stream bool) ([]byte, error) {
 		}
 	}
 	body = append(body, ']')
-	if body, err = appendChatFields(body, req, stream); err != nil {
+	if body, err = appendChatFields(body, req, verbatim, stream); err != nil {
 		return nil, errorf("infergate: encoding chat request: %w", err)
 	}
 	return mergeExtra(append(body, '}'), req.Extra)
@@ -374,16 +376,21 @@ func encodedSize(msgs []Message) int {
 	return n + n/16 + 256 // room for escapes and the other fields
 }
 
-var functionName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // Validate checks the request against the API's rules. Create and Stream call it before sending.
 func (r *ChatRequest) Validate() error {
+	_, err := r.check()
+	return err
+}
+
+// check is Validate, which also reports the tools whose parameters it proved to be written as they
+// are (bit i for Tools[i], see Tool.validate), so that the request is sent without proving it again.
+func (r *ChatRequest) check() (verbatim uint64, err error) {
 	if len(r.Messages) == 0 {
-		return invalid("Messages", "at least one message is required")
+		return 0, invalid("Messages", "at least one message is required")
 	}
 	for i := range r.Messages {
 		if err := r.Messages[i].validate(i); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	checks := []struct {
@@ -398,27 +405,31 @@ func (r *ChatRequest) Validate() error {
 	}
 	for _, c := range checks {
 		if c.v != nil && (math.IsNaN(*c.v) || *c.v < c.min || *c.v > c.max) {
-			return invalid(c.name, "must be between %g and %g, got %g", c.min, c.max, *c.v)
+			return 0, invalid(c.name, "must be between %g and %g, got %g", c.min, c.max, *c.v)
 		}
 	}
 	if r.N != nil && *r.N < 1 {
-		return invalid("N", "must be at least 1, got %d", *r.N)
+		return 0, invalid("N", "must be at least 1, got %d", *r.N)
 	}
 	if r.MaxTokens != nil && *r.MaxTokens < 1 {
-		return invalid("MaxTokens", "must be at least 1, got %d", *r.MaxTokens)
+		return 0, invalid("MaxTokens", "must be at least 1, got %d", *r.MaxTokens)
 	}
 	if len(r.Stop) > 4 {
-		return invalid("Stop", "at most 4 sequences, got %d", len(r.Stop))
+		return 0, invalid("Stop", "at most 4 sequences, got %d", len(r.Stop))
 	}
 	for i := range r.Tools {
-		if err := r.Tools[i].validate(i); err != nil {
-			return err
+		proven, err := r.Tools[i].validate(i)
+		if err != nil {
+			return 0, err
+		}
+		if proven && i < 64 {
+			verbatim |= 1 << i
 		}
 	}
 	if err := checkExtra(r.Extra, reflect.TypeFor[wireChatRequest]()); err != nil {
-		return err
+		return 0, err
 	}
-	return r.validateToolChoice()
+	return verbatim, r.validateToolChoice()
 }
 
 func (r *ChatRequest) validateToolChoice() error {
@@ -444,26 +455,27 @@ func (r *ChatRequest) validateToolChoice() error {
 	return invalid("ToolChoice", "unknown mode %q", t.mode)
 }
 
-// validate checks Tools[i]. The field's name is only written for an error, as a request is
-// checked on every call.
-func (t *Tool) validate(i int) error {
+// validate checks Tools[i] and reports whether its parameters are a json.RawMessage that
+// encoding/json writes as it is (parametersJSON). The field's name is only written for an error, as
+// a request is checked on every call.
+func (t *Tool) validate(i int) (verbatim bool, err error) {
 	field := func() string { return "Tools[" + strconv.Itoa(i) + "]" }
 	if t.Type != "function" && t.Type != "" {
-		return invalid(field()+".Type", `must be "function" (or empty), got %q`, t.Type)
+		return false, invalid(field()+".Type", `must be "function" (or empty), got %q`, t.Type)
 	}
-	if !functionName.MatchString(t.Function.Name) {
-		return invalid(field()+".Function.Name", "%q must be 1 to 64 letters, digits, '_' or '-'", t.Function.Name)
+	if !isFunctionName(t.Function.Name) {
+		return false, invalid(field()+".Function.Name", "%q must be 1 to 64 letters, digits, '_' or '-'", t.Function.Name)
 	}
 	if t.Function.Parameters == nil {
-		return nil
+		return false, nil
 	}
-	raw, err := parametersJSON(t.Function.Parameters)
+	raw, verbatim, err := parametersJSON(t.Function.Parameters)
 	if err != nil {
-		return invalid(field()+".Function.Parameters", "cannot be encoded as JSON: %v", err)
+		return false, invalid(field()+".Function.Parameters", "cannot be encoded as JSON: %v", err)
 	}
 	// What encoding/json writes is valid and compact: an object is what starts with '{'.
 	if raw[0] != '{' {
-		return invalid(field()+".Function.Parameters", "must be a JSON Schema object, got %.40s", raw)
+		return false, invalid(field()+".Function.Parameters", "must be a JSON Schema object, got %.40s", raw)
 	}
-	return nil
+	return verbatim, nil
 }

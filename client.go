@@ -45,7 +45,7 @@ func NewClient(opts ...Option) (*Client, error) {
 			opt(cfg)
 		}
 	}
-	if err := cfg.finish(); err != nil {
+	if err := cfg.finish(nil); err != nil {
 		return nil, err
 	}
 	if len(cfg.responseInfos) > 0 {

@@ -94,10 +94,16 @@ func defaultConfig() *config {
 	}
 }
 
-// finish validates the configuration and derives what the client needs.
-func (c *config) finish() error {
-	c.redactor = redact.New(redactedText, c.apiKey.reveal(), c.accessToken.reveal())
-	if c.limiter != nil || c.cooldown > 0 { // both name the credential's quota by its hash
+// finish validates the configuration and derives what the client needs. A configuration derived
+// from parent (nil for a client's own) keeps what parent derived from the same credentials and
+// URL, which a call's options seldom change: a call does not make them again.
+func (c *config) finish(parent *config) error {
+	sameCredentials := parent != nil && c.apiKey == parent.apiKey && c.accessToken == parent.accessToken
+	if !sameCredentials {
+		c.redactor = redact.New(redactedText, c.apiKey.reveal(), c.accessToken.reveal())
+	}
+	// Both name the credential's quota by its hash.
+	if (c.limiter != nil || c.cooldown > 0) && !(sameCredentials && (parent.limiter != nil || parent.cooldown > 0)) {
 		c.limitKeys = [2]string{credentialKey(c.apiKey.reveal()), credentialKey(c.accessToken.reveal())}
 	}
 	if err := c.check(); err != nil {
@@ -106,13 +112,16 @@ func (c *config) finish() error {
 	if c.rawBaseURL == "" {
 		c.rawBaseURL = DefaultBaseURL
 	}
-	u, err := parseBaseURL(c.rawBaseURL)
-	if err != nil {
-		var invalidURL *ValidationError
-		if errors.As(err, &invalidURL) {
-			invalidURL.Reason = c.redactString(invalidURL.Reason)
+	u := c.baseURL
+	if parent == nil || c.rawBaseURL != parent.rawBaseURL {
+		var err error
+		if u, err = parseBaseURL(c.rawBaseURL); err != nil {
+			var invalidURL *ValidationError
+			if errors.As(err, &invalidURL) {
+				invalidURL.Reason = c.redactString(invalidURL.Reason)
+			}
+			return err
 		}
-		return err
 	}
 	c.baseURL = u
 	if c.logger == nil {
@@ -261,7 +270,7 @@ func (c *config) derive(opts []Option) (*config, error) {
 			opt(&out)
 		}
 	}
-	if err := out.finish(); err != nil {
+	if err := out.finish(c); err != nil {
 		return nil, err
 	}
 	if out.concurrencyGiven {

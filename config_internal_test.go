@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +253,49 @@ func TestPlainHTTPWarning(t *testing.T) {
 			}
 			assertNoSecret(t, "warning", logs.String())
 		})
+	}
+}
+
+// TestDeriveKeepsOnlyWhatIsTheSame derives call configurations from clients with random options,
+// and holds what a derived one keeps of its client (the redactor, the quota keys, the URL) to what
+// the same configuration makes when nothing is kept.
+func TestDeriveKeepsOnlyWhatIsTheSame(t *testing.T) {
+	t.Setenv("INFERGATE_API_KEY", "")
+	t.Setenv("INFERGATE_ACCESS_TOKEN", "")
+	t.Setenv("INFERGATE_BASE_URL", "")
+	clientOptions := [][]Option{nil, {WithAPIKey(secretKey)}, {WithAccessToken(secretJWT), WithModelCooldown(time.Minute)},
+		{WithAPIKey(secretKey), WithBaseURL("http://127.0.0.1:9/api/v1"), WithLimiter(NewLimiter(Quotas{}))}}
+	callOptions := []Option{WithAPIKey("sk-call-0123456789"), WithAPIKey(secretKey), WithAPIKey(""), WithAccessToken("jwt.call.x"),
+		WithBaseURL("https://gateway.example.com"), WithBaseURL(""), WithBaseURL("http://127.0.0.1:9/api/v1"), WithBaseURL("ftp://x"),
+		WithModelCooldown(time.Second), WithModelCooldown(0), WithHeader("X-Call", "1"), WithMaxRetries(1), WithTimeout(-1)}
+	r := rand.New(rand.NewPCG(*objectSeed, 31))
+	for _, base := range clientOptions {
+		client, err := NewClient(base...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 300 {
+			opts := make([]Option, r.IntN(4))
+			for i := range opts {
+				opts[i] = callOptions[r.IntN(len(callOptions))]
+			}
+			derived, err := client.cfg.derive(opts)
+			fresh := *client.cfg
+			for _, opt := range opts {
+				opt(&fresh)
+			}
+			freshErr := fresh.finish(nil)
+			if fmt.Sprint(err) != fmt.Sprint(freshErr) {
+				t.Fatalf("derive: %v, made afresh: %v", err, freshErr)
+			}
+			if err != nil {
+				continue
+			}
+			if !reflect.DeepEqual(derived.redactor, fresh.redactor) || derived.limitKeys != fresh.limitKeys ||
+				*derived.baseURL != *fresh.baseURL {
+				t.Fatalf("derived %v %v %v, made afresh %v %v %v", derived.redactor, derived.limitKeys, derived.baseURL,
+					fresh.redactor, fresh.limitKeys, fresh.baseURL)
+			}
+		}
 	}
 }

@@ -213,8 +213,9 @@ func appendToolCall(b []byte, c *ToolCall) []byte {
 
 // appendChatFields appends the request's fields other than its messages, each as ,"key":value, in
 // the order and with the omissions encoding/json would give wireChatRequest: a call encodes them
-// without reflection, except for a tool choice, which has an encoder of its own.
-func appendChatFields(b []byte, r *ChatRequest, stream bool) ([]byte, error) {
+// without reflection, except for a tool choice, which has an encoder of its own. verbatim is what
+// the request's check proved of its tools' parameters (see appendTools).
+func appendChatFields(b []byte, r *ChatRequest, verbatim uint64, stream bool) ([]byte, error) {
 	for _, f := range [...]*float64{r.Temperature, r.TopP, r.PresencePenalty, r.FrequencyPenalty} {
 		if f != nil && (math.IsNaN(*f) || math.IsInf(*f, 0)) {
 			return nil, fmt.Errorf("unsupported number %v", *f)
@@ -239,7 +240,7 @@ func appendChatFields(b []byte, r *ChatRequest, stream bool) ([]byte, error) {
 	b = jsonwrite.FloatField(b, "frequency_penalty", r.FrequencyPenalty)
 	if len(r.Tools) > 0 {
 		var err error
-		if b, err = appendTools(append(b, `,"tools":`...), r.Tools); err != nil {
+		if b, err = appendTools(append(b, `,"tools":`...), r.Tools, verbatim); err != nil {
 			return nil, err
 		}
 	}

@@ -101,7 +101,7 @@ func BenchmarkDecodeCatalogue1000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var out catalogList
-		if !out.decodeFast(raw) || len(out.items) != 1000 {
+		if ok, _ := out.decodeFast(raw); !ok || len(out.items) != 1000 {
 			b.Fatal("the fast path declined the catalogue")
 		}
 	}
@@ -112,7 +112,7 @@ func BenchmarkDecodeCatalogue1000(b *testing.B) {
 // name it does not know.
 func BenchmarkCatalogueFacts1000(b *testing.B) {
 	var list catalogList
-	if !list.decodeFast(catalogue1000()) {
+	if ok, _ := list.decodeFast(catalogue1000()); !ok {
 		b.Fatal("the fast path declined the catalogue")
 	}
 	c := &config{}

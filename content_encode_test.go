@@ -80,7 +80,7 @@ func decodeNumbers(t *testing.T, b []byte) any {
 
 func checkChatBody(t *testing.T, c *config, req ChatRequest, stream bool) {
 	t.Helper()
-	got, err := c.renderChat(&req, stream)
+	got, err := c.renderChat(&req, 0, stream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestRenderChatRefusesNonFiniteNumbers(t *testing.T) {
 	t.Parallel()
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		req := ChatRequest{Messages: []Message{UserMessage("hi")}, TopP: Ptr(f)}
-		if body, err := new(config).renderChat(&req, false); err == nil {
+		if body, err := new(config).renderChat(&req, 0, false); err == nil {
 			t.Errorf("top_p %v: wrote %s, want an error", f, body)
 		}
 	}
@@ -152,7 +152,7 @@ func FuzzRenderChat(f *testing.F) {
 		req := ChatRequest{Model: model, Messages: []Message{UserMessage(stop)}, Temperature: &temperature, TopP: &topP,
 			MaxTokens: &maxTokens, Stop: []string{stop}, SessionID: session}
 		if finite := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }; !finite(temperature) || !finite(topP) {
-			if body, err := new(config).renderChat(&req, stream); err == nil {
+			if body, err := new(config).renderChat(&req, 0, stream); err == nil {
 				t.Fatalf("wrote %s for a number JSON cannot hold, want an error", body)
 			}
 			return

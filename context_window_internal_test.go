@@ -72,7 +72,7 @@ func TestAdmissionEstimateIsTheGatewaysOfTheBodySent(t *testing.T) {
 	c := defaultConfig()
 	for i := range 3000 {
 		msgs := randomMessages(rng)
-		body, err := c.renderChat(&ChatRequest{Model: "m", Messages: msgs}, false)
+		body, err := c.renderChat(&ChatRequest{Model: "m", Messages: msgs}, 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func FuzzAdmissionEstimate(f *testing.F) {
 			return
 		}
 		got := admissionEstimate(msgs)
-		body, err := c.renderChat(&ChatRequest{Messages: msgs}, false)
+		body, err := c.renderChat(&ChatRequest{Messages: msgs}, 0, false)
 		if err != nil {
 			return // not sendable: nothing to compare
 		}

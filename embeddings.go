@@ -164,7 +164,7 @@ func (s *EmbeddingsService) create(ctx context.Context, c *config, req Embedding
 		r.request = Ptr(req)
 	}
 	if err := exchange(ctx, c, &r, func(resp *http.Response, body []byte) (any, error) {
-		return &out.EmbeddingResponse, c.decodeJSON(&r, resp, body, &out)
+		return &out.EmbeddingResponse, decodeJSON(c, &r, resp, body, &out)
 	}); err != nil {
 		return nil, err
 	}

@@ -138,8 +138,9 @@ func modelKey(model string) string {
 
 // chatModels runs a chat request on each of its models in turn, through try, until one serves or
 // fails in a way that does not fall back. It is the one place Create and Stream fall back. ctx is
-// the call's: when it ends, nothing falls back.
-func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, try func(context.Context, *route) error) error {
+// the call's: when it ends, nothing falls back. verbatim is what req's check proved of its tools'
+// parameters, which every model's body is written with (see appendTools).
+func (c *config) chatModels(ctx context.Context, req *ChatRequest, verbatim uint64, stream bool, try func(context.Context, *route) error) error {
 	var models []string
 	if len(c.fallbackModels) > 0 {
 		models = c.modelList(req.Model)
@@ -149,7 +150,7 @@ func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, 
 		if err := guard.check(ctx, req.Model); err != nil {
 			return err
 		}
-		r, err := c.chatRoute(req, req.Model, stream)
+		r, err := c.chatRoute(req, verbatim, req.Model, stream)
 		if err != nil {
 			return err
 		}
@@ -169,7 +170,7 @@ func (c *config) chatModels(ctx context.Context, req *ChatRequest, stream bool, 
 			failed = append(failed, ModelAttempt{Model: model, Err: err})
 			continue
 		}
-		r, err := c.chatRoute(req, model, stream)
+		r, err := c.chatRoute(req, verbatim, model, stream)
 		if err != nil {
 			return err
 		}
@@ -198,14 +199,14 @@ func (c *config) served(failed []ModelAttempt, i int) {
 }
 
 // chatRoute is the route of a chat request sent to model.
-func (c *config) chatRoute(req *ChatRequest, model string, stream bool) (*route, error) {
+func (c *config) chatRoute(req *ChatRequest, verbatim uint64, model string, stream bool) (*route, error) {
 	sent := req
 	if model != req.Model {
 		sent = new(ChatRequest)
 		*sent = *req
 		sent.Model = model
 	}
-	body, err := c.renderChat(sent, stream)
+	body, err := c.renderChat(sent, verbatim, stream)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func TestChatEstimateIsTheGateways(t *testing.T) {
 			}
 			req.Messages = append(req.Messages, m)
 		}
-		body, err := c.renderChat(&req, false)
+		body, err := c.renderChat(&req, 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -420,10 +420,12 @@ func hasWebSuffix(name string) bool {
 // thousand models; anything else through encoding/json.
 type catalogList struct{ items []Model }
 
-func (l *catalogList) decodeFast(raw []byte) bool {
+// decodeFast reports no envelope: the scanner declines every top-level key but "object" and
+// "data".
+func (l *catalogList) decodeFast(raw []byte) (decoded, envelope bool) {
 	models, ok := decodeCatalog(raw)
 	l.items = models
-	return ok
+	return ok, false
 }
 
 // UnmarshalJSON decodes what decodeFast declined, with encoding/json. A fact in an unexpected

@@ -398,7 +398,10 @@ func FuzzCatalogDecode(f *testing.F) {
 	f.Add(`[{"id":"x:web","context_length":"1","input_price_per_million":null,"prices":{"input":{"amount":"1","currency":"USD"}},"sources":{"prices":"me"}}]`)
 	f.Fuzz(func(t *testing.T, body string) {
 		var fast catalogList
-		accepted := fast.decodeFast([]byte(body))
+		accepted, envelope := fast.decodeFast([]byte(body))
+		if accepted && !envelope {
+			noErrorIn200(t, []byte(body))
+		}
 		var slow catalogList
 		err := slow.UnmarshalJSON([]byte(body))
 		for _, m := range append(fast.items, slow.items...) {

@@ -207,7 +207,7 @@ func newObjectRun(chat *ChatService, req ChatRequest, spec ObjectSpec, t reflect
 	if spec.Name == "" {
 		spec.Name = defaultObjectName(t)
 	}
-	if !functionName.MatchString(spec.Name) {
+	if !isFunctionName(spec.Name) {
 		return nil, invalid("ObjectSpec.Name", "%q must be 1 to 64 letters, digits, '_' or '-'", spec.Name)
 	}
 	ts := schemaOf(t)
@@ -244,9 +244,7 @@ func defaultObjectName(t reflect.Type) string {
 
 // functionChars replaces each run of characters a function's name cannot hold with '_'.
 func functionChars(name string) string {
-	valid := func(r rune) bool {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-'
-	}
+	valid := isFunctionRune
 	if !strings.ContainsFunc(name, func(r rune) bool { return !valid(r) }) {
 		return name
 	}

@@ -23,3 +23,17 @@ func TestFunctionCharsAsTheRegexp(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFunctionName holds isFunctionName to the regular expression it stands for.
+func FuzzFunctionName(f *testing.F) {
+	for _, name := range []string{"get_weather", "a", "", "a-b_C9", "a b", "é", "\xff", "a\n", "\na", "propValue$",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"} {
+		f.Add(name)
+	}
+	functionName := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := isFunctionName(name), functionName.MatchString(name); got != want {
+			t.Fatalf("isFunctionName(%q) = %v, the regexp says %v", name, got, want)
+		}
+	})
+}

@@ -85,7 +85,7 @@ func do[T any](ctx context.Context, c *config, r route, out *T) error {
 		if out == nil {
 			return nil, c.errorIn200(&r, resp, body)
 		}
-		return out, c.decodeJSON(&r, resp, body, out)
+		return out, decodeJSON(c, &r, resp, body, out)
 	})
 }
 
@@ -299,18 +299,37 @@ func (c *config) policy() transport.Policy {
 	}
 }
 
-// decodeJSON turns a successful response's body into out, or into the error the body reports.
-func (c *config) decodeJSON(r *route, resp *http.Response, body []byte, out any) error {
-	if err := c.errorIn200(r, resp, body); err != nil {
-		return err
-	}
+// decodeJSON turns a successful response's body into out, or into the error the body reports
+// (errorIn200). A fast decoder that takes the body has seen its top-level keys, so the body is
+// searched for an error only when one of them may report it; when it does, out is left as it was.
+func decodeJSON[T any](c *config, r *route, resp *http.Response, body []byte, out *T) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	if fast, ok := out.(fastDecoder); ok && fast.decodeFast(body) {
+	fast, ok := any(out).(fastDecoder)
+	if !ok {
+		if err := c.errorIn200(r, resp, body); err != nil {
+			return err
+		}
+		return c.unmarshal(resp, body, out)
+	}
+	before := *out
+	decoded, envelope := fast.decodeFast(body)
+	if !decoded || envelope {
+		if err := c.errorIn200(r, resp, body); err != nil {
+			*out = before
+			return err
+		}
+	}
+	if decoded {
 		keepRaw(out, body)
 		return nil
 	}
+	return c.unmarshal(resp, body, out)
+}
+
+// unmarshal decodes body into out with encoding/json.
+func (c *config) unmarshal(resp *http.Response, body []byte, out any) error {
 	if err := json.Unmarshal(body, out); err != nil {
 		return c.newDecodeError(resp.StatusCode, resp.Header, body, err)
 	}
@@ -320,8 +339,14 @@ func (c *config) decodeJSON(r *route, resp *http.Response, body []byte, out any)
 
 // fastDecoder is an answer that reads the usual shape of its body in one pass, where encoding/json
 // would first validate the whole body and then decode it. It validates what it accepts and declines
-// everything else (ok false), which encoding/json then decodes.
-type fastDecoder interface{ decodeFast(body []byte) (ok bool) }
+// everything else (decoded false), which encoding/json then decodes. Taking a body, it reports
+// whether a key at its top level may be one errorIn200 reads (envelope): encoding/json matches
+// keys without regard to case, and in some versions to '_' and '-', so "Error" or "SUC_CESS"
+// count, and so does any key that is not ASCII. It writes only fields of the answer itself, never
+// through a pointer the answer held before, so that a copy of the answer restores it.
+type fastDecoder interface {
+	decodeFast(body []byte) (decoded, envelope bool)
+}
 
 // keepRaw hands the body to answers that keep it (ChatCompletion.RawJSON). The body is this call's
 // own buffer, so it is kept without a copy.

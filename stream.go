@@ -88,7 +88,7 @@ func readWholeObject(br *bufio.Reader) (head []byte, whole bool) {
 // takeWhole makes a whole JSON completion the stream's one chunk, and an error body the call's error.
 func (s *ChatStream) takeWhole(c *config, r *route, resp *http.Response, body []byte) error {
 	var whole ChatCompletion
-	if err := c.decodeJSON(r, resp, body, &whole); err != nil {
+	if err := decodeJSON(c, r, resp, body, &whole); err != nil {
 		return err
 	}
 	chunk := chunkOf(&whole)

@@ -35,12 +35,13 @@ func (s *ChatService) Stream(ctx context.Context, req ChatRequest, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	if err := req.Validate(); err != nil {
+	verbatim, err := req.check()
+	if err != nil {
 		return nil, err
 	}
 	var last *ChatStream
 	var carried skipLog
-	err = c.chatModels(ctx, &req, true, func(ctx context.Context, r *route) error {
+	err = c.chatModels(ctx, &req, verbatim, true, func(ctx context.Context, r *route) error {
 		st, err := c.streamModel(ctx, r, &carried)
 		last = st
 		return err

@@ -51,7 +51,7 @@ type FuncTool struct {
 // refused with an error matching ErrSchemaTooCostly.
 func NewTool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (*FuncTool, error) {
 	field := "tool " + name
-	if !functionName.MatchString(name) {
+	if !isFunctionName(name) {
 		return nil, invalid(field, "name must be 1 to 64 letters, digits, '_' or '-'")
 	}
 	if fn == nil {

@@ -45,9 +45,12 @@ func functionTool(name, description string, parameters any) Tool {
 }
 
 // appendTools appends tools as json.Marshal(tools) writes them, without reflection: each field
-// through jsonwrite, and the parameters through parametersJSON. When encoding/json refuses a
-// tool's parameters, the tools are handed to it whole, so that its error is the one returned.
-func appendTools(b []byte, tools []Tool) ([]byte, error) {
+// through jsonwrite, and the parameters through parametersJSON, but for the tools whose bit is set
+// in verbatim (bit i for tools[i]), whose parameters a request's check proved to be a
+// json.RawMessage written as it is (ChatRequest.check) and are copied without a second proof.
+// When encoding/json refuses a tool's parameters, the tools are handed to it whole, so that its
+// error is the one returned.
+func appendTools(b []byte, tools []Tool, verbatim uint64) ([]byte, error) {
 	start := len(b)
 	b = append(b, '[')
 	for i := range tools {
@@ -68,7 +71,13 @@ func appendTools(b []byte, tools []Tool) ([]byte, error) {
 			b = jsonwrite.HTMLString(b, t.Function.Description)
 		}
 		if t.Function.Parameters != nil {
-			params, err := parametersJSON(t.Function.Parameters)
+			var raw []byte
+			var err error
+			if i < 64 && verbatim&(1<<i) != 0 {
+				raw = t.Function.Parameters.(json.RawMessage)
+			} else {
+				raw, _, err = parametersJSON(t.Function.Parameters)
+			}
 			if err != nil {
 				whole, err := json.Marshal(tools)
 				if err != nil {
@@ -76,7 +85,7 @@ func appendTools(b []byte, tools []Tool) ([]byte, error) {
 				}
 				return append(b[:start], whole...), nil
 			}
-			b = append(append(b, `,"parameters":`...), params...)
+			b = append(append(b, `,"parameters":`...), raw...)
 		}
 		if t.Function.Strict != nil {
 			b = strconv.AppendBool(append(b, `,"strict":`...), *t.Function.Strict)
@@ -102,13 +111,33 @@ func toolsSize(tools []Tool) int {
 
 // parametersJSON returns the JSON that encoding/json writes for a tool's parameters. A
 // json.RawMessage, what a schema given as JSON is held as, is its own encoding when
-// jsonwrite.Verbatim proves that encoding/json would keep it as it is, and is then returned
-// without being scanned again on each call; any other value is encoded by encoding/json.
-func parametersJSON(params any) ([]byte, error) {
+// jsonwrite.Verbatim proves that encoding/json would keep it as it is (verbatim), and is then
+// returned without a copy; any other value is encoded by encoding/json.
+func parametersJSON(params any) (raw []byte, verbatim bool, err error) {
 	if raw, ok := params.(json.RawMessage); ok && jsonwrite.Verbatim(raw) {
-		return raw, nil
+		return raw, true, nil
 	}
-	return json.Marshal(params)
+	raw, err = json.Marshal(params)
+	return raw, false, err
+}
+
+// isFunctionName reports whether name is a function's name as the API takes it: 1 to 64 letters,
+// digits, '_' or '-' (ASCII).
+func isFunctionName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if !isFunctionRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// isFunctionRune reports whether a function's name may hold r.
+func isFunctionRune(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-'
 }
 
 // ToolChoice controls tool calling. The zero value leaves it to the model (the field is omitted); use
@@ -202,7 +231,7 @@ type namedToolChoice struct {
 // function's run, and ctx ends it.
 func NewToolFromSchema(name, description string, schema json.RawMessage, fn func(ctx context.Context, arguments json.RawMessage) (string, error)) (*FuncTool, error) {
 	field := "tool " + name
-	if !functionName.MatchString(name) {
+	if !isFunctionName(name) {
 		return nil, invalid(field, "name must be 1 to 64 letters, digits, '_' or '-'")
 	}
 	if fn == nil {

@@ -81,11 +81,12 @@ func randomParameters(r *rand.Rand) any {
 	}
 }
 
-// checkToolsEncoding holds appendTools to json.Marshal: the same bytes, or the same error.
+// checkToolsEncoding holds appendTools to json.Marshal: the same bytes, or the same error; and
+// with what a request's check proved of the parameters, when it takes the tools, the same bytes.
 func checkToolsEncoding(t *testing.T, tools []Tool) {
 	t.Helper()
 	want, wantErr := json.Marshal(tools)
-	got, err := appendTools([]byte(`,"tools":`), tools)
+	got, err := appendTools([]byte(`,"tools":`), tools, 0)
 	if (err != nil) != (wantErr != nil) {
 		t.Fatalf("appendTools(%#v): error %v, encoding/json's %v", tools, err, wantErr)
 	}
@@ -97,6 +98,20 @@ func checkToolsEncoding(t *testing.T, tools []Tool) {
 	}
 	if !bytes.Equal(got, append([]byte(`,"tools":`), want...)) {
 		t.Fatalf("appendTools(%#v) wrote\n%s\nencoding/json writes\n%s", tools, got, want)
+	}
+	// Tools a request's check takes are written with what it proved of their parameters.
+	var verbatim uint64
+	for i := range tools {
+		proven, err := tools[i].validate(i)
+		if err != nil {
+			return
+		}
+		if proven {
+			verbatim |= 1 << i
+		}
+	}
+	if checked, err := appendTools([]byte(`,"tools":`), tools, verbatim); err != nil || !bytes.Equal(checked, got) {
+		t.Fatalf("appendTools(%#v) with what the check proved wrote\n%s, %v\nwithout it\n%s", tools, checked, err, got)
 	}
 }
 

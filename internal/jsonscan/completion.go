@@ -8,6 +8,10 @@ type Completion struct {
 	Choices                              []CompletionChoice
 	// Usage, UsageFromProvider, UsageFromConsumer are raw JSON objects, nil when absent or null.
 	Usage, UsageFromProvider, UsageFromConsumer []byte
+	// Envelope reports a key at the top level that encoding/json may take for "error" or
+	// "success", the keys of a failure reported with a successful status. DecodeCompletion skips
+	// such a key as it skips any it does not know; without one, the answer reports no failure.
+	Envelope bool
 }
 
 // CompletionChoice is one choice of a Completion.
@@ -82,6 +86,7 @@ func (s *scanner) completionField(c *Completion, t *texts, key []byte, seen *uin
 	case "usage_from_consumer":
 		return bit(8) && s.optRaw(&c.UsageFromConsumer)
 	}
+	c.Envelope = c.Envelope || resembles(key, "error") || resembles(key, "success")
 	return s.unknown(key, completionKeys)
 }
 

@@ -17,7 +17,11 @@ type refCompletion struct {
 	Usage             json.RawMessage `json:"usage"`
 	UsageFromProvider json.RawMessage `json:"usage_from_provider"`
 	UsageFromConsumer json.RawMessage `json:"usage_from_consumer"`
-	Choices           []struct {
+	// Error and Success are the keys of a failure reported with a successful status, which
+	// Envelope must report whenever encoding/json reads one.
+	Error   json.RawMessage `json:"error"`
+	Success json.RawMessage `json:"success"`
+	Choices []struct {
 		Index        *int64          `json:"index"`
 		Message      refMessage      `json:"message"`
 		FinishReason *string         `json:"finish_reason"`
@@ -136,7 +140,7 @@ func compactCompletion(c Completion) Completion {
 }
 
 // checkCompletion reports how DecodeCompletion and encoding/json differ on b, when the decoder
-// accepts it.
+// accepts it, and whether it missed a top-level key encoding/json reads as "error" or "success".
 func checkCompletion(b []byte) (declined bool, diff string) {
 	got, ok := DecodeCompletion(b)
 	if !ok {
@@ -146,7 +150,12 @@ func checkCompletion(b []byte) (declined bool, diff string) {
 	if err := json.Unmarshal(b, &ref); err != nil {
 		return false, "accepted, but encoding/json refuses it: " + err.Error()
 	}
-	return false, diffOf(ref.completion(), compactCompletion(got))
+	if !got.Envelope && (ref.Error != nil || ref.Success != nil) {
+		return false, fmt.Sprintf("no envelope reported, encoding/json reads error %s and success %s", ref.Error, ref.Success)
+	}
+	want := ref.completion()
+	want.Envelope = got.Envelope
+	return false, diffOf(want, compactCompletion(got))
 }
 
 var completionSeeds = []string{
@@ -154,6 +163,8 @@ var completionSeeds = []string{
 	`{"choices":[{"message":{"content":null,"reasoning":"x"},"logprobs":{"content":[{"token":"a","logprob":-1,"bytes":[97],"top_logprobs":[]}]}}],"prompt_filter_results":[1,{"a":null}]}`,
 	`{"choices":[]}`,
 	`{"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\",\"note\":\"\\u00e9\"}"}},{"id":"call_2","type":"function","function":{"name":"f","arguments":null},"extra":[1]}]},"finish_reason":"tool_calls"}]}`,
+	`{"error":{"message":"quota exhausted"},"choices":[]}`,
+	`{"id":"c","Success":false,"ERROR":null,"\u0065rror":"x","succeſs":true}`,
 	`{"choices":[{"message":{"role":"assistant","reasoning_details": [{"type":"reasoning.text","text":"<\u00e9>"}],"tool_calls":[{"extra_content":{"google":{"thought_signature":"c2ln"}},"index":"0","x":null,"function":{"name":"f","arguments":"{}"},"id":"c"}],"annotations":[],"audio":null}}]}`,
 }
 
@@ -186,6 +197,26 @@ func TestDecodeCompletion(t *testing.T) {
 		{`{"id":"c"} x`, true},
 		{`[]`, true},
 	})
+}
+
+// TestDecodeCompletionEnvelope reports the top-level keys encoding/json may read as "error" or
+// "success", however they are spelt, and no others: not the keys of a message or a call.
+func TestDecodeCompletionEnvelope(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]bool{
+		`{"id":"c","choices":[]}`: false,
+		`{"error":null}`:          true, `{"Error":"x"}`: true, `{"ERROR":{}}`: true, `{"err_or":1}`: true,
+		`{"\u0065rror":1}`: true, `{"success":false}`: true, `{"SUCCESS":true}`: true,
+		`{"succeſs":false}`: true, `{"errors":[]}`: false, `{"erro":1}`: false, `{"message":"x"}`: false,
+		`{"choices":[{"message":{"error":"x","success":false}}]}`:                                    false,
+		`{"choices":[{"message":{"tool_calls":[{"error":"x","function":{"name":"f"}}]},"error":1}]}`: false,
+		`{"id":"error","model":"success","detail":"error"}`:                                          false,
+	} {
+		c, ok := DecodeCompletion([]byte(body))
+		if !ok || c.Envelope != want {
+			t.Errorf("%s: Envelope %v (accepted %v), want %v", body, c.Envelope, ok, want)
+		}
+	}
 }
 
 // FuzzDecodeCompletion holds DecodeCompletion to encoding/json: whatever it accepts, encoding/json

@@ -139,18 +139,19 @@ func stopMarks(x uint64) uint64 {
 	return ((x - 0x20*ones) | (quote - ones) | (backslash - ones)) &^ x & highs
 }
 
-// copyRunsSafe copies b[i:] to dst[i-lag:] eight bytes at a time, while eight bytes are left,
-// up to a stop other than a one-letter escape, which it writes without leaving the loop: JSON
-// text inside a string (a tool call's arguments) escapes every quote, so its runs between escapes
-// are a few bytes long. It returns where it stopped, the lag then, and high with the bits of
-// every byte copied as it was. It needs 0 <= lag <= i <= len(b) <= len(dst); given less, it
-// copies nothing. copyRuns is this loop through pointers, without bounds checks, except when
-// built with the purego tag, which makes it this loop.
+// copyRunsSafe copies b[i:] to dst[i-lag:] eight bytes at a time, while more than eight bytes are
+// left (so that the byte after a stop is there too), up to a stop other than a one-letter escape,
+// which it writes without leaving the loop: JSON text inside a string (a tool call's arguments)
+// escapes every quote, so its runs between escapes are a few bytes long. It returns where it
+// stopped, the lag then, and high with the bits of every byte copied as it was. It needs
+// 0 <= lag <= i <= len(b) <= len(dst); given less, it copies nothing. copyRuns is this loop
+// through pointers, without bounds checks, except when built with the purego tag, which makes it
+// this loop.
 func copyRunsSafe(dst, b []byte, i, lag int, high uint64) (int, int, uint64) {
 	if lag < 0 || lag > i || len(dst) < len(b) {
 		return i, lag, high
 	}
-	for i+8 <= len(b) {
+	for i+8 < len(b) {
 		x := binary.LittleEndian.Uint64(b[i:])
 		binary.LittleEndian.PutUint64(dst[i-lag:], x)
 		stop := stopMarks(x)
@@ -163,7 +164,7 @@ func copyRunsSafe(dst, b []byte, i, lag int, high uint64) (int, int, uint64) {
 		// only the bytes before it.
 		high |= x & (stop - 1)
 		i += bits.TrailingZeros64(stop) / 8
-		if b[i] != '\\' || i+1 >= len(b) {
+		if b[i] != '\\' {
 			break
 		}
 		c := simpleEscape[b[i+1]]

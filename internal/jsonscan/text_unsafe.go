@@ -15,15 +15,15 @@ func view(b []byte) string { return unsafe.String(&b[0], len(b)) }
 // copyRuns is copyRunsSafe with its reads and writes through pointers, without bounds checks: on
 // text that escapes a byte in five the checks and the registers they take cost a third of the
 // loop. Every access stays in b and dst: a word is read at b[i] and written at dst[i-lag] only
-// while i+8 <= len(b) <= len(dst) and 0 <= lag <= i, which the loop keeps (an escape adds 1 to lag
-// and 2 to i), and the byte after a backslash is read only when i+1 < len(b). Its safe twin is
+// while i+8 < len(b) <= len(dst) and 0 <= lag <= i, which the loop keeps (an escape adds 1 to lag
+// and 2 to i), and the byte after a backslash, at most i+8, is then in b too. Its safe twin is
 // copyRunsSafe, which the purego tag selects and FuzzUnescapeTwins holds it to.
 func copyRuns(dst, b []byte, i, lag int, high uint64) (int, int, uint64) {
 	if lag < 0 || lag > i || len(dst) < len(b) {
 		return i, lag, high
 	}
 	src, out := unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(dst))
-	for i <= len(b)-8 {
+	for i < len(b)-8 {
 		x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(src, i))[:])
 		binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(out, i-lag))[:], x)
 		stop := stopMarks(x)
@@ -34,7 +34,7 @@ func copyRuns(dst, b []byte, i, lag int, high uint64) (int, int, uint64) {
 		}
 		high |= x & (stop - 1)
 		i += bits.TrailingZeros64(stop) / 8
-		if *(*byte)(unsafe.Add(src, i)) != '\\' || i+1 >= len(b) {
+		if *(*byte)(unsafe.Add(src, i)) != '\\' {
 			break
 		}
 		c := simpleEscape[*(*byte)(unsafe.Add(src, i+1))]
