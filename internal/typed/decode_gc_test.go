@@ -95,19 +95,7 @@ func randomValue(rng *rand.Rand, t reflect.Type) reflect.Value {
 // value must still be json.Unmarshal's.
 func TestTypedDecodeUnderGC(t *testing.T) {
 	t.Parallel()
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-				runtime.GC()
-			}
-		}
-	})
-	defer func() { close(stop); wg.Wait() }()
+	collectAlongside(t)
 
 	rng := rand.New(rand.NewSource(43))
 	type kept struct {
@@ -229,19 +217,7 @@ func randomLongRecords(rng *rand.Rand, n, depth int) []longRecord {
 // Every value is checked against json.Unmarshal's, its slices grown, and checked again at the end.
 func TestLongSlicesUnderGC(t *testing.T) {
 	t.Parallel()
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-				runtime.GC()
-			}
-		}
-	})
-	defer func() { close(stop); wg.Wait() }()
+	collectAlongside(t)
 
 	rng := rand.New(rand.NewSource(43))
 	type kept struct {
@@ -293,4 +269,22 @@ func growLongRecords(records []longRecord) {
 		_ = append(r.Tags, "grown")
 		growLongRecords(r.Kids)
 	}
+}
+
+// collectAlongside runs the garbage collector every millisecond beside the test until it ends, so
+// that it marks and sweeps while values are being built.
+func collectAlongside(t *testing.T) {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+				runtime.GC()
+			}
+		}
+	})
+	t.Cleanup(func() { close(stop); wg.Wait() })
 }
